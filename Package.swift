@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "KeyringAuth",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "SecretKeychain", targets: ["SecretKeychain"]),
+        .executable(name: "secret-keychain", targets: ["secret-keychain"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // libsecret, found through pkg-config. The shim includes <libsecret/secret.h> only.
+        .systemLibrary(
+            name: "CSecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store.
+        .target(
+            name: "SecretKeychain",
+            dependencies: [
+                "CSecret",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A small command-line tool over SecretKeychain: the main job until the keyring-auth CLI lands,
+        // and the second process in the integration tests.
+        .executableTarget(
+            name: "secret-keychain",
+            dependencies: [
+                "SecretKeychain",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "SecretKeychainTests",
+            dependencies: ["SecretKeychain"]
+        ),
+        // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
+        .target(
+            name: "KeyringTestSupport",
+            dependencies: ["CSecret", "SecretKeychain"],
+            path: "Tests/KeyringTestSupport"
+        ),
+        .testTarget(
+            name: "SecretKeychainIntegrationTests",
+            dependencies: ["SecretKeychain", "KeyringTestSupport", "secret-keychain"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

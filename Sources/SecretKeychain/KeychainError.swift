@@ -1,0 +1,104 @@
+/// Why a keychain operation failed. Every message says what to do about it.
+///
+/// A failed operation never loses or overwrites what was stored before it,
+/// except where a case says the outcome is unknown (``timedOut(operation:limit:)``).
+public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No D-Bus session bus could be reached.
+    case noSessionBus(detail: String)
+    /// Nothing owns `org.freedesktop.secrets` on the session bus.
+    case noProvider(detail: String)
+    /// The configured collection does not exist (for example, the `default` alias points nowhere).
+    case noSuchCollection(String, detail: String)
+    /// The collection is locked and an unlock did not complete (refused, dismissed, not allowed, or not in time).
+    case locked(collection: String)
+    /// A call to the provider did not answer within the time limit.
+    case timedOut(operation: String, limit: Duration)
+    /// An access-group identifier breaks a rule.
+    case invalidAccessGroup(String, violation: AccessGroup.Violation)
+    /// A key cannot be stored (an empty service or account, or a NUL character).
+    case invalidKey(KeychainKey, reason: String)
+    /// The secret is larger than ``KeychainLimits/maximumSecretSize``.
+    case payloadTooLarge(size: Int, limit: Int)
+    /// A stored item matches a key but cannot be read as one.
+    case corruptItem(String, reason: String)
+    /// Any other libsecret, GLib or D-Bus failure, as reported.
+    case underlying(domain: String, code: Int, message: String)
+
+    /// A short, stable name for the case, for scripts and logs: `noSessionBus`, `locked`, ….
+    public var code: String {
+        switch self {
+        case .noSessionBus: return "noSessionBus"
+        case .noProvider: return "noProvider"
+        case .noSuchCollection: return "noSuchCollection"
+        case .locked: return "locked"
+        case .timedOut: return "timedOut"
+        case .invalidAccessGroup: return "invalidAccessGroup"
+        case .invalidKey: return "invalidKey"
+        case .payloadTooLarge: return "payloadTooLarge"
+        case .corruptItem: return "corruptItem"
+        case .underlying: return "underlying"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .noSessionBus(let detail):
+            return "No D-Bus session bus is reachable (\(detail)). Run inside a desktop session, or start one "
+                + "with `dbus-run-session -- COMMAND`, and check DBUS_SESSION_BUS_ADDRESS."
+        case .noProvider(let detail):
+            return "No Secret Service provider owns org.freedesktop.secrets on the session bus (\(detail)). "
+                + "Start one: gnome-keyring (`gnome-keyring-daemon --start --components=secrets`), KeePassXC "
+                + "with Secret Service integration enabled, or KWallet; or choose InMemoryStore explicitly."
+        case .noSuchCollection(let collection, let detail):
+            return "The keyring collection \(collection) does not exist (\(detail)). Create or choose a default "
+                + "keyring in your keyring manager (Seahorse: Passwords and Keys), or start gnome-keyring with "
+                + "`--unlock` so it creates the login keyring; or configure another collection."
+        case .locked(let collection):
+            return "The keyring collection \(collection) is locked and was not unlocked. Unlock it in your keyring "
+                + "manager (or answer the unlock prompt) and try again; nothing stored was changed."
+        case .timedOut(let operation, let limit):
+            return "\(operation) got no answer from the Secret Service within \(limit.formattedSeconds). Check that "
+                + "the provider is running and not waiting behind a prompt, or raise the time limit. "
+                + "The operation may or may not have taken effect."
+        case .invalidAccessGroup(let value, let violation):
+            return "\(value.debugDescription) is not a valid access group: \(violation). Use a non-empty "
+                + "identifier such as TEAMID.com.example.group1, at most \(AccessGroup.maximumByteCount) bytes, "
+                + "with no white space or control characters."
+        case .invalidKey(let key, let reason):
+            return "The key \(key) cannot be stored: \(reason). Use a non-empty service and account "
+                + "without NUL characters."
+        case .payloadTooLarge(let size, let limit):
+            return "The secret is \(size) bytes; the limit is \(limit) bytes. Store a smaller value; "
+                + "nothing was written."
+        case .corruptItem(let item, let reason):
+            return "The stored item \(item) cannot be read: \(reason). It was left as it is; inspect it with "
+                + "`secret-tool search --all xdg:schema \(SecretServiceSchema.name)` and remove it if it is not needed."
+        case .underlying(let domain, let code, let message):
+            return "The Secret Service call failed: \(message) (\(domain) error \(code)). "
+                + "Run with --verbose or check the provider's log; `secret-tool search --all` shows whether "
+                + "the keyring works at all."
+        }
+    }
+}
+
+/// Limits every store enforces, so that a value stored in one store can be stored in any other.
+public enum KeychainLimits {
+    /// The largest secret accepted: 1 MiB (1,048,576 bytes). Larger values throw ``KeychainError/payloadTooLarge(size:limit:)``.
+    public static let maximumSecretSize = 1 << 20
+
+    static func validate(secretSize size: Int) throws(KeychainError) {
+        if size > maximumSecretSize {
+            throw .payloadTooLarge(size: size, limit: maximumSecretSize)
+        }
+    }
+}
+
+extension Duration {
+    /// `5 s`, `0.25 s`: the way limits appear in messages.
+    var formattedSeconds: String {
+        let (seconds, attoseconds) = components
+        let fraction = Double(attoseconds) / 1e18
+        let value = Double(seconds) + fraction
+        return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
+    }
+}

@@ -1,0 +1,312 @@
+import CSecret
+import Foundation
+
+/// A libsecret or D-Bus call the store makes, named for messages and for telling errors apart.
+enum SecretServiceCall: String, Sendable {
+    case connectBus = "connecting to the session bus"
+    case openSession = "opening a Secret Service session"
+    case readAlias = "resolving the collection alias"
+    case search = "searching items"
+    case getSecret = "reading a secret"
+    case getSecrets = "reading secrets"
+    case createItem = "storing an item"
+    case deleteItem = "deleting an item"
+    case unlock = "unlocking the collection"
+    case itemProperties = "reading item properties"
+    case collectionLocked = "checking whether the collection is locked"
+
+    /// Whether a "no such object" answer to this call means the collection itself is missing.
+    var addressesCollection: Bool { self == .createItem || self == .collectionLocked }
+}
+
+/// Why a call failed, before it is told to the user as a ``KeychainError``.
+enum SecretServiceFailure: Error {
+    /// The call returned a `GError`.
+    case glib(GLibError, call: SecretServiceCall)
+    /// The call's deadline passed and it was cancelled.
+    case expired(call: SecretServiceCall, limit: Duration)
+    /// The store already knows what to tell the user.
+    case keychain(KeychainError)
+}
+
+/// libsecret's process-wide `SecretService`, with a session open.
+///
+/// `@unchecked Sendable`: a `SecretService` is a `GDBusProxy`, whose calls are thread-safe; the
+/// handle only holds one reference and releases it in `deinit`.
+final class SecretServiceHandle: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<SecretService>
+
+    init(taking pointer: UnsafeMutablePointer<SecretService>) { self.pointer = pointer }
+
+    deinit { g_object_unref(pointer) }
+}
+
+/// Properties of one item, read over D-Bus.
+struct SecretItemProperties {
+    var path: String
+    var label: String
+    var attributes: [String: String]
+    var created: Date
+    var modified: Date
+
+    /// Newest first: by modification time, then creation time, then the provider's item number.
+    static func isNewer(_ lhs: SecretItemProperties, than rhs: SecretItemProperties) -> Bool {
+        func rank(_ item: SecretItemProperties) -> (Date, Date, Int, String) {
+            (item.modified, item.created, Int(item.path.split(separator: "/").last ?? "") ?? -1, item.path)
+        }
+        return rank(lhs) > rank(rhs)
+    }
+}
+
+/// A secret as the provider returned it.
+struct StoredSecret {
+    var data: Data
+    var contentType: String
+}
+
+/// The calls the store makes, each one bounded by a ``CallDeadline`` of ``limit``.
+struct SecretServiceClient {
+    let service: SecretServiceHandle
+    let limit: Duration
+
+    private static let busName = "org.freedesktop.secrets"
+
+    /// Connects to libsecret's shared service (reusing the process's connection and session).
+    static func connect(limit: Duration) throws(SecretServiceFailure) -> SecretServiceClient {
+        // The bus first, so that "no bus" and "no provider" are told apart.
+        let bus: OpaquePointer?
+        do {
+            bus = try bounded(.connectBus, limit: limit) { cancellable, error in
+                g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error)
+            }
+        } catch .glib(let error, _) {
+            throw .keychain(.noSessionBus(detail: error.message))
+        }
+        if let bus {
+            // GLib's shared session connection exits the process when the bus goes away; a library must not.
+            g_dbus_connection_set_exit_on_close(bus, 0)
+            g_object_unref(UnsafeMutableRawPointer(bus))
+        }
+        let service = try bounded(.openSession, limit: limit) { cancellable, error in
+            secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error)
+        }
+        guard let service else {
+            throw .keychain(.noProvider(detail: "libsecret returned no service"))
+        }
+        return SecretServiceClient(service: SecretServiceHandle(taking: service), limit: limit)
+    }
+
+    /// Forgets libsecret's shared service, so that the next ``connect(limit:)`` reaches the
+    /// provider that owns the name now.
+    static func disconnect() {
+        secret_service_disconnect()
+    }
+
+    /// Runs one blocking call with a fresh deadline of `limit`.
+    static func bounded<Result>(
+        _ call: SecretServiceCall, limit: Duration,
+        _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
+    ) throws(SecretServiceFailure) -> Result {
+        let deadline = CallDeadline(limit: limit)
+        do {
+            return try withGError { body(deadline.cancellable, $0) }
+        } catch {
+            if error.isCancelled && deadline.hasExpired {
+                throw .expired(call: call, limit: limit)
+            }
+            throw .glib(error, call: call)
+        }
+    }
+
+    private func bounded<Result>(
+        _ call: SecretServiceCall, limit: Duration? = nil,
+        _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
+    ) throws(SecretServiceFailure) -> Result {
+        try Self.bounded(call, limit: limit ?? self.limit, body)
+    }
+
+    /// The object path an alias points to, or `nil` when it points nowhere.
+    func readAlias(_ alias: String) throws(SecretServiceFailure) -> String? {
+        let path = try bounded(.readAlias) { cancellable, error in
+            secret_service_read_alias_dbus_path_sync(service.pointer, alias, cancellable, error)
+        }
+        guard let path else { return nil }
+        defer { g_free(path) }
+        let string = String(cString: path)
+        return string == "/" ? nil : string
+    }
+
+    /// The paths of the items whose attributes include `attributes`, in every collection.
+    func search(_ attributes: [String: String]) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
+        let table = makeAttributeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        _ = try bounded(.search) { cancellable, error in
+            secret_service_search_for_dbus_paths_sync(service.pointer, nil, table, cancellable, &unlocked, &locked, error)
+        }
+        return (takeStringArray(unlocked), takeStringArray(locked))
+    }
+
+    /// The secret of the item at `path`, or `nil` when the provider returned none.
+    func secret(at path: String) throws(SecretServiceFailure) -> StoredSecret? {
+        let value = try bounded(.getSecret) { cancellable, error in
+            secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
+        }
+        guard let value else { return nil }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        return Self.storedSecret(value)
+    }
+
+    /// The sizes of the secrets at `paths`, read in one call; items that vanished are left out.
+    func secretSizes(at paths: [String]) throws(SecretServiceFailure) -> [String: Int] {
+        guard !paths.isEmpty else { return [:] }
+        let table = try withStringArray(paths) { array throws(SecretServiceFailure) in
+            try bounded(.getSecrets) { cancellable, error in
+                secret_service_get_secrets_for_dbus_paths_sync(service.pointer, array, cancellable, error)
+            }
+        }
+        guard let table else { return [:] }
+        defer { g_hash_table_unref(table) }
+        var sizes: [String: Int] = [:]
+        for path in paths {
+            guard let value = g_hash_table_lookup(table, path) else { continue }
+            var length: gsize = 0
+            _ = secret_value_get(OpaquePointer(value), &length)
+            sizes[path] = Int(length)
+        }
+        return sizes
+    }
+
+    /// Stores an item in `collectionPath`, replacing the item with the same attributes, and
+    /// returns the path of the item written.
+    func createItem(
+        in collectionPath: String, label: String, attributes: [String: String], secret: Data, contentType: String
+    ) throws(SecretServiceFailure) -> String {
+        let properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free) { g_variant_unref(OpaquePointer($0)) }
+        defer { g_hash_table_unref(properties) }
+        g_hash_table_insert(
+            properties, g_strdup("org.freedesktop.Secret.Item.Label"),
+            UnsafeMutableRawPointer(g_variant_ref_sink(g_variant_new_string(label))))
+        g_hash_table_insert(
+            properties, g_strdup("org.freedesktop.Secret.Item.Attributes"),
+            UnsafeMutableRawPointer(g_variant_ref_sink(makeStringDictionaryVariant(attributes))))
+        let value = secret.isEmpty
+            ? secret_value_new("", 0, contentType)
+            : secret.withUnsafeBytes { bytes in
+                secret_value_new(bytes.baseAddress!.assumingMemoryBound(to: gchar.self), gssize(bytes.count), contentType)
+            }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        let path = try bounded(.createItem) { cancellable, error in
+            secret_service_create_item_dbus_path_sync(
+                service.pointer, collectionPath, properties, value, SECRET_ITEM_CREATE_REPLACE, cancellable, error)
+        }
+        guard let path else {
+            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider returned no item path"))
+        }
+        defer { g_free(path) }
+        return String(cString: path)
+    }
+
+    /// Deletes the item at `path`.
+    func deleteItem(at path: String) throws(SecretServiceFailure) {
+        _ = try bounded(.deleteItem) { cancellable, error in
+            secret_service_delete_item_dbus_path_sync(service.pointer, path, cancellable, error)
+        }
+    }
+
+    /// Asks the provider to unlock `paths` (it may show a prompt) and waits at most `limit`.
+    ///
+    /// - Returns: How many of `paths` are now unlocked.
+    func unlock(_ paths: [String], limit: Duration) throws(SecretServiceFailure) -> Int {
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        let count = try withStringArray(paths) { array throws(SecretServiceFailure) in
+            try bounded(.unlock, limit: limit) { cancellable, error in
+                secret_service_unlock_dbus_paths_sync(service.pointer, array, cancellable, &unlocked, error)
+            }
+        }
+        _ = takeStringArray(unlocked)
+        return Int(max(count, 0))
+    }
+
+    /// The label, attributes and times of the item at `path`.
+    func itemProperties(at path: String) throws(SecretServiceFailure) -> SecretItemProperties {
+        let reply = try callProperties(
+            .itemProperties, path: path, method: "GetAll", arguments: ["org.freedesktop.Secret.Item"],
+            replyType: "(a{sv})")
+        defer { g_variant_unref(reply) }
+        let dictionary = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(dictionary) }
+
+        func value(_ name: String, _ type: String) throws(SecretServiceFailure) -> OpaquePointer {
+            guard let value = lookup(name, in: dictionary) else {
+                throw .keychain(.corruptItem(path, reason: "the provider reports no \(name) property"))
+            }
+            guard variant(value, hasType: type) else {
+                g_variant_unref(value)
+                throw .keychain(.corruptItem(path, reason: "the \(name) property is not of type \(type)"))
+            }
+            return value
+        }
+        let label = try value("Label", "s")
+        defer { g_variant_unref(label) }
+        let attributes = try value("Attributes", "a{ss}")
+        defer { g_variant_unref(attributes) }
+        let created = try value("Created", "t")
+        defer { g_variant_unref(created) }
+        let modified = try value("Modified", "t")
+        defer { g_variant_unref(modified) }
+        return SecretItemProperties(
+            path: path,
+            label: string(of: label),
+            attributes: stringDictionary(of: attributes),
+            created: Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64(created))),
+            modified: Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64(modified))))
+    }
+
+    /// Whether the collection at `path` is locked. Fails with "no such object" when it does not exist.
+    func collectionIsLocked(_ path: String) throws(SecretServiceFailure) -> Bool {
+        let reply = try callProperties(
+            .collectionLocked, path: path, method: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"],
+            replyType: "(v)")
+        defer { g_variant_unref(reply) }
+        let boxed = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(boxed) }
+        let locked = g_variant_get_variant(boxed)!
+        defer { g_variant_unref(locked) }
+        guard variant(locked, hasType: "b") else {
+            throw .keychain(.underlying(
+                domain: "SecretKeychain", code: 0, message: "the collection's Locked property is not a boolean"))
+        }
+        return g_variant_get_boolean(locked) != 0
+    }
+
+    /// Calls a method of `org.freedesktop.DBus.Properties` on the provider's object at `path`.
+    private func callProperties(
+        _ call: SecretServiceCall, path: String, method: String, arguments: [String], replyType: String
+    ) throws(SecretServiceFailure) -> OpaquePointer {
+        let proxy = UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self)
+        let connection = g_dbus_proxy_get_connection(proxy)
+        let type = g_variant_type_new(replyType)
+        defer { g_variant_type_free(type) }
+        let parameters = makeTupleVariant(arguments.map { g_variant_new_string($0) })
+        let milliseconds = Int32(clamping: limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        let reply = try bounded(call) { cancellable, error in
+            g_dbus_connection_call_sync(
+                connection, Self.busName, path, "org.freedesktop.DBus.Properties", method, parameters, type,
+                G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+        }
+        guard let reply else {
+            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to \(method)"))
+        }
+        return reply
+    }
+
+    private static func storedSecret(_ value: OpaquePointer) -> StoredSecret {
+        var length: gsize = 0
+        let bytes = secret_value_get(value, &length)
+        let data = bytes.map { Data(bytes: $0, count: Int(length)) } ?? Data()
+        let contentType = secret_value_get_content_type(value).map { String(cString: $0) } ?? ""
+        return StoredSecret(data: data, contentType: contentType)
+    }
+}
