@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, as a shell would start it: signals unblocked and at
+/// their defaults, standard streams from files.
+///
+/// Foundation's `Process` is not used: it spawns from a dispatch worker thread whose blocked signal
+/// mask the child inherits (SIGTERM then does nothing), and its `waitUntilExit()` can spin forever
+/// on a cooperative thread.
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
+    private let status: Task<Int32, Never>
+
+    /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the given files as its
+    /// standard streams. `environment` replaces the whole environment when given.
+    public init(_ arguments: [String], environment: [String: String]? = nil, stdin: URL, stdout: URL, stderr: URL) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin.path, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_APPEND, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_APPEND, 0)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let environmentStrings = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { environmentStrings.forEach { free($0) } }
+
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environmentStrings)
+        guard result == 0 else {
+            throw Subprocess.Failure(description: "could not start \(arguments[0]): \(String(cString: strerror(result)))")
+        }
+        self.pid = pid
+        let spawned = pid
+        // waitpid blocks: it runs on a dispatch thread, never on the cooperative pool.
+        status = Task {
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    var raw: Int32 = 0
+                    while waitpid(spawned, &raw, 0) == -1 && errno == EINTR {}
+                    let signal = raw & 0x7f
+                    continuation.resume(returning: signal == 0 ? (raw >> 8) & 0xff : 128 + signal)
+                }
+            }
+        }
+    }
+
+    /// Sends `signal` to the process.
+    public func send(_ signal: Int32) { kill(pid, signal) }
+
+    /// Waits for the process to end and returns its exit status (128 + N when killed by signal N).
+    public func exitStatus() async -> Int32 { await status.value }
+}
+
+/// Runs a program as a user would and collects what it prints.
+public enum Subprocess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var standardOutput: Data
+        public var standardError: String
+        public var output: String { String(decoding: standardOutput, as: UTF8.self) }
+
+        /// - Throws: when the program did not exit with status 0.
+        public func requireSuccess(_ what: String) throws {
+            guard status == 0 else {
+                throw Failure(description: "\(what) exited with \(status): \(standardError)")
+            }
+        }
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// Runs `program` (a path, or a name looked up in PATH) and waits for it to exit, at most
+    /// `limit`: a program still running then is killed and the run fails, so a hang is an error.
+    ///
+    /// Output goes through files in a throwaway directory, read once the program has exited.
+    ///
+    /// - Parameter environment: Replaces the whole environment when given.
+    public static func run(
+        _ program: String, _ arguments: [String], input: Data = Data(),
+        environment: [String: String]? = nil, limit: Duration = .seconds(60)
+    ) async throws -> Result {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (stdin, stdout, stderr) = (
+            directory.appendingPathComponent("in"), directory.appendingPathComponent("out"),
+            directory.appendingPathComponent("err"))
+        try input.write(to: stdin)
+        try Data().write(to: stdout)
+        try Data().write(to: stderr)
+
+        let child = try ChildProcess([program] + arguments, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr)
+        let killed = Flag()
+        let killer = Task {
+            try await Task.sleep(for: limit)
+            killed.value.store(true, ordering: .sequentiallyConsistent)
+            child.send(SIGKILL)
+        }
+        let status = await child.exitStatus()
+        killer.cancel()
+        let result = Result(
+            status: status, standardOutput: try Data(contentsOf: stdout),
+            standardError: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
+        if killed.value.load(ordering: .sequentiallyConsistent) {
+            throw Failure(description: "\(program) \(arguments) did not finish within \(limit) and was killed; stderr: \(result.standardError)")
+        }
+        return result
+    }
+
+    private final class Flag: Sendable {
+        let value = Atomic(false)
+    }
+}

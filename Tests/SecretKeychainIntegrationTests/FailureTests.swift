@@ -1,0 +1,107 @@
+import Foundation
+import KeyringTestSupport
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// A locked, stopped, restarted or missing provider: typed errors in bounded time, nothing lost.
+    @Suite struct Failures {
+        let harness: Harness
+        init() throws { harness = try Harness.require() }
+
+        @Test func aLockedCollectionFailsWithLockedAndLosesNothing() async throws {
+            let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: .seconds(2)))
+            let neverPrompts = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: nil))
+            let key = uniqueKey(in: uniqueGroup())
+            try await store.setData(.text("kept"), for: key, label: "l")
+
+            try await harness.lockLoginCollection()
+            defer { try? harness.unlockLoginCollection() }
+            let locked = KeychainError.locked(collection: "the default alias")
+            for candidate in [store, neverPrompts] {
+                await #expect(throws: locked) { try await returnsWithin(.seconds(30)) { try await candidate.data(for: key) } }
+                await #expect(throws: locked) {
+                    try await returnsWithin(.seconds(30)) { try await candidate.setData(.text("overwritten"), for: key, label: "l") }
+                }
+                await #expect(throws: locked) { try await returnsWithin(.seconds(30)) { try await candidate.removeData(for: key) } }
+                await #expect(throws: locked) { try await returnsWithin(.seconds(30)) { try await candidate.items(in: .all) } }
+                await #expect(throws: locked) {
+                    try await returnsWithin(.seconds(30)) { try await candidate.data(for: uniqueKey(in: uniqueGroup())) }
+                }
+            }
+
+            try harness.unlockLoginCollection()
+            #expect(try await store.data(for: key) == .text("kept"))
+            try await store.removeData(for: key)
+        }
+
+        @Test func aProviderThatDoesNotAnswerTimesOutAndTheNextCallWorks() async throws {
+            let store = SecretServiceStore(configuration: .init(timeout: .seconds(1)))
+            let key = uniqueKey(in: uniqueGroup())
+            try await store.setData(.text("before"), for: key, label: "l")
+
+            let provider = try harness.providerPID()
+            kill(provider, SIGSTOP)
+            defer { kill(provider, SIGCONT) }
+            await #expect {
+                try await returnsWithin(.seconds(30)) { try await store.data(for: key) }
+            } throws: { error in
+                guard case KeychainError.timedOut(let operation, let limit) = error else { return false }
+                return limit == .seconds(1) && operation.hasPrefix("Reading")
+            }
+            kill(provider, SIGCONT)
+
+            #expect(try await store.data(for: key) == .text("before"))
+            try await store.removeData(for: key)
+        }
+
+        @Test func aRestartedProviderIsReachedByTheSameStoreAndKeepsItsItems() async throws {
+            let store = SecretServiceStore()
+            let key = uniqueKey(in: uniqueGroup())
+            try await store.setData(.text("before the restart"), for: key, label: "l")
+            let before = try harness.providerPID()
+
+            try await harness.restartProvider()
+            #expect(try harness.providerPID() != before)
+
+            #expect(try await store.data(for: key) == .text("before the restart"))
+            try await store.setData(.text("after the restart"), for: key, label: "l")
+            #expect(try await store.data(for: key) == .text("after the restart"))
+            try await store.removeData(for: key)
+        }
+
+        @Test func aMissingCollectionIsReportedAndNeverCreated() async throws {
+            let path = "/org/freedesktop/secrets/collection/does_not_exist"
+            let store = SecretServiceStore(configuration: .init(collection: .objectPath(path)))
+            let key = uniqueKey(in: uniqueGroup())
+            await #expect { try await store.data(for: key) } throws: { ($0 as? KeychainError)?.code == "noSuchCollection" }
+            await #expect { try await store.setData(.text("x"), for: key, label: "l") } throws: {
+                ($0 as? KeychainError)?.code == "noSuchCollection"
+            }
+            #expect(try RawSecretService.items(matching: ["service": key.service]).isEmpty)
+        }
+
+        @Test func withoutASessionBusTheErrorIsNoSessionBus() async throws {
+            let tool = try Harness.productsDirectory().appendingPathComponent("secret-keychain").path
+            let emptyRuntime = harness.root.appendingPathComponent("no-bus-runtime-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: emptyRuntime, withIntermediateDirectories: true)
+            var environment = ProcessInfo.processInfo.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+            environment["DISPLAY"] = nil
+            environment["XDG_RUNTIME_DIR"] = emptyRuntime.path
+            let result = try await Subprocess.run(
+                tool, ["write", "--service", "s", "--account", "a"], input: .text("x"), environment: environment)
+            #expect(result.status == 4)
+            #expect(result.standardError.contains("error[noSessionBus]"))
+        }
+
+        @Test func withoutAProviderTheErrorIsNoProviderAndNothingFallsBackToMemory() async throws {
+            let tool = try Harness.productsDirectory().appendingPathComponent("secret-keychain").path
+            let withBus = harness.scripts.appendingPathComponent("with-bus").path
+            let result = try await Subprocess.run(
+                withBus, [tool, "write", "--service", "s", "--account", "a"], input: .text("x"))
+            #expect(result.status == 4)
+            #expect(result.standardError.contains("error[noProvider]"))
+        }
+    }
+}

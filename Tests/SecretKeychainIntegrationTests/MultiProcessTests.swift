@@ -1,0 +1,62 @@
+import Foundation
+import KeyringTestSupport
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// Several writers of one key: other processes running this package, and other clients.
+    @Suite struct SharedWriters {
+        let harness: Harness
+        init() throws { harness = try Harness.require() }
+
+        @Test func processesWritingOneSharedKeyLeaveOneItem() async throws {
+            let tool = try Harness.productsDirectory().appendingPathComponent("secret-keychain").path
+            let key = uniqueKey(in: uniqueGroup())
+            let values = (1...4).map { "written by process \($0)" }
+            try await withThrowingTaskGroup(of: Subprocess.Result.self) { processes in
+                for value in values {
+                    processes.addTask {
+                        try await Subprocess.run(tool, [
+                            "write", "--service", key.service, "--account", key.account,
+                            "--group", key.accessGroup!.rawValue, "--repeats", "25",
+                        ], input: .text(value))
+                    }
+                }
+                for try await result in processes { try result.requireSuccess("secret-keychain write") }
+            }
+            let raw = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: key))
+            #expect(raw.count == 1)
+            let store = SecretServiceStore()
+            let stored = try #require(try await store.data(for: key))
+            #expect(values.map { Data.text($0) }.contains(stored))
+            try await store.removeData(for: key)
+        }
+
+        @Test func duplicatesFromAnotherClientReadNewestAndAreCleanedUpOnTheNextWrite() async throws {
+            let store = SecretServiceStore()
+            let key = uniqueKey(in: uniqueGroup())
+            let attributes = SecretServiceSchema.attributes(for: key)
+
+            let first = try RawSecretService.createWithoutReplacing(attributes: attributes, label: "dup 1", secret: "older")
+            try await waitForNextWholeSecond()
+            try RawSecretService.createWithoutReplacing(attributes: attributes, label: "dup 2", secret: "newer")
+            #expect(try RawSecretService.items(matching: attributes).count == 2)
+
+            #expect(try await store.data(for: key) == .text("newer"))
+            #expect(try await store.data(for: key) == .text("newer"))
+            #expect(try await store.items(in: .group(key.accessGroup!)).map(\.label) == ["dup 2"])
+
+            // Newest by time, not by position: the first item becomes the newest once rewritten.
+            try await waitForNextWholeSecond()
+            try RawSecretService.setSecret("rewritten", at: first)
+            #expect(try await store.data(for: key) == .text("rewritten"))
+
+            try await store.setData(.text("written by the store"), for: key, label: "one item")
+            let remaining = try RawSecretService.items(matching: attributes)
+            #expect(remaining.map(\.secret) == [.text("written by the store")])
+            #expect(remaining.map(\.label) == ["one item"])
+            #expect(try await store.data(for: key) == .text("written by the store"))
+            try await store.removeData(for: key)
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import KeyringTestSupport
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// The item layout other apps, other languages and later versions rely on (the README's mapping table).
+    @Suite struct SecretServiceMapping {
+        let harness: Harness
+        init() throws { harness = try Harness.require() }
+
+        @Test func itemsCarryExactlyTheDocumentedAttributesAndLabel() async throws {
+            let store = SecretServiceStore()
+            let group = try AccessGroup("TEAMID.com.example.mapping")
+            let unshared = uniqueKey()
+            let shared = KeychainKey(service: unshared.service, account: unshared.account, accessGroup: group)
+            try await store.setData(.text("text ✓"), for: shared, label: "Shared user")
+            try await store.setData(Data([0xFF, 0x00, 0xFE]), for: unshared, label: "Private user")
+
+            let items = try RawSecretService.items(matching: ["service": unshared.service])
+            #expect(items.count == 2)
+            let sharedItem = try #require(items.first { $0.attributes["scope"] == "group" })
+            #expect(sharedItem.attributes == [
+                "xdg:schema": "org.keyringauth.KeychainItem.v1", "service": unshared.service,
+                "account": "firebase_auth_firebase_user", "scope": "group", "access-group": "TEAMID.com.example.mapping",
+            ])
+            #expect(sharedItem.label == "Shared user")
+            #expect(sharedItem.secret == .text("text ✓"))
+            #expect(sharedItem.path.hasPrefix(Harness.loginCollection + "/"))
+
+            let privateItem = try #require(items.first { $0.attributes["scope"] == "private" })
+            #expect(privateItem.attributes == [
+                "xdg:schema": "org.keyringauth.KeychainItem.v1", "service": unshared.service,
+                "account": "firebase_auth_firebase_user", "scope": "private",
+            ])
+            #expect(privateItem.label == "Private user")
+            #expect(privateItem.secret == Data([0xFF, 0x00, 0xFE]))
+            try await store.removeData(for: shared)
+            try await store.removeData(for: unshared)
+        }
+
+        /// gnome-keyring does not keep content types (it answers text/plain for every secret), so
+        /// what the store sends is read off the bus, where the secret itself is encrypted.
+        @Test func contentTypeIsSentAndTheSecretNeverCrossesTheBusReadable() async throws {
+            let store = SecretServiceStore()
+            let text = uniqueKey(in: uniqueGroup()), binary = uniqueKey(in: uniqueGroup())
+            let canary = "plaintext-canary-\(UUID().uuidString)"
+            let monitor = try await BusMonitor(
+                matching: "type='method_call',interface='org.freedesktop.Secret.Collection',member='CreateItem'",
+                harness: harness)
+            try await store.setData(.text(canary), for: text, label: "text")
+            try await store.setData(Data([0xFF, 0x00, 0xFE]), for: binary, label: "binary")
+            let traffic = try await monitor.stop()
+
+            let contentTypes = traffic.split(separator: "\n")
+                .filter { $0.contains("string \"text/plain\"") || $0.contains("string \"application/octet-stream\"") }
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(contentTypes == [#"string "text/plain""#, #"string "application/octet-stream""#])
+            let canaryHex = canary.utf8.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
+            #expect(traffic.contains(text.service))
+            #expect(!traffic.contains(canary) && !traffic.contains(canaryHex))
+
+            try await store.removeData(for: text)
+            try await store.removeData(for: binary)
+        }
+
+        @Test func anItemStoredBySecretToolIsRead() async throws {
+            let key = uniqueKey(in: try AccessGroup("TEAMID.com.example.secret-tool"))
+            let stored = try await Subprocess.run("secret-tool", [
+                "store", "--label=Stored by secret-tool",
+                "xdg:schema", "org.keyringauth.KeychainItem.v1", "service", key.service, "account", key.account,
+                "scope", "group", "access-group", "TEAMID.com.example.secret-tool",
+            ], input: .text("from secret-tool"))
+            try stored.requireSuccess("secret-tool store")
+            let store = SecretServiceStore()
+            #expect(try await store.data(for: key) == .text("from secret-tool"))
+            #expect(try await store.items(in: .group(key.accessGroup!)).map(\.label) == ["Stored by secret-tool"])
+            #expect(try await store.removeData(for: key))
+        }
+
+        @Test func anItemStoredByTheStoreIsFoundBySecretTool() async throws {
+            let key = uniqueKey(in: try AccessGroup("TEAMID.com.example.secret-tool"))
+            let store = SecretServiceStore()
+            try await store.setData(.text("from the store"), for: key, label: "KeyringAuth user in TEAMID.com.example.secret-tool")
+
+            let lookup = try await Subprocess.run("secret-tool", [
+                "lookup", "service", key.service, "account", key.account, "scope", "group",
+                "access-group", "TEAMID.com.example.secret-tool",
+            ])
+            try lookup.requireSuccess("secret-tool lookup")
+            #expect(lookup.output == "from the store")
+
+            let search = try await Subprocess.run("secret-tool", ["search", "--all", "service", key.service])
+            try search.requireSuccess("secret-tool search")
+            let printed = search.output + search.standardError
+            #expect(printed.contains("label = KeyringAuth user in TEAMID.com.example.secret-tool"))
+            #expect(printed.contains("attribute.access-group = TEAMID.com.example.secret-tool"))
+            #expect(printed.contains("attribute.scope = group"))
+            #expect(printed.contains("schema = org.keyringauth.KeychainItem.v1"))
+            try await store.removeData(for: key)
+
+            let gone = try await Subprocess.run("secret-tool", ["lookup", "service", key.service])
+            #expect(gone.status == 1)
+        }
+
+        @Test func theSessionCollectionIsKeptApartFromTheDefaultOne() async throws {
+            let sessionStore = SecretServiceStore(configuration: .init(collection: .sessionAlias))
+            let defaultStore = SecretServiceStore()
+            let key = uniqueKey(in: uniqueGroup())
+            try await sessionStore.setData(.text("in memory only"), for: key, label: "session item")
+            #expect(try await sessionStore.data(for: key) == .text("in memory only"))
+            #expect(try await defaultStore.data(for: key) == nil)
+            let raw = try RawSecretService.items(matching: ["service": key.service])
+            #expect(raw.map { $0.path.hasPrefix("/org/freedesktop/secrets/collection/session/") } == [true])
+            try await sessionStore.removeData(for: key)
+        }
+    }
+}
