@@ -1,5 +1,8 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+
+/// Our own targets build with every warning as an error; dependencies are not affected.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 let package = Package(
     name: "KeyringAuth",
@@ -25,7 +28,8 @@ let package = Package(
             dependencies: [
                 "CSecret",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         // A small command-line tool over SecretKeychain: the main job until the keyring-auth CLI lands,
         // and the second process in the integration tests.
@@ -35,21 +39,25 @@ let package = Package(
                 "SecretKeychain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: strict
         ),
         .testTarget(
             name: "SecretKeychainTests",
-            dependencies: ["SecretKeychain"]
+            dependencies: ["SecretKeychain"],
+            swiftSettings: strict
         ),
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
         .target(
             name: "KeyringTestSupport",
             dependencies: ["CSecret", "SecretKeychain"],
-            path: "Tests/KeyringTestSupport"
+            path: "Tests/KeyringTestSupport",
+            swiftSettings: strict
         ),
         .testTarget(
             name: "SecretKeychainIntegrationTests",
-            dependencies: ["SecretKeychain", "KeyringTestSupport", "secret-keychain"]
+            dependencies: ["SecretKeychain", "KeyringTestSupport", "secret-keychain"],
+            swiftSettings: strict
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -23,9 +23,11 @@ public enum RawSecretService {
         throw Failure(description: "\(what): \(String(cString: error.pointee.message))")
     }
 
+    /// A connection of its own (not libsecret's shared one), so that this client never depends on
+    /// the store's handling of provider restarts.
     private static func service() throws -> UnsafeMutablePointer<SecretService> {
         var error: UnsafeMutablePointer<GError>?
-        let service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, nil, &error)
+        let service = secret_service_open_sync(secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, nil, &error)
         try check(error, "connecting to the Secret Service")
         return service!
     }
@@ -58,13 +60,29 @@ public enum RawSecretService {
 
     /// Replaces the secret of the item at `path` (which makes it the most recently modified).
     public static func setSecret(_ secret: String, at path: String) throws {
-        let item = try item(at: path)
+        let service = try service()
+        defer { g_object_unref(service) }
+        let item = try item(at: path, in: service)
         defer { g_object_unref(item) }
         let value = secret_value_new(secret, -1, "text/plain")
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var error: UnsafeMutablePointer<GError>?
-        secret_item_set_secret_sync(item, value, nil, &error)
+        let cancellable = cancelledAfterTenSeconds()
+        defer { g_object_unref(cancellable) }
+        secret_item_set_secret_sync(item, value, cancellable, &error)
         try check(error, "setting a secret")
+    }
+
+    /// A cancellable that cancels itself after ten seconds, so that no helper call can hang a test.
+    private static func cancelledAfterTenSeconds() -> UnsafeMutablePointer<GCancellable> {
+        let cancellable = g_cancellable_new()!
+        g_object_ref(cancellable)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { [cancellable = UInt(bitPattern: cancellable)] in
+            let pointer = UnsafeMutablePointer<GCancellable>(bitPattern: cancellable)!
+            g_cancellable_cancel(pointer)
+            g_object_unref(pointer)
+        }
+        return cancellable
     }
 
     /// Every item in any collection whose attributes include `attributes`, with its secret.
@@ -88,9 +106,7 @@ public enum RawSecretService {
         return items.sorted { $0.path < $1.path }
     }
 
-    private static func item(at path: String) throws -> UnsafeMutablePointer<SecretItem> {
-        let service = try service()
-        defer { g_object_unref(service) }
+    private static func item(at path: String, in service: UnsafeMutablePointer<SecretService>) throws -> UnsafeMutablePointer<SecretItem> {
         var error: UnsafeMutablePointer<GError>?
         let item = secret_item_new_for_dbus_path_sync(service, path, SECRET_ITEM_LOAD_SECRET, nil, &error)
         try check(error, "loading item \(path)")
