@@ -61,8 +61,10 @@ struct GLibError: Error, Sendable {
     /// The provider refused because the collection or item is locked.
     var isLocked: Bool { isSecretError(SECRET_ERROR_IS_LOCKED) }
 
-    /// D-Bus's own time limit passed.
-    var isDBusTimeout: Bool { isDBusError(G_DBUS_ERROR_TIMEOUT) || isDBusError(G_DBUS_ERROR_TIMED_OUT) }
+    /// D-Bus's or GIO's own time limit passed.
+    var isDBusTimeout: Bool {
+        isDBusError(G_DBUS_ERROR_TIMEOUT) || isDBusError(G_DBUS_ERROR_TIMED_OUT) || isIOError(G_IO_ERROR_TIMED_OUT)
+    }
 
     /// The error as a ``KeychainError/underlying(domain:code:message:)``.
     var underlying: KeychainError {

@@ -290,11 +290,11 @@ struct SecretServiceClient {
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
         let parameters = makeTupleVariant(arguments.map { g_variant_new_string($0) })
-        let milliseconds = Int32(clamping: limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)
+        // GDBus keeps its default time limit (longer than ours); the deadline's cancellable ends the call.
         let reply = try bounded(call) { cancellable, error in
             g_dbus_connection_call_sync(
                 connection, Self.busName, path, "org.freedesktop.DBus.Properties", method, parameters, type,
-                G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+                G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
         }
         guard let reply else {
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to \(method)"))
