@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "SecretKeychain", targets: ["SecretKeychain"]),
+        .library(name: "KeyringAuth", targets: ["KeyringAuth"]),
         .executable(name: "secret-keychain", targets: ["secret-keychain"]),
     ],
     dependencies: [
@@ -31,6 +32,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Auth facade with Firebase's API and shared-access-group semantics.
+        .target(
+            name: "KeyringAuth",
+            dependencies: [
+                "SecretKeychain",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // A small command-line tool over SecretKeychain: the main job until the keyring-auth CLI lands,
         // and the second process in the integration tests.
         .executableTarget(
@@ -40,6 +50,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "KeyringAuthTests",
+            dependencies: ["KeyringAuth", "SecretKeychain"],
             swiftSettings: strict
         ),
         .testTarget(

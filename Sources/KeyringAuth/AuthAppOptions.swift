@@ -1,0 +1,94 @@
+import Foundation
+
+/// Who an app is to Firebase: the values of its `GoogleService-Info` / `google-services.json`,
+/// plus the app's name within the process.
+///
+/// Load them from a JSON file with ``load(from:)``; the README documents the format:
+///
+/// ```json
+/// { "appName": "[DEFAULT]", "apiKey": "AIza…", "appID": "1:1234:linux:abcd",
+///   "projectID": "my-project", "tenantID": null }
+/// ```
+public struct AuthAppOptions: Hashable, Sendable, Codable {
+    /// The name of Firebase's default app.
+    public static let defaultAppName = "[DEFAULT]"
+
+    /// The app's name within the process; one ``Auth`` exists per name.
+    public var appName: String
+    /// The project's Web API key.
+    public var apiKey: String
+    /// The Firebase app ID, for example `1:1234567890:linux:abcdef`.
+    public var appID: String
+    /// The Firebase project ID.
+    public var projectID: String
+    /// The Identity Platform tenant users sign in to, if any.
+    public var tenantID: String?
+
+    public init(
+        appName: String = defaultAppName, apiKey: String, appID: String, projectID: String, tenantID: String? = nil
+    ) {
+        self.appName = appName
+        self.apiKey = apiKey
+        self.appID = appID
+        self.projectID = projectID
+        self.tenantID = tenantID
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case appName, apiKey, appID, projectID, tenantID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        appName = try container.decodeIfPresent(String.self, forKey: .appName) ?? Self.defaultAppName
+        apiKey = try container.decode(String.self, forKey: .apiKey)
+        appID = try container.decode(String.self, forKey: .appID)
+        projectID = try container.decode(String.self, forKey: .projectID)
+        tenantID = try container.decodeIfPresent(String.self, forKey: .tenantID)
+        for (name, value) in [("appName", appName), ("apiKey", apiKey), ("appID", appID), ("projectID", projectID)]
+        where value.isEmpty || value.utf8.contains(0) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [], debugDescription: "\(name) must be a non-empty string without NUL characters"))
+        }
+    }
+
+    /// A problem with an options file.
+    public struct LoadError: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads options from a JSON file.
+    ///
+    /// - Throws: ``LoadError`` naming the file and what is wrong with it.
+    public static func load(from file: URL) throws(LoadError) -> AuthAppOptions {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw LoadError(description: "Cannot read the app options file \(file.path): \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(AuthAppOptions.self, from: data)
+        } catch let error as DecodingError {
+            throw LoadError(description: "The app options file \(file.path) is malformed: \(error.readableDescription). "
+                + "It needs a JSON object with apiKey, appID and projectID (strings), and optionally appName and tenantID.")
+        } catch {
+            throw LoadError(description: "The app options file \(file.path) is malformed: \(error)")
+        }
+    }
+}
+
+extension DecodingError {
+    /// What went wrong and where, in one line.
+    var readableDescription: String {
+        func path(_ context: Context) -> String {
+            context.codingPath.isEmpty ? "" : " at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        }
+        switch self {
+        case .keyNotFound(let key, _): return "\(key.stringValue) is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return context.debugDescription + path(context)
+        @unknown default: return "\(self)"
+        }
+    }
+}

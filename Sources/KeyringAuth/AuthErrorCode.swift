@@ -1,0 +1,63 @@
+import SecretKeychain
+
+/// The kinds of authentication failure, named as Firebase Auth names them where they apply.
+public enum AuthErrorCode: String, Sendable, CaseIterable {
+    /// Reading or writing the keychain failed; ``AuthError/keychainError`` holds why.
+    case keychainError
+    /// A `nil` user was passed where a user is required.
+    case nullUser
+    /// The user belongs to another tenant than this app's.
+    case tenantIDMismatch
+    /// The identity backend could not be reached, or did not answer in time.
+    case networkError
+    /// The API key is not valid.
+    case invalidAPIKey
+    /// The sign-in method is disabled for the project.
+    case operationNotAllowed
+    /// No user matches.
+    case userNotFound
+    /// The user's credential expired; they must sign in again.
+    case userTokenExpired
+    /// The password is wrong.
+    case wrongPassword
+    /// The email address is malformed.
+    case invalidEmail
+    /// Another account already uses the email address.
+    case emailAlreadyInUse
+    /// The password is too weak (Firebase's rule: at least 6 characters).
+    case weakPassword
+    /// The user's token is not valid (for example, issued for another project).
+    case invalidUserToken
+    /// The user's account is disabled.
+    case userDisabled
+    /// The credential is malformed or has expired.
+    case invalidCredential
+    /// Too many requests; wait before trying again.
+    case tooManyRequests
+    /// The stored user record cannot be read; it was left as it is.
+    case corruptStoredUser
+    /// The backend answered something unexpected.
+    case internalError
+}
+
+/// An authentication failure: a Firebase-style code, a message that says what to do, and for
+/// ``AuthErrorCode/keychainError`` the keychain's own error.
+public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: AuthErrorCode
+    public var message: String
+    /// The underlying keychain failure, for ``AuthErrorCode/keychainError``.
+    public var keychainError: KeychainError?
+
+    public init(_ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil) {
+        self.code = code
+        self.message = message
+        self.keychainError = keychainError
+    }
+
+    /// A keychain failure, carrying the keychain's error and its advice.
+    public static func keychain(_ error: KeychainError) -> AuthError {
+        AuthError(.keychainError, error.description, keychainError: error)
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import SecretKeychain
+
+/// The user as stored in the keychain: versioned JSON holding the fields Firebase persists.
+/// Unknown fields are ignored on read, so later versions can add fields without breaking older apps.
+struct StoredUserRecord: Hashable, Sendable, Codable {
+    /// The format written by this version.
+    static let currentVersion = 1
+
+    var version: Int = currentVersion
+    var uid: String
+    var isAnonymous: Bool
+    var hasEmailPassword: Bool
+    var email: String?
+    var emailVerified: Bool
+    var displayName: String?
+    var photoURL: URL?
+    var phoneNumber: String?
+    var providerData: [ProviderUserInfo]
+    var creationDate: Date?
+    var lastSignInDate: Date?
+    var tenantID: String?
+    /// The API key the user signed in with.
+    var apiKey: String
+    /// The app that stored the record.
+    var appID: String
+    var tokens: AuthTokens
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return decoder
+    }()
+
+    /// The record as stored.
+    func encoded() -> Data {
+        // Encoding plain strings, numbers and dates cannot fail.
+        try! Self.encoder.encode(self)
+    }
+
+    /// Reads a stored record.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/corruptStoredUser``, naming `key`; nothing is changed.
+    static func decode(_ data: Data, key: KeychainKey) throws(AuthError) -> StoredUserRecord {
+        let record: StoredUserRecord
+        do {
+            record = try decoder.decode(StoredUserRecord.self, from: data)
+        } catch let error as DecodingError {
+            throw corrupt(key, error.readableDescription)
+        } catch {
+            throw corrupt(key, "\(error)")
+        }
+        guard record.version >= 1 else { throw corrupt(key, "its version \(record.version) is not a known format") }
+        guard !record.uid.isEmpty else { throw corrupt(key, "its uid is empty") }
+        return record
+    }
+
+    private static func corrupt(_ key: KeychainKey, _ reason: String) -> AuthError {
+        AuthError(
+            .corruptStoredUser,
+            "The stored user for \(key) cannot be read: \(reason). It was left as it is; sign in again to "
+                + "replace it, or remove it with `secret-tool clear service \(key.service) account \(key.account)`.")
+    }
+}
+
+/// Where users are stored: the same keys as Firebase's, so every app with one API key in one
+/// group shares exactly one item.
+enum StoredUserKeys {
+    /// The app's private item: service `firebase_auth_<appID>`, account `firebase_auth_1_<appName>_firebase_user`.
+    static func privateUser(_ options: AuthAppOptions) -> KeychainKey {
+        KeychainKey(service: "firebase_auth_\(options.appID)", account: "firebase_auth_1_\(options.appName)_firebase_user")
+    }
+
+    /// The shared item of `group`: service = the API key, account `firebase_auth_firebase_user`.
+    static func sharedUser(_ options: AuthAppOptions, in group: AccessGroup) -> KeychainKey {
+        KeychainKey(service: options.apiKey, account: "firebase_auth_firebase_user", accessGroup: group)
+    }
+
+    /// The item where the stored user of `group` lives (`nil`: the private scope).
+    static func user(_ options: AuthAppOptions, in group: AccessGroup?) -> KeychainKey {
+        group.map { sharedUser(options, in: $0) } ?? privateUser(options)
+    }
+
+    /// The app's private item remembering its access group across launches.
+    static func accessGroupChoice(_ options: AuthAppOptions) -> KeychainKey {
+        KeychainKey(service: "firebase_auth_\(options.appID)", account: "firebase_auth_1_\(options.appName)_user_access_group")
+    }
+}
