@@ -1,0 +1,28 @@
+import Dispatch
+import Logging
+import SecretKeychain
+
+/// Everything an ``Auth`` needs: who the app is, where users are stored, whom it signs in with.
+public struct AuthConfiguration: Sendable {
+    public var options: AuthAppOptions
+    /// Where users are stored: the Secret Service unless told otherwise.
+    public var store: any KeychainStore
+    /// The identity service.
+    public var backend: any AuthBackend
+    /// Where listeners and completion handlers are called, in order.
+    public var callbackQueue: DispatchQueue
+    /// Where ``Auth`` logs; it never logs a token.
+    public var logger: Logger
+
+    public init(
+        options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: any AuthBackend,
+        callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
+        logger: Logger = Logger(label: "KeyringAuth")
+    ) {
+        self.options = options
+        self.store = store
+        self.backend = backend
+        self.callbackQueue = callbackQueue
+        self.logger = logger
+    }
+}

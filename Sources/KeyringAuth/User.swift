@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+
+/// When an account was created and last signed in.
+public struct UserMetadata: Hashable, Sendable {
+    public var creationDate: Date?
+    public var lastSignInDate: Date?
+}
+
+/// A signed-in user, as Firebase's `User`. Its properties reflect the record last loaded or saved;
+/// ``reload()`` refreshes them from the backend.
+public final class User: Sendable {
+    let record: Mutex<StoredUserRecord>
+    private let owner: Mutex<Owner>
+
+    private struct Owner: Sendable { weak var auth: Auth? }
+
+    init(record: StoredUserRecord, auth: Auth?) {
+        self.record = Mutex(record)
+        self.owner = Mutex(Owner(auth: auth))
+    }
+
+    var snapshot: StoredUserRecord { record.withLock { $0 } }
+    func setOwner(_ auth: Auth) { owner.withLock { $0.auth = auth } }
+    var auth: Auth? { owner.withLock { $0.auth } }
+
+    /// The user's ID, unique within the project.
+    public var uid: String { snapshot.uid }
+    /// Whether the user signed in anonymously.
+    public var isAnonymous: Bool { snapshot.isAnonymous }
+    public var email: String? { snapshot.email }
+    public var isEmailVerified: Bool { snapshot.emailVerified }
+    public var displayName: String? { snapshot.displayName }
+    public var photoURL: URL? { snapshot.photoURL }
+    public var phoneNumber: String? { snapshot.phoneNumber }
+    /// The sign-in methods linked to the account.
+    public var providerData: [ProviderUserInfo] { snapshot.providerData }
+    public var metadata: UserMetadata {
+        let record = snapshot
+        return UserMetadata(creationDate: record.creationDate, lastSignInDate: record.lastSignInDate)
+    }
+    /// The tenant the user belongs to, if any.
+    public var tenantID: String? { snapshot.tenantID }
+
+    /// The user's ID token, refreshed first when it expires within five minutes or when asked.
+    ///
+    /// A refreshed token is saved to the keychain item of the app's current group, so the other
+    /// apps of the group get it too.
+    /// - Throws: ``AuthError``; a refresh refused for good signs the user out.
+    public func getIDToken(forcingRefresh: Bool = false) async throws(AuthError) -> String {
+        let current = snapshot
+        if !forcingRefresh && current.tokens.expirationDate.timeIntervalSinceNow > 5 * 60 {
+            return current.tokens.idToken
+        }
+        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
+        return try await auth.refreshTokens(of: self).idToken
+    }
+
+    /// Reloads the user's profile from the backend and saves it.
+    ///
+    /// - Throws: ``AuthError``.
+    public func reload() async throws(AuthError) {
+        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
+        try await auth.reload(self)
+    }
+
+    /// Deletes the account on the backend and signs the user out.
+    ///
+    /// - Throws: ``AuthError``.
+    public func delete() async throws(AuthError) {
+        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
+        try await auth.deleteAccount(of: self)
+    }
+}
+
+/// What a sign-in returns, as Firebase's `AuthDataResult`.
+public struct AuthDataResult: Sendable {
+    public let user: User
+}
