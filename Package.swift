@@ -52,9 +52,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Drives an Auth in a process of its own, for the cross-process tests.
+        .executableTarget(
+            name: "auth-probe",
+            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport"],
+            path: "Tests/auth-probe",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
-            dependencies: ["KeyringAuth", "SecretKeychain"],
+            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -65,13 +72,13 @@ let package = Package(
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["CSecret", "SecretKeychain"],
+            dependencies: ["CSecret", "SecretKeychain", "KeyringAuth"],
             path: "Tests/KeyringTestSupport",
             swiftSettings: strict
         ),
         .testTarget(
-            name: "SecretKeychainIntegrationTests",
-            dependencies: ["SecretKeychain", "KeyringTestSupport", "secret-keychain"],
+            name: "IntegrationTests",
+            dependencies: ["SecretKeychain", "KeyringAuth", "KeyringTestSupport", "secret-keychain", "auth-probe"],
             swiftSettings: strict
         ),
     ],

@@ -3,85 +3,15 @@ import SecretKeychain
 import Testing
 
 @testable import KeyringAuth
+import KeyringTestSupport
 
-/// The reference document (`firebase-shared-keychain.md`), step by step, with two apps.
+/// The reference document, step by step, with two apps over `InMemoryStore`
+/// (the integration tests run the same scenarios over gnome-keyring).
 @Suite struct ReferenceWalkthroughTests {
-    @Test func signInOnceSignedInEverywhereSignOutOnceSignedOutEverywhere() async throws {
-        let apps = TwoApps()
-        let appA = apps.launch("app-a"), appB = apps.launch("app-b")
-        try appA.useUserAccessGroup(TwoApps.group)
-        try appB.useUserAccessGroup(TwoApps.group)
-        #expect(appA.userAccessGroup == TwoApps.group)
-
-        let signedIn = try await appA.signInAnonymously().user
-        #expect(appA.currentUser?.uid == signedIn.uid)
-        #expect(try appB.getStoredUser(forAccessGroup: TwoApps.group)?.uid == signedIn.uid)
-        #expect(appB.currentUser == nil, "B sees the change only after a reload, as Firebase documents")
-
-        let appBRelaunched = apps.launch("app-b")
-        #expect(appBRelaunched.userAccessGroup == TwoApps.group, "the group choice survives a restart")
-        #expect(appBRelaunched.currentUser?.uid == signedIn.uid, "loaded before the first read")
-
-        try appBRelaunched.signOut()
-        #expect(appBRelaunched.currentUser == nil)
-        #expect(apps.launch("app-a").currentUser == nil, "A is signed out after a reload")
-        #expect(try appA.getStoredUser(forAccessGroup: TwoApps.group) == nil)
-    }
-
-    @Test func backToAnUnsharedKeychainClearsNothingAndSignsInPrivately() async throws {
-        let apps = TwoApps()
-        let appA = apps.launch("app-a"), appB = apps.launch("app-b")
-        try appA.useUserAccessGroup(TwoApps.group)
-        let shared = try await appA.signInAnonymously().user
-
-        try appA.useUserAccessGroup(nil)
-        #expect(appA.userAccessGroup == nil)
-        // facts.md §1, step 3: the user stored in the new scope (the private item, empty here) becomes
-        // current. The "shared→unshared keeps the current user" reads differently; see the note.
-        #expect(appA.currentUser == nil)
-        #expect(try appA.getStoredUser(forAccessGroup: TwoApps.group)?.uid == shared.uid, "leaving a group clears nothing")
-
-        let privateUser = try await appA.createUser(withEmail: "a@example.com", password: "secret1").user
-        #expect(try appA.getStoredUser(forAccessGroup: nil)?.uid == privateUser.uid)
-        #expect(try appB.getStoredUser(forAccessGroup: TwoApps.group)?.uid == shared.uid, "the private user is not shared")
-        #expect(try appB.getStoredUser(forAccessGroup: nil) == nil, "another app's private item is its own")
-    }
-
-    @Test func migratingASignedInUserGivesTwoNotificationsNilThenTheUser() async throws {
-        let apps = TwoApps()
-        let appA = apps.launch("app-a")
-        let user = try #require(try await appA.createUser(withEmail: "m@example.com", password: "secret1").user as User?)
-        let states = ListenerLog(), tokens = ListenerLog()
-        appA.addStateDidChangeListener { _, user in states.record(user) }
-        appA.addIDTokenDidChangeListener { _, user in tokens.record(user) }
-
-        #expect(try appA.getStoredUser(forAccessGroup: TwoApps.group) == nil, "nothing in the group yet")
-        try appA.useUserAccessGroup(TwoApps.group)
-        #expect(appA.currentUser == nil, "switching to a shared keychain signs the private user out")
-        #expect(try appA.getStoredUser(forAccessGroup: nil) == nil, "and deletes the private item")
-        try await appA.updateCurrentUser(user)
-
-        #expect(appA.currentUser?.uid == user.uid)
-        #expect(await states.events(after: appA) == [user.uid, nil, user.uid])
-        #expect(await tokens.events(after: appA) == [user.uid, nil, user.uid])
-        #expect(apps.launch("app-b").currentUser == nil, "B has not chosen the group yet")
-        let appB = apps.launch("app-b")
-        try appB.useUserAccessGroup(TwoApps.group)
-        #expect(appB.currentUser?.uid == user.uid, "the user can now be accessed by other apps of the group")
-    }
-
-    @Test func optInMigrationCopiesTheUserWithoutSigningOut() async throws {
-        let apps = TwoApps()
-        let appA = apps.launch("app-a")
-        let user = try await appA.signInAnonymously().user
-        let states = ListenerLog()
-        appA.addStateDidChangeListener { _, user in states.record(user) }
-
-        try appA.useUserAccessGroup(TwoApps.group, migratingCurrentUser: true)
-        #expect(appA.currentUser?.uid == user.uid)
-        #expect(try appA.getStoredUser(forAccessGroup: TwoApps.group)?.uid == user.uid)
-        #expect(try appA.getStoredUser(forAccessGroup: nil) == nil)
-        #expect(await states.events(after: appA) == [user.uid], "no sign-out, no notification")
+    @Test(arguments: Walkthrough.all.map(\.0))
+    func inMemory(_ scenario: String) async throws {
+        let run = try #require(Walkthrough.all.first { $0.0 == scenario }?.1)
+        try await run(TwoApps())
     }
 }
 

@@ -1,11 +1,11 @@
 import Foundation
+import KeyringAuth
 import Synchronization
 
-@testable import KeyringAuth
-
-/// An identity backend in memory, standing in for Identity Toolkit in unit tests.
-final class FakeBackend: AuthBackend {
-    let apiKey: String
+/// An identity backend in memory, standing in for Identity Toolkit in tests. Each process has its
+/// own accounts; what crosses processes is what the keychain holds.
+public final class FakeBackend: AuthBackend {
+    public let apiKey: String
     private struct Account {
         var uid: String
         var email: String?
@@ -21,9 +21,10 @@ final class FakeBackend: AuthBackend {
     }
     private let state = Mutex(State())
 
-    init(apiKey: String = "AIzaSharedKey") { self.apiKey = apiKey }
+    public init(apiKey: String = "AIzaSharedKey") { self.apiKey = apiKey }
 
-    var calls: [String] { state.withLock { $0.calls } }
+    /// The backend methods called so far, in order.
+    public var calls: [String] { state.withLock { $0.calls } }
 
     private func issue(for uid: String, _ state: inout State) -> AuthTokens {
         state.counter += 1
@@ -35,7 +36,7 @@ final class FakeBackend: AuthBackend {
         return tokens
     }
 
-    func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
         state.withLock { state in
             state.calls.append("signUpAnonymously")
             state.counter += 1
@@ -45,7 +46,7 @@ final class FakeBackend: AuthBackend {
         }
     }
 
-    func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
             state.calls.append("signUp")
             guard password.count >= 6 else { throw AuthError(.weakPassword, "WEAK_PASSWORD") }
@@ -59,7 +60,7 @@ final class FakeBackend: AuthBackend {
         }
     }
 
-    func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
             state.calls.append("signIn")
             guard let account = state.accounts.values.first(where: { $0.email == email }) else {
@@ -70,7 +71,7 @@ final class FakeBackend: AuthBackend {
         }
     }
 
-    func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
+    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
         try state.withLock { state throws(AuthError) in
             state.calls.append("lookUp")
             guard let uid = state.tokens[idToken], let account = state.accounts[uid] else {
@@ -81,9 +82,9 @@ final class FakeBackend: AuthBackend {
         }
     }
 
-    func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? { nil }
+    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? { nil }
 
-    func delete(idToken: String) async throws(AuthError) {
+    public func delete(idToken: String) async throws(AuthError) {
         try state.withLock { state throws(AuthError) in
             state.calls.append("delete")
             guard let uid = state.tokens[idToken] else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
@@ -91,7 +92,7 @@ final class FakeBackend: AuthBackend {
         }
     }
 
-    func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
         try state.withLock { state throws(AuthError) in
             state.calls.append("refresh")
             guard let uid = state.refreshTokens[refreshToken], state.accounts[uid] != nil else {

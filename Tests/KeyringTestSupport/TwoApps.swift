@@ -1,0 +1,37 @@
+import Foundation
+import KeyringAuth
+import SecretKeychain
+
+/// Two apps of one access group, as in the reference document: different names and app IDs,
+/// the same API key, one keychain.
+public struct TwoApps: Sendable {
+    public static let group = "TEAMID.com.example.group1"
+    public let store: any KeychainStore
+    public let backend: FakeBackend
+    /// Makes the app IDs (and so the private items) unique, for tests sharing one keyring.
+    public let namespace: String
+
+    public init(store: any KeychainStore = InMemoryStore(), backend: FakeBackend = FakeBackend(), namespace: String = "") {
+        self.store = store
+        self.backend = backend
+        self.namespace = namespace
+    }
+
+    /// Two apps in their own corner of a shared keyring: a unique API key and unique app IDs.
+    public static func isolated(store: any KeychainStore) -> TwoApps {
+        let id = String(UUID().uuidString.prefix(8))
+        return TwoApps(store: store, backend: FakeBackend(apiKey: "AIza-\(id)"), namespace: id)
+    }
+
+    public func options(_ name: String) -> AuthAppOptions {
+        AuthAppOptions(appName: name, apiKey: backend.apiKey, appID: "1:42:linux:\(name)\(namespace)", projectID: "demo")
+    }
+
+    public func configuration(_ name: String, store: (any KeychainStore)? = nil) -> AuthConfiguration {
+        AuthConfiguration(options: options(name), store: store ?? self.store, backend: backend)
+    }
+
+    /// A fresh start of app `name`: a new instance that loads what is stored.
+    public func launch(_ name: String) -> Auth { Auth(configuration: configuration(name)) }
+}
+
