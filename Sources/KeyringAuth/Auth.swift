@@ -69,7 +69,6 @@ public final class Auth: Sendable {
     /// A failure is kept in ``startupError`` and logged; nothing stored is changed.
     public init(configuration: AuthConfiguration) {
         self.configuration = configuration
-        self.state = Mutex(State())
         var loaded = State()
         do {
             loaded.group = try Self.readGroupChoice(configuration)
@@ -83,8 +82,8 @@ public final class Auth: Sendable {
         loaded.notifiedUID = loaded.currentUser?.uid
         loaded.notifiedToken = loaded.currentUser?.snapshot.tokens.idToken
         let user = loaded.currentUser
-        state.withLock { $0 = loaded }
-        if let user { user.adopt(by: self) }
+        self.state = Mutex(loaded)
+        user?.setOwner(self)
     }
 
     // MARK: State
@@ -205,10 +204,8 @@ public final class Auth: Sendable {
     private func signOutHoldingTransitions() throws(AuthError) {
         let (group, current) = state.withLock { ($0.group, $0.currentUser) }
         guard current != nil else { return }
-        do throws(KeychainError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
             try store.removeData(for: StoredUserKeys.user(options, in: group))
-        } catch {
-            throw .keychain(error)
         }
         state.withLock { state in
             state.currentUser = nil
@@ -247,20 +244,15 @@ public final class Auth: Sendable {
 
     /// ``updateCurrentUser(_:)`` with a completion handler, called on the callback queue.
     public func updateCurrentUser(_ user: User?, completion: @escaping @Sendable (AuthError?) -> Void) {
-        let queue = configuration.callbackQueue
-        Task {
-            do throws(AuthError) {
-                try await self.updateCurrentUser(user)
-                queue.async { completion(nil) }
-            } catch {
-                queue.async { completion(error) }
-            }
+        complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in
+            try await self.updateCurrentUser(user)
         }
     }
 
-    private func complete(
-        _ completion: @escaping @Sendable (AuthDataResult?, AuthError?) -> Void,
-        _ body: @escaping @Sendable () async throws(AuthError) -> AuthDataResult
+    /// Runs `body` in a task and calls `completion` with its result or error on the callback queue.
+    private func complete<Result: Sendable>(
+        _ completion: @escaping @Sendable (Result?, AuthError?) -> Void,
+        _ body: @escaping @Sendable () async throws(AuthError) -> Result
     ) {
         let queue = configuration.callbackQueue
         Task {
@@ -349,7 +341,7 @@ public final class Auth: Sendable {
 
     private static func validated(_ accessGroup: String?) throws(AuthError) -> AccessGroup? {
         guard let accessGroup else { return nil }
-        do throws(KeychainError) { return try AccessGroup(accessGroup) } catch { throw .keychain(error) }
+        return try AuthError.catchingKeychain { () throws(KeychainError) in try AccessGroup(accessGroup) }
     }
 
     private func transition<Result>(_ body: () throws(AuthError) -> Result) throws(AuthError) -> Result {
@@ -395,44 +387,33 @@ public final class Auth: Sendable {
     private func save(_ record: StoredUserRecord, in group: AccessGroup?) throws(AuthError) {
         let key = StoredUserKeys.user(options, in: group)
         let label = "Firebase user \(record.uid) of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
-        do throws(KeychainError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
             try store.setData(record.encoded(), for: key, label: label)
-        } catch {
-            throw .keychain(error)
         }
     }
 
     private func saveGroupChoice(_ group: AccessGroup?) throws(AuthError) {
         let key = StoredUserKeys.accessGroupChoice(options)
-        do throws(KeychainError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
             if let group {
                 try store.setData(Data(group.rawValue.utf8), for: key, label: "Firebase access group of app \(options.appName)")
             } else {
                 try store.removeData(for: key)
             }
-        } catch {
-            throw .keychain(error)
         }
     }
 
     private static func readGroupChoice(_ configuration: AuthConfiguration) throws(AuthError) -> AccessGroup? {
         let key = StoredUserKeys.accessGroupChoice(configuration.options)
-        do throws(KeychainError) {
+        return try AuthError.catchingKeychain { () throws(KeychainError) in
             guard let data = try configuration.store.data(for: key) else { return nil }
             return try AccessGroup(String(decoding: data, as: UTF8.self))
-        } catch {
-            throw .keychain(error)
         }
     }
 
     private static func readRecord(_ configuration: AuthConfiguration, in group: AccessGroup?) throws(AuthError) -> StoredUserRecord? {
         let key = StoredUserKeys.user(configuration.options, in: group)
-        let data: Data?
-        do throws(KeychainError) {
-            data = try configuration.store.data(for: key)
-        } catch {
-            throw .keychain(error)
-        }
+        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try configuration.store.data(for: key) }
         return try data.map { (data) throws(AuthError) in try StoredUserRecord.decode(data, key: key) }
     }
 
@@ -474,24 +455,4 @@ public final class Auth: Sendable {
             self.state.withLock { self.publish(&$0) }
         }
     }
-}
-
-extension StoredUserRecord {
-    /// Takes the profile fields of an `accounts:lookup` answer.
-    mutating func apply(_ account: BackendAccount) {
-        email = account.email
-        emailVerified = account.emailVerified
-        displayName = account.displayName
-        photoURL = account.photoURL
-        phoneNumber = account.phoneNumber
-        providerData = account.providers
-        hasEmailPassword = account.providers.contains { $0.providerID == "password" }
-        creationDate = account.creationDate ?? creationDate
-        lastSignInDate = account.lastSignInDate ?? lastSignInDate
-        tenantID = account.tenantID ?? tenantID
-    }
-}
-
-extension User {
-    func adopt(by auth: Auth) { setOwner(auth) }
 }

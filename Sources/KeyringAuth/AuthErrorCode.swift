@@ -60,4 +60,10 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Runs a keychain call, turning its failure into ``AuthErrorCode/keychainError``.
+    @discardableResult
+    static func catchingKeychain<Result>(_ body: () throws(KeychainError) -> Result) throws(AuthError) -> Result {
+        do throws(KeychainError) { return try body() } catch { throw .keychain(error) }
+    }
 }

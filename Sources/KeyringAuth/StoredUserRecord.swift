@@ -70,6 +70,22 @@ struct StoredUserRecord: Hashable, Sendable, Codable {
     }
 }
 
+extension StoredUserRecord {
+    /// Takes the profile fields of an `accounts:lookup` answer.
+    mutating func apply(_ account: BackendAccount) {
+        email = account.email
+        emailVerified = account.emailVerified
+        displayName = account.displayName
+        photoURL = account.photoURL
+        phoneNumber = account.phoneNumber
+        providerData = account.providers
+        hasEmailPassword = account.providers.contains { $0.providerID == "password" }
+        creationDate = account.creationDate ?? creationDate
+        lastSignInDate = account.lastSignInDate ?? lastSignInDate
+        tenantID = account.tenantID ?? tenantID
+    }
+}
+
 /// Where users are stored: the same keys as Firebase's, so every app with one API key in one
 /// group shares exactly one item.
 enum StoredUserKeys {

@@ -24,6 +24,12 @@ public final class User: Sendable {
     func setOwner(_ auth: Auth) { owner.withLock { $0.auth = auth } }
     var auth: Auth? { owner.withLock { $0.auth } }
 
+    /// The ``Auth`` this user belongs to.
+    private func owningAuth() throws(AuthError) -> Auth {
+        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
+        return auth
+    }
+
     /// The user's ID, unique within the project.
     public var uid: String { snapshot.uid }
     /// Whether the user signed in anonymously.
@@ -52,24 +58,21 @@ public final class User: Sendable {
         if !forcingRefresh && current.tokens.expirationDate.timeIntervalSinceNow > 5 * 60 {
             return current.tokens.idToken
         }
-        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
-        return try await auth.refreshTokens(of: self).idToken
+        return try await owningAuth().refreshTokens(of: self).idToken
     }
 
     /// Reloads the user's profile from the backend and saves it.
     ///
     /// - Throws: ``AuthError``.
     public func reload() async throws(AuthError) {
-        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
-        try await auth.reload(self)
+        try await owningAuth().reload(self)
     }
 
     /// Deletes the account on the backend and signs the user out.
     ///
     /// - Throws: ``AuthError``.
     public func delete() async throws(AuthError) {
-        guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
-        try await auth.deleteAccount(of: self)
+        try await owningAuth().deleteAccount(of: self)
     }
 }
 

@@ -17,7 +17,7 @@ extension KeyringTests {
         }
 
         @Test func twoProcessesFollowTheReferenceDocument() async throws {
-            let probe = try Harness.productsDirectory().appendingPathComponent("auth-probe").path
+            let probe = try Harness.product("auth-probe")
             let namespace = String(UUID().uuidString.prefix(8))
             let group = TwoApps.group
             func step(_ app: String, _ command: String, _ argument: String? = nil) async throws -> String {

@@ -10,7 +10,7 @@ extension KeyringTests {
         init() throws { harness = try Harness.require() }
 
         @Test func processesWritingOneSharedKeyLeaveOneItem() async throws {
-            let tool = try Harness.productsDirectory().appendingPathComponent("secret-keychain").path
+            let tool = try Harness.product("secret-keychain")
             let key = uniqueKey(in: uniqueGroup())
             let values = (1...4).map { "written by process \($0)" }
             try await withThrowingTaskGroup(of: Subprocess.Result.self) { processes in

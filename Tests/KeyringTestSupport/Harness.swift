@@ -69,8 +69,13 @@ public struct Harness: Sendable {
     /// The login collection, which the `default` alias points to in the harness.
     public static let loginCollection = "/org/freedesktop/secrets/collection/login"
 
+    /// The path of the built executable `name`, such as `secret-keychain`.
+    public static func product(_ name: String) throws -> String {
+        try productsDirectory().appendingPathComponent(name).path
+    }
+
     /// The directory holding the built products, such as `secret-keychain`.
-    public static func productsDirectory() throws -> URL {
+    private static func productsDirectory() throws -> URL {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL.deletingLastPathComponent(),
