@@ -10,11 +10,14 @@ let package = Package(
     products: [
         .library(name: "SecretKeychain", targets: ["SecretKeychain"]),
         .library(name: "KeyringAuth", targets: ["KeyringAuth"]),
+        .library(name: "KeyringAuthEmulator", targets: ["KeyringAuthEmulator"]),
         .executable(name: "secret-keychain", targets: ["secret-keychain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // The emulator's HTTP server; the client side uses Foundation's URLSession.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
     ],
     targets: [
         // libsecret, found through pkg-config. The shim includes <libsecret/secret.h> only.
@@ -37,6 +40,17 @@ let package = Package(
             name: "KeyringAuth",
             dependencies: [
                 "SecretKeychain",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // A local emulator of Identity Toolkit's REST API on loopback, for development, tests and the demo.
+        .target(
+            name: "KeyringAuthEmulator",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -64,6 +78,15 @@ let package = Package(
             dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport"],
             swiftSettings: strict
         ),
+        // The REST client against the bundled emulator over loopback HTTP, and the emulator itself.
+        .testTarget(
+            name: "EmulatorTests",
+            dependencies: [
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SecretKeychainTests",
             dependencies: ["SecretKeychain"],
@@ -78,7 +101,9 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["SecretKeychain", "KeyringAuth", "KeyringTestSupport", "secret-keychain", "auth-probe"],
+            dependencies: [
+                "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "secret-keychain", "auth-probe",
+            ],
             swiftSettings: strict
         ),
     ],

@@ -97,6 +97,23 @@ public final class Auth: Sendable {
     /// Why loading the stored user failed at start-up, if it did.
     public var startupError: AuthError? { state.withLock { $0.startupError } }
 
+    // MARK: Identity backend
+
+    /// Sends this app's requests to an Auth emulator at `host:port` (Firebase's `useEmulator(withHost:port:)`),
+    /// for example the one `keyring-auth emulator` runs. Call it before signing in.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the address is not usable or the
+    ///   configuration's backend is not an ``IdentityToolkitBackend``.
+    public func useEmulator(withHost host: String, port: Int) throws(AuthError) {
+        guard let backend = configuration.backend as? IdentityToolkitBackend else {
+            throw AuthError(
+                .invalidConfiguration,
+                "This Auth was configured with its own backend (\(type(of: configuration.backend))); "
+                    + "configure it without a backend to use the emulator.")
+        }
+        try backend.useEmulator(host: host, port: port)
+    }
+
     // MARK: Access groups
 
     /// Switches the app to `accessGroup` (`nil`: the private scope), as Firebase does: the choice
@@ -434,6 +451,16 @@ public final class Auth: Sendable {
     func reload(_ user: User) async throws(AuthError) {
         let account = try await configuration.backend.lookUp(idToken: user.snapshot.tokens.idToken)
         try await updateIfCurrent(user) { $0.apply(account) }
+    }
+
+    func updateAccount(of user: User, _ changes: AccountChanges) async throws(AuthError) {
+        let idToken = try await user.getIDToken()
+        let tokens = try await configuration.backend.update(idToken: idToken, changes: changes)
+        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken)
+        try await updateIfCurrent(user) { record in
+            if let tokens { record.tokens = tokens }
+            record.apply(account)
+        }
     }
 
     func deleteAccount(of user: User) async throws(AuthError) {

@@ -7,21 +7,23 @@ public struct AuthConfiguration: Sendable {
     public var options: AuthAppOptions
     /// Where users are stored: the Secret Service unless told otherwise.
     public var store: any KeychainStore
-    /// The identity service.
+    /// The identity service: Firebase's Identity Toolkit unless told otherwise.
     public var backend: any AuthBackend
     /// Where listeners and completion handlers are called, in order.
     public var callbackQueue: DispatchQueue
     /// Where ``Auth`` logs; it never logs a token.
     public var logger: Logger
 
+    /// - Parameter backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
+    ///   the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
     public init(
-        options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: any AuthBackend,
+        options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
         logger: Logger = Logger(label: "KeyringAuth")
     ) {
         self.options = options
         self.store = store
-        self.backend = backend
+        self.backend = backend ?? IdentityToolkitBackend(apiKey: options.apiKey, logger: logger)
         self.callbackQueue = callbackQueue
         self.logger = logger
     }

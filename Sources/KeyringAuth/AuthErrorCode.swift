@@ -22,6 +22,10 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case wrongPassword
     /// The email address is malformed.
     case invalidEmail
+    /// An email address is required.
+    case missingEmail
+    /// A password is required.
+    case missingPassword
     /// Another account already uses the email address.
     case emailAlreadyInUse
     /// The password is too weak (Firebase's rule: at least 6 characters).
@@ -34,6 +38,10 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidCredential
     /// Too many requests; wait before trying again.
     case tooManyRequests
+    /// The change needs a recent sign-in; sign in again, then retry.
+    case requiresRecentLogin
+    /// The app's configuration is not usable (for example a malformed emulator address).
+    case invalidConfiguration
     /// The stored user record cannot be read; it was left as it is.
     case corruptStoredUser
     /// The backend answered something unexpected.

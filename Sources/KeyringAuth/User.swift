@@ -68,6 +68,29 @@ public final class User: Sendable {
         try await owningAuth().reload(self)
     }
 
+    /// A request to change the display name or photo URL; see ``UserProfileChangeRequest/commitChanges()``.
+    public func createProfileChangeRequest() -> UserProfileChangeRequest {
+        UserProfileChangeRequest(user: self)
+    }
+
+    /// Changes the account's email address and saves the user.
+    ///
+    /// - Throws: ``AuthError`` (for example ``AuthErrorCode/invalidEmail``, ``AuthErrorCode/emailAlreadyInUse``).
+    public func updateEmail(to email: String) async throws(AuthError) {
+        try await owningAuth().updateAccount(of: self, AccountChanges(email: email))
+    }
+
+    /// Changes the account's password; the backend issues new tokens, which are saved.
+    ///
+    /// - Throws: ``AuthError`` (for example ``AuthErrorCode/weakPassword``).
+    public func updatePassword(to password: String) async throws(AuthError) {
+        try await owningAuth().updateAccount(of: self, AccountChanges(password: password))
+    }
+
+    func update(_ changes: AccountChanges) async throws(AuthError) {
+        try await owningAuth().updateAccount(of: self, changes)
+    }
+
     /// Deletes the account on the backend and signs the user out.
     ///
     /// - Throws: ``AuthError``.
@@ -79,4 +102,36 @@ public final class User: Sendable {
 /// What a sign-in returns, as Firebase's `AuthDataResult`.
 public struct AuthDataResult: Sendable {
     public let user: User
+}
+
+/// Changes to a user's profile, sent together by ``commitChanges()`` (Firebase's `UserProfileChangeRequest`).
+/// Setting a field to `nil` removes it from the account; a field never set is left as it is.
+public struct UserProfileChangeRequest: Sendable {
+    private let user: User
+    private var changes = AccountChanges()
+
+    init(user: User) { self.user = user }
+
+    public var displayName: String? {
+        get { changes.displayName }
+        set {
+            changes.displayName = newValue
+            if newValue == nil { changes.deletedAttributes.insert(.displayName) } else { changes.deletedAttributes.remove(.displayName) }
+        }
+    }
+
+    public var photoURL: URL? {
+        get { changes.photoURL }
+        set {
+            changes.photoURL = newValue
+            if newValue == nil { changes.deletedAttributes.insert(.photoURL) } else { changes.deletedAttributes.remove(.photoURL) }
+        }
+    }
+
+    /// Sends the changes to the backend and saves the updated user.
+    ///
+    /// - Throws: ``AuthError``; on failure the stored user is unchanged.
+    public func commitChanges() async throws(AuthError) {
+        try await user.update(changes)
+    }
 }

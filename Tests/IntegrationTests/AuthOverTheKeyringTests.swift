@@ -1,5 +1,7 @@
 import Foundation
 import KeyringAuth
+import KeyringAuthEmulator
+import Logging
 import KeyringTestSupport
 import SecretKeychain
 import Testing
@@ -46,6 +48,49 @@ extension KeyringTests {
             #expect(try await step("app-a", "migrate", group) == "uid=\(privateUID) group=\(group)")
             #expect(try await step("app-b", "show") == "uid=\(privateUID) group=\(group)", "the migrated user reaches B")
             #expect(try await step("app-a", "show") == "uid=\(privateUID) group=\(group)")
+        }
+
+        /// Sign-in, refresh, profile change and deletion against the bundled emulator over HTTP, with the
+        /// user in a group's item of the real keyring: each step reaches the other app at its next launch.
+        @Test func emulatedAccountLifecycleInAGroup() async throws {
+            var logger = Logger(label: "IntegrationTests")
+            logger.logLevel = .warning
+            let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: .seconds(120), logger: logger))
+            let address = try await emulator.start()
+            let id = String(UUID().uuidString.prefix(8))
+            let store = SecretServiceStore()
+            func launch(_ app: String) throws -> Auth {
+                let options = AuthAppOptions(appName: app, apiKey: "AIza-\(id)", appID: "1:42:linux:\(app)\(id)", projectID: "demo-keyring-auth")
+                let auth = Auth(configuration: AuthConfiguration(options: options, store: store))
+                try auth.useEmulator(withHost: address.host, port: address.port)
+                return auth
+            }
+            let group = TwoApps.group
+            let sharedKey = KeychainKey(service: "AIza-\(id)", account: "firebase_auth_firebase_user", accessGroup: try AccessGroup(group))
+            func storedIDToken() throws -> String? {
+                guard let data = try store.data(for: sharedKey) else { return nil }
+                return ((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["tokens"] as? [String: Any])?["idToken"] as? String
+            }
+
+            let appA = try launch("app-a")
+            try appA.useUserAccessGroup(group)
+            try launch("app-b").useUserAccessGroup(group)
+            let user = try await appA.createUser(withEmail: "shared-\(id)@example.com", password: "together").user
+            #expect(try launch("app-b").currentUser?.uid == user.uid)
+
+            var change = user.createProfileChangeRequest()
+            change.displayName = "Shared"
+            try await change.commitChanges()
+            #expect(try launch("app-b").currentUser?.displayName == "Shared")
+
+            let refreshed = try await user.getIDToken()
+            #expect(try storedIDToken() == refreshed, "the refreshed token is in the group's item")
+
+            try await user.delete()
+            #expect(try launch("app-b").currentUser == nil)
+            #expect(try storedIDToken() == nil)
+            #expect(emulator.accounts.isEmpty)
+            await emulator.stop()
         }
     }
 }

@@ -1,0 +1,266 @@
+import Foundation
+import Logging
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The ``AuthBackend`` that talks to Firebase's Identity Toolkit REST API, or to an emulator of it
+/// (`keyring-auth emulator`, or Firebase's own `firebase emulators:start --only auth`).
+///
+/// Each request has a time limit; a transport failure is ``AuthErrorCode/networkError``, a refusal
+/// has the code Firebase gives it, and an answer that cannot be read is ``AuthErrorCode/internalError``.
+/// Tokens and passwords are never logged.
+public final class IdentityToolkitBackend: AuthBackend {
+    public let apiKey: String
+    /// How long one request may take, from sending to the last byte of the answer. Foundation's
+    /// transport counts whole seconds, so the limit is rounded up to one.
+    public let requestTimeout: Duration
+    private let endpointChoice: Mutex<Result<IdentityToolkitEndpoint, AuthError>>
+    private let session: URLSession
+    private let logger: Logger
+
+    /// A backend for `endpoint`: ``IdentityToolkitEndpoint/production`` or an emulator.
+    public convenience init(
+        apiKey: String, endpoint: IdentityToolkitEndpoint, requestTimeout: Duration = .seconds(30),
+        logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
+    ) {
+        self.init(apiKey: apiKey, endpoint: .success(endpoint), requestTimeout: requestTimeout, logger: logger)
+    }
+
+    /// A backend for Firebase, or for the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when it is set.
+    ///
+    /// A malformed variable does not stop construction: every request then fails with
+    /// ``AuthErrorCode/invalidConfiguration`` saying how to fix it, until ``useEmulator(host:port:)`` is called.
+    public convenience init(
+        apiKey: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        requestTimeout: Duration = .seconds(30), logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
+    ) {
+        let endpoint = Result { () throws(AuthError) in try IdentityToolkitEndpoint.fromEnvironment(environment) }
+        self.init(apiKey: apiKey, endpoint: endpoint, requestTimeout: requestTimeout, logger: logger)
+    }
+
+    private init(
+        apiKey: String, endpoint: Result<IdentityToolkitEndpoint, AuthError>, requestTimeout: Duration, logger: Logger
+    ) {
+        self.apiKey = apiKey
+        self.requestTimeout = max(.seconds(1), .seconds(requestTimeout.seconds.rounded(.up)))
+        self.endpointChoice = Mutex(endpoint)
+        self.logger = logger
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = self.requestTimeout.seconds
+        configuration.timeoutIntervalForResource = self.requestTimeout.seconds
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        self.session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// Where requests go now.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` when the emulator variable was malformed.
+    public func endpoint() throws(AuthError) -> IdentityToolkitEndpoint {
+        try endpointChoice.withLock { (choice) throws(AuthError) in try choice.get() }
+    }
+
+    /// Sends every later request to an emulator at `host:port`.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the address is not usable;
+    ///   the endpoint is then unchanged.
+    public func useEmulator(host: String, port: Int) throws(AuthError) {
+        let endpoint = try IdentityToolkitEndpoint.emulator(host: host, port: port)
+        endpointChoice.withLock { $0 = .success(endpoint) }
+    }
+
+    // MARK: AuthBackend
+
+    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        let reply: SignInReply = try await post(
+            "signUp", json: ["returnSecureToken": true, "tenantId": tenantID])
+        return try reply.signIn
+    }
+
+    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        let reply: SignInReply = try await post(
+            "signUp", json: ["email": email, "password": password, "returnSecureToken": true, "tenantId": tenantID])
+        return try reply.signIn
+    }
+
+    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        let reply: SignInReply = try await post(
+            "signInWithPassword",
+            json: ["email": email, "password": password, "returnSecureToken": true, "tenantId": tenantID])
+        return try reply.signIn
+    }
+
+    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
+        let reply: LookupReply = try await post("lookup", json: ["idToken": idToken])
+        guard let user = reply.users?.first else {
+            throw AuthError(.userNotFound, "The identity service has no account for this user; sign in again.")
+        }
+        return user.account
+    }
+
+    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? {
+        var body: [String: (any Sendable)?] = [
+            "idToken": idToken, "displayName": changes.displayName, "photoUrl": changes.photoURL?.absoluteString,
+            "email": changes.email, "password": changes.password, "returnSecureToken": true,
+        ]
+        let deleted = changes.deletedAttributes.map(\.serverName).sorted()
+        if !deleted.isEmpty { body["deleteAttribute"] = deleted }
+        let reply: UpdateReply = try await post("update", json: body)
+        return try reply.tokens
+    }
+
+    public func delete(idToken: String) async throws(AuthError) {
+        let _: DeleteReply = try await post("delete", json: ["idToken": idToken])
+    }
+
+    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+        let url = try endpoint().tokenURL(apiKey: apiKey)
+        var form = URLComponents()
+        form.queryItems = [
+            URLQueryItem(name: "grant_type", value: "refresh_token"),
+            URLQueryItem(name: "refresh_token", value: refreshToken),
+        ]
+        // URLComponents leaves "+" as is in a query; a form body must encode it.
+        let body = Data((form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
+        let reply: SecureTokenReply = try await send(
+            url, operation: "token", contentType: "application/x-www-form-urlencoded", body: body)
+        return try reply.tokens
+    }
+
+    // MARK: Transport
+
+    private func post<Reply: Decodable>(_ method: String, json: [String: (any Sendable)?]) async throws(AuthError) -> Reply {
+        let url = try endpoint().accountsURL(method, apiKey: apiKey)
+        let present = json.compactMapValues { $0 }
+        // Strings, booleans and string arrays always serialize.
+        let body = try! JSONSerialization.data(withJSONObject: present, options: [.sortedKeys])
+        return try await send(url, operation: "accounts:\(method)", contentType: "application/json", body: body)
+    }
+
+    private func send<Reply: Decodable>(
+        _ url: URL, operation: String, contentType: String, body: Data
+    ) async throws(AuthError) -> Reply {
+        var request = URLRequest(url: url, timeoutInterval: requestTimeout.seconds)
+        request.httpMethod = "POST"
+        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        request.httpBody = body
+        let started = ContinuousClock.now
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
+            throw transportError(error, host: url.host ?? "?", elapsed: ContinuousClock.now - started)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        logger.debug("\(operation) answered", metadata: ["status": "\(status)", "bytes": "\(data.count)"])
+        return try IdentityToolkitReply.decode(Reply.self, status: status, body: data, operation: operation)
+    }
+
+    private func transportError(_ error: any Error, host: String, elapsed: Duration) -> AuthError {
+        let target = (try? endpoint())?.description ?? host
+        if let urlError = error as? URLError, urlError.code == .timedOut {
+            return AuthError(
+                .networkError,
+                "\(target) did not answer within \(requestTimeout); check the network or that the emulator is running.")
+        }
+        if error is CancellationError || (error as? URLError)?.code == .cancelled {
+            return AuthError(.networkError, "The request to \(target) was cancelled.")
+        }
+        return AuthError(
+            .networkError,
+            "Cannot reach \(target) (\(error.localizedDescription)); check the network, or start the emulator "
+                + "(`keyring-auth emulator`) and check \(IdentityToolkitEndpoint.emulatorHostVariable).")
+    }
+}
+
+/// Turns an answer into a reply or a typed error; kept apart from the transport so literal bodies can be tested.
+enum IdentityToolkitReply {
+    private static let decoder = JSONDecoder()
+
+    static func decode<Reply: Decodable>(
+        _ type: Reply.Type, status: Int, body: Data, operation: String
+    ) throws(AuthError) -> Reply {
+        guard (200..<300).contains(status) else { throw serverError(status: status, body: body, operation: operation) }
+        do {
+            return try decoder.decode(Reply.self, from: body)
+        } catch let error as DecodingError {
+            throw malformed(operation, error.readableDescription)
+        } catch {
+            throw malformed(operation, "\(error)")
+        }
+    }
+
+    static func serverError(status: Int, body: Data, operation: String) -> AuthError {
+        guard let reply = try? decoder.decode(ServerErrorReply.self, from: body) else {
+            if status >= 500 || status == 0 {
+                return AuthError(.networkError, "The identity service failed with HTTP \(status) on \(operation); try again later.")
+            }
+            return malformed(operation, "HTTP \(status) without an error body")
+        }
+        return ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
+    }
+
+    static func malformed(_ operation: String, _ reason: String) -> AuthError {
+        AuthError(
+            .internalError,
+            "The identity service's answer to \(operation) cannot be read (\(reason)); check that the endpoint is "
+                + "Identity Toolkit or its emulator.")
+    }
+}
+
+extension SignInReply {
+    var signIn: BackendSignIn {
+        get throws(AuthError) {
+            BackendSignIn(uid: localId, tokens: try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn))
+        }
+    }
+}
+
+extension UpdateReply {
+    var tokens: AuthTokens? {
+        get throws(AuthError) {
+            guard let idToken, let refreshToken, let expiresIn else { return nil }
+            return try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn)
+        }
+    }
+}
+
+extension SecureTokenReply {
+    var tokens: AuthTokens {
+        get throws(AuthError) {
+            guard let token = idToken ?? accessToken else {
+                throw IdentityToolkitReply.malformed("token", "no id_token or access_token")
+            }
+            return try AuthTokens(idToken: token, refreshToken: refreshToken, expiresIn: expiresIn)
+        }
+    }
+}
+
+extension AuthTokens {
+    /// Tokens that expire `expiresIn` seconds from now.
+    init(idToken: String, refreshToken: String, expiresIn: LenientInt) throws(AuthError) {
+        guard !idToken.isEmpty, !refreshToken.isEmpty else {
+            throw IdentityToolkitReply.malformed("sign-in", "an empty token")
+        }
+        guard (0...(366 * 24 * 3600)).contains(expiresIn.value) else {
+            throw IdentityToolkitReply.malformed("sign-in", "expiresIn \(expiresIn.value) is out of range")
+        }
+        self.init(idToken: idToken, refreshToken: refreshToken, expirationDate: Date().addingTimeInterval(Double(expiresIn.value)))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for APIs that take `TimeInterval`.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+
+// The bodies Identity Toolkit and the secure-token service answer with, as the public REST
+// reference describes them. Only the fields we use are declared; unknown fields are ignored.
+// Numbers the service sends as strings (`expiresIn`, `createdAt`, …) are read from either form.
+
+/// `accounts:signUp` and `accounts:signInWithPassword`.
+struct SignInReply: Decodable {
+    var localId: String
+    var idToken: String
+    var refreshToken: String
+    var expiresIn: LenientInt
+}
+
+/// `accounts:lookup`.
+struct LookupReply: Decodable {
+    var users: [User]?
+
+    struct User: Decodable {
+        var localId: String
+        var email: String?
+        var emailVerified: Bool?
+        var displayName: String?
+        var photoUrl: String?
+        var phoneNumber: String?
+        var createdAt: LenientInt?
+        var lastLoginAt: LenientInt?
+        var tenantId: String?
+        var providerUserInfo: [Provider]?
+    }
+
+    struct Provider: Decodable {
+        var providerId: String
+        var rawId: String?
+        var federatedId: String?
+        var displayName: String?
+        var photoUrl: String?
+        var email: String?
+        var phoneNumber: String?
+    }
+}
+
+/// `accounts:update`: the tokens are present when the change issued new ones (email, password).
+struct UpdateReply: Decodable {
+    var localId: String
+    var idToken: String?
+    var refreshToken: String?
+    var expiresIn: LenientInt?
+}
+
+/// `accounts:delete` answers `{"kind": …}`; nothing in it is needed.
+struct DeleteReply: Decodable {}
+
+/// The secure-token endpoint, in snake case.
+struct SecureTokenReply: Decodable {
+    var idToken: String?
+    var accessToken: String?
+    var refreshToken: String
+    var expiresIn: LenientInt
+    var userId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case idToken = "id_token", accessToken = "access_token", refreshToken = "refresh_token"
+        case expiresIn = "expires_in", userId = "user_id"
+    }
+}
+
+/// Every failure: `{"error": {"code": 400, "message": "CODE : detail", "errors": […]}}`; the secure-token
+/// service adds `status`, and Google's front end `details` (for example `API_KEY_INVALID`).
+struct ServerErrorReply: Decodable {
+    var error: Body
+
+    struct Body: Decodable {
+        var code: Int?
+        var message: String
+        var status: String?
+        var errors: [Reason]?
+        var details: [Reason]?
+    }
+
+    struct Reason: Decodable {
+        var reason: String?
+    }
+
+    /// The reasons given besides the message.
+    var reasons: [String] { ((error.errors ?? []) + (error.details ?? [])).compactMap(\.reason) }
+}
+
+/// An integer the service sends as a JSON string (`"3600"`) or, from some emulators, as a number.
+struct LenientInt: Decodable, Hashable {
+    var value: Int64
+
+    init(_ value: Int64) { self.value = value }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) {
+            value = number
+        } else if let number = Int64(try container.decode(String.self)) {
+            value = number
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a whole number")
+        }
+    }
+}
+
+extension LookupReply.User {
+    /// The account in the terms ``Auth`` uses.
+    var account: BackendAccount {
+        BackendAccount(
+            uid: localId, email: email, emailVerified: emailVerified ?? false, displayName: displayName,
+            photoURL: photoUrl.flatMap(URL.init(string:)), phoneNumber: phoneNumber,
+            creationDate: createdAt.map(\.millisecondsDate), lastSignInDate: lastLoginAt.map(\.millisecondsDate),
+            providers: (providerUserInfo ?? []).map(\.info), tenantID: tenantId)
+    }
+}
+
+extension LookupReply.Provider {
+    var info: ProviderUserInfo {
+        ProviderUserInfo(
+            providerID: providerId, uid: rawId ?? federatedId ?? "", displayName: displayName,
+            photoURL: photoUrl.flatMap(URL.init(string:)), email: email, phoneNumber: phoneNumber)
+    }
+}
+
+extension LenientInt {
+    var millisecondsDate: Date { Date(timeIntervalSince1970: Double(value) / 1000) }
+}

@@ -1,0 +1,72 @@
+/// An Identity Toolkit error message, `CODE` or `CODE : detail`, and the ``AuthErrorCode`` it means.
+struct ServerErrorCode: Hashable, Sendable {
+    /// The server's code, for example `WEAK_PASSWORD`.
+    let code: String
+    /// What follows the first colon, when the server adds a detail.
+    let detail: String?
+    /// The `reason`s of the reply's `errors` and `details`, for example `API_KEY_INVALID`.
+    let reasons: [String]
+
+    /// Splits `message` at its first colon, as Firebase's SDKs do (`INVALID_ID_TOKEN:The user's…` and
+    /// `WEAK_PASSWORD : Password should…` both occur).
+    init(message: String, reasons: [String] = []) {
+        if let colon = message.firstIndex(of: ":") {
+            code = message[..<colon].trimmingCharacters(in: .whitespacesAndNewlines)
+            let rest = message[message.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            detail = rest.isEmpty ? nil : rest
+        } else {
+            code = message.trimmingCharacters(in: .whitespacesAndNewlines)
+            detail = nil
+        }
+        self.reasons = reasons
+    }
+
+    /// The client code and the advice for each server code Identity Toolkit documents.
+    static let table: [String: (AuthErrorCode, String)] = [
+        "EMAIL_EXISTS": (.emailAlreadyInUse, "Another account already uses this email address; sign in instead."),
+        "EMAIL_NOT_FOUND": (.userNotFound, "No account has this email address; check it or create an account."),
+        "USER_NOT_FOUND": (.userNotFound, "The account no longer exists; sign in again or create an account."),
+        "INVALID_PASSWORD": (.wrongPassword, "The password is wrong."),
+        "INVALID_LOGIN_CREDENTIALS": (.invalidCredential, "The email address or the password is wrong."),
+        "MISSING_PASSWORD": (.missingPassword, "A password is required."),
+        "WEAK_PASSWORD": (.weakPassword, "Choose a password of at least 6 characters."),
+        "INVALID_EMAIL": (.invalidEmail, "The email address is malformed."),
+        "INVALID_IDENTIFIER": (.invalidEmail, "The email address is malformed."),
+        "MISSING_EMAIL": (.missingEmail, "An email address is required."),
+        "USER_DISABLED": (.userDisabled, "An administrator disabled this account."),
+        "TOKEN_EXPIRED": (.userTokenExpired, "The user's credential is no longer valid; sign in again."),
+        "INVALID_ID_TOKEN": (.invalidUserToken, "The user's credential is no longer valid; sign in again."),
+        "MISSING_ID_TOKEN": (.invalidUserToken, "No ID token was sent; sign in again."),
+        "INVALID_REFRESH_TOKEN": (.invalidUserToken, "The refresh token is not valid; sign in again."),
+        "MISSING_REFRESH_TOKEN": (.invalidUserToken, "No refresh token was sent; sign in again."),
+        "INVALID_GRANT_TYPE": (.internalError, "The token request was malformed; this is a bug in KeyringAuth."),
+        "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": (.requiresRecentLogin, "This change needs a recent sign-in; sign in again and retry."),
+        "OPERATION_NOT_ALLOWED": (.operationNotAllowed, "This sign-in method is disabled; enable it in the Firebase console."),
+        "PASSWORD_LOGIN_DISABLED": (.operationNotAllowed, "Email/password sign-in is disabled; enable it in the Firebase console."),
+        "ADMIN_ONLY_OPERATION": (.operationNotAllowed, "Only an administrator may do this in this project."),
+        "TOO_MANY_ATTEMPTS_TRY_LATER": (.tooManyRequests, "Too many attempts; wait a while and try again."),
+        "QUOTA_EXCEEDED": (.tooManyRequests, "The project's quota is exceeded; try again later."),
+        "INVALID_API_KEY": (.invalidAPIKey, "The API key is not valid; copy the Web API key from the Firebase console."),
+        "PROJECT_NOT_FOUND": (.invalidAPIKey, "No project matches the API key; check the app's options."),
+        "PROJECT_NUMBER_MISMATCH": (.invalidAPIKey, "The refresh token belongs to another project than the API key."),
+        "CONFIGURATION_NOT_FOUND": (.operationNotAllowed, "Authentication is not set up for this project; enable it in the Firebase console."),
+        "TENANT_ID_MISMATCH": (.tenantIDMismatch, "The user belongs to another tenant than this app."),
+        "INVALID_TENANT_ID": (.invalidConfiguration, "The tenant ID is not valid; check the app's options."),
+    ]
+
+    /// The typed error: the mapped code, the advice, and the server's own words.
+    var authError: AuthError {
+        let server = detail.map { "\(code): \($0)" } ?? code
+        // Google answers a bad or missing key with a sentence (and a reason), not a code.
+        if code.hasPrefix("API key not valid") || code.hasPrefix("API key expired")
+            || code.hasPrefix("The request is missing a valid API key")
+            || reasons.contains(where: { $0 == "API_KEY_INVALID" || $0.hasPrefix("keyInvalid") })
+        {
+            return AuthError(.invalidAPIKey, "The API key was refused (\(server)); copy the Web API key from the Firebase console.")
+        }
+        guard let (mapped, advice) = Self.table[code] else {
+            return AuthError(.internalError, "The identity service refused the request (\(server)).")
+        }
+        return AuthError(mapped, "\(advice) (\(server))")
+    }
+}

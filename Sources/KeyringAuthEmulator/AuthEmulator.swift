@@ -1,0 +1,188 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A local emulator of Firebase Auth's REST API (Identity Toolkit and the secure-token service),
+/// serving the paths Firebase's own emulator serves, over plain HTTP:
+/// `/identitytoolkit.googleapis.com/v1/accounts:{signUp,signInWithPassword,lookup,update,delete}`
+/// and `/securetoken.googleapis.com/v1/token`, plus `GET /` and
+/// `DELETE /emulator/v1/projects/<project>/accounts`.
+///
+/// Accounts live in memory. Any non-empty API key is accepted. ID tokens are unsigned JWTs
+/// (`alg: none`) with Firebase's claims. Point an app at it with `Auth.useEmulator(withHost:port:)`
+/// or `FIREBASE_AUTH_EMULATOR_HOST=host:port`.
+public final class AuthEmulator: Sendable {
+    /// Where the emulator listens.
+    public struct Address: Hashable, Sendable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+        /// `host:port`, the form `FIREBASE_AUTH_EMULATOR_HOST` takes (`[::1]:port` for IPv6).
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    public let configuration: Configuration
+    let service: EmulatorService
+    private let listener = Mutex<(channel: any Channel, address: Address)?>(nil)
+    /// Open client connections, closed by ``stop()`` so that no kept-alive connection is served after it.
+    private let connections = OpenConnections()
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.service = EmulatorService(configuration: configuration)
+    }
+
+    /// Starts listening and returns the address (with the port chosen when ``Configuration/port`` is 0).
+    /// Calling it again while running returns the same address.
+    ///
+    /// - Throws: ``AuthEmulatorError/cannotListen(host:port:reason:)`` or ``AuthEmulatorError/invalidConfiguration(_:)``.
+    @discardableResult
+    public func start() async throws(AuthEmulatorError) -> Address {
+        if let running = address { return running }
+        let configuration = configuration
+        guard (0...65535).contains(configuration.port) else {
+            throw .invalidConfiguration("the port \(configuration.port) is not from 0 to 65535")
+        }
+        guard configuration.maximumRequestBytes > 0, configuration.maximumAccounts > 0,
+            configuration.tokenLifetime >= .seconds(1)
+        else {
+            throw .invalidConfiguration("the request size, account limit and token lifetime (at least 1 s) must be positive")
+        }
+        let service = service
+        let connections = connections
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                connections.add(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(
+                        EmulatorHTTPHandler(
+                            service: service, maximumBodyBytes: configuration.maximumRequestBytes,
+                            logger: configuration.logger))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            throw .cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+        }
+        let bound = Address(host: configuration.host, port: channel.localAddress?.port ?? configuration.port)
+        let winner = listener.withLock { listener -> Address? in
+            if let existing = listener { return existing.address }
+            listener = (channel, bound)
+            return nil
+        }
+        if let winner {
+            // Another start() got there first; keep its listener.
+            try? await channel.close()
+            return winner
+        }
+        configuration.logger.info("Auth emulator listening", metadata: ["address": "\(bound)", "project": "\(configuration.projectID)"])
+        return bound
+    }
+
+    /// The address while running, else `nil`.
+    public var address: Address? { listener.withLock { $0?.address } }
+
+    /// Stops listening and closes every open connection; accounts are kept for a later ``start()``.
+    public func stop() async {
+        guard let running = listener.withLock({ listener in defer { listener = nil }; return listener }) else { return }
+        try? await running.channel.close()
+        for connection in connections.all {
+            try? await connection.close()
+        }
+    }
+
+    /// Starts, then serves until the task is cancelled, then stops.
+    ///
+    /// - Throws: ``AuthEmulatorError`` if it cannot start.
+    public func run() async throws(AuthEmulatorError) {
+        try await start()
+        let (stream, continuation) = AsyncStream<Never>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in stream {}
+        } onCancel: {
+            continuation.finish()
+        }
+        await stop()
+    }
+
+    // MARK: Administration
+
+    /// The switches that can change while running.
+    public var settings: Settings {
+        get { service.settings }
+        set { service.settings = newValue }
+    }
+
+    /// Every account, oldest first.
+    public var accounts: [EmulatorAccount] { service.accounts }
+
+    /// Removes every account.
+    public func removeAllAccounts() { service.removeAllAccounts() }
+
+    /// Disables (or enables again) an account: its sign-ins, lookups and refreshes answer `USER_DISABLED`.
+    ///
+    /// - Throws: ``AuthEmulatorError/noSuchAccount(uid:)``.
+    public func setAccount(_ uid: String, disabled: Bool) throws(AuthEmulatorError) {
+        guard service.modifyAccount(uid, { account, _ in account.disabled = disabled }) else { throw .noSuchAccount(uid: uid) }
+    }
+
+    /// Ends every session of an account: its refresh tokens answer `TOKEN_EXPIRED`, and ID tokens
+    /// issued before this second no longer pass.
+    ///
+    /// - Throws: ``AuthEmulatorError/noSuchAccount(uid:)``.
+    public func revokeTokens(of uid: String) throws(AuthEmulatorError) {
+        guard service.modifyAccount(uid, { account, now in
+            account.tokenGeneration += 1
+            account.validSince = now
+        }) else { throw .noSuchAccount(uid: uid) }
+    }
+
+    /// The accounts as JSON, `{"kind": "identitytoolkit#DownloadAccountResponse", "users": […]}`.
+    /// Passwords are left out unless `includingPasswords` is set; then the file holds them in clear.
+    public func exportAccounts(includingPasswords: Bool = false) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        encoder.userInfo[.includePasswords] = includingPasswords
+        // Strings, numbers and booleans always encode.
+        return try! encoder.encode(AccountFile(users: service.accounts))
+    }
+
+    /// Adds the accounts of an export (this emulator's, or Firebase's `accounts.json` whose users carry
+    /// `rawPassword`); an account with an existing uid replaces it.
+    ///
+    /// - Throws: ``AuthEmulatorError/invalidImport(_:)``; nothing is changed then.
+    public func importAccounts(_ data: Data) throws(AuthEmulatorError) {
+        let file: AccountFile
+        do {
+            file = try JSONDecoder().decode(AccountFile.self, from: data)
+        } catch {
+            throw .invalidImport("it is not an accounts file (\(error))")
+        }
+        try service.insert(file.users ?? [])
+    }
+
+    private struct AccountFile: Codable {
+        var kind = "identitytoolkit#DownloadAccountResponse"
+        var users: [EmulatorAccount]?
+    }
+}
+
+/// The server's open client connections.
+private final class OpenConnections: Sendable {
+    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+
+    func add(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        channels.withLock { $0[id] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in _ = self?.channels.withLock { $0.removeValue(forKey: id) } }
+    }
+
+    var all: [any Channel] { channels.withLock { Array($0.values) } }
+}

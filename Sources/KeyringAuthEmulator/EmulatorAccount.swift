@@ -1,0 +1,134 @@
+import Foundation
+
+/// One account the emulator holds, in the field names of Identity Toolkit's account export
+/// (`accounts:batchGet`, Firebase's `auth_export/accounts.json`).
+public struct EmulatorAccount: Hashable, Sendable, Codable {
+    public var localId: String
+    /// Lower-cased, as Identity Toolkit stores it.
+    public var email: String?
+    public var emailVerified: Bool
+    public var displayName: String?
+    public var photoUrl: String?
+    /// The password, kept in memory only; an export leaves it out unless asked to include it.
+    public var password: String?
+    public var disabled: Bool
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+    public var lastLoginAt: Int64?
+    /// Seconds since 1970; tokens issued before it are no longer valid.
+    public var validSince: Int64
+    public var tenantId: String?
+
+    /// Raised to end every session: refresh tokens carry the generation they were issued in.
+    var tokenGeneration: Int
+    /// Makes refresh tokens unguessable from the uid and generation alone.
+    var refreshSecret: String
+
+    /// Whether the account signed up anonymously and never got a credential.
+    public var isAnonymous: Bool { email == nil && password == nil }
+
+    /// The sign-in methods, as `providerUserInfo` lists them.
+    var providerUserInfo: [[String: Any]] {
+        guard let email, password != nil else { return [] }
+        var info: [String: Any] = ["providerId": "password", "federatedId": email, "rawId": email, "email": email]
+        if let displayName { info["displayName"] = displayName }
+        if let photoUrl { info["photoUrl"] = photoUrl }
+        return [info]
+    }
+
+    /// What `accounts:lookup` answers for the account (never the password).
+    var lookupFields: [String: Any] {
+        var fields: [String: Any] = [
+            "localId": localId, "emailVerified": emailVerified, "disabled": disabled,
+            "createdAt": String(createdAt), "validSince": String(validSince), "providerUserInfo": providerUserInfo,
+        ]
+        fields["email"] = email
+        fields["displayName"] = displayName
+        fields["photoUrl"] = photoUrl
+        fields["lastLoginAt"] = lastLoginAt.map(String.init)
+        fields["tenantId"] = tenantId
+        if password != nil { fields["passwordUpdatedAt"] = Double(validSince * 1000) }
+        return fields
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case localId, email, emailVerified, displayName, photoUrl, password = "rawPassword", disabled, createdAt,
+            lastLoginAt, validSince, tenantId
+    }
+
+    init(localId: String, createdAt: Int64, tenantId: String?) {
+        self.localId = localId
+        self.emailVerified = false
+        self.disabled = false
+        self.createdAt = createdAt
+        self.validSince = createdAt / 1000
+        self.tenantId = tenantId
+        self.tokenGeneration = 0
+        self.refreshSecret = EmulatorAccount.randomID(length: 24)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        localId = try container.decode(String.self, forKey: .localId)
+        guard !localId.isEmpty, localId.count <= 128 else {
+            throw DecodingError.dataCorruptedError(forKey: .localId, in: container, debugDescription: "must be 1 to 128 characters")
+        }
+        email = try container.decodeIfPresent(String.self, forKey: .email)?.lowercased()
+        emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
+        disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
+        createdAt = try container.decodeIfPresent(LenientInt64.self, forKey: .createdAt)?.value ?? 0
+        lastLoginAt = try container.decodeIfPresent(LenientInt64.self, forKey: .lastLoginAt)?.value
+        validSince = try container.decodeIfPresent(LenientInt64.self, forKey: .validSince)?.value ?? createdAt / 1000
+        tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
+        tokenGeneration = 0
+        refreshSecret = Self.randomID(length: 24)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(localId, forKey: .localId)
+        try container.encodeIfPresent(email, forKey: .email)
+        try container.encode(emailVerified, forKey: .emailVerified)
+        try container.encodeIfPresent(displayName, forKey: .displayName)
+        try container.encodeIfPresent(photoUrl, forKey: .photoUrl)
+        if encoder.userInfo[.includePasswords] as? Bool == true {
+            try container.encodeIfPresent(password, forKey: .password)
+        }
+        try container.encode(disabled, forKey: .disabled)
+        try container.encode(String(createdAt), forKey: .createdAt)
+        try container.encodeIfPresent(lastLoginAt.map(String.init), forKey: .lastLoginAt)
+        try container.encode(String(validSince), forKey: .validSince)
+        try container.encodeIfPresent(tenantId, forKey: .tenantId)
+    }
+
+    /// A random identifier of letters and digits, like Firebase's 28-character uids.
+    static func randomID(length: Int = 28) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+}
+
+extension CodingUserInfoKey {
+    /// Set to `true` to write passwords into an export.
+    static let includePasswords = CodingUserInfoKey(rawValue: "KeyringAuthEmulator.includePasswords")!
+}
+
+/// A whole number written as a JSON string or number.
+struct LenientInt64: Decodable {
+    var value: Int64
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) {
+            value = number
+        } else if let number = Int64(try container.decode(String.self)) {
+            value = number
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a whole number")
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// An HTTP request as the emulator's operations see it, apart from any server.
+struct EmulatorRequest: Sendable {
+    var method: String
+    /// The path without the query, for example `/identitytoolkit.googleapis.com/v1/accounts:signUp`.
+    var path: String
+    var query: [String: String]
+    var headers: [String: String]
+    var body: Data
+
+    /// - Parameter target: the request target, path and query (`/a/b?key=…`).
+    init(method: String, target: String, headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method.uppercased()
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let rawPath = String(parts.first ?? "")
+        self.path = rawPath.removingPercentEncoding ?? rawPath
+        self.query = parts.count > 1 ? FormFields.parse(String(parts[1])).compactMapValues(\.first) : [:]
+        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        self.body = body
+    }
+
+    /// The API key, from the `key` parameter or the `X-Goog-Api-Key` header.
+    var apiKey: String? {
+        let key = query["key"] ?? headers["x-goog-api-key"]
+        return key?.isEmpty == false ? key : nil
+    }
+
+    /// The body's fields: JSON, or `application/x-www-form-urlencoded` (both as the real service accepts).
+    func fields() throws(EmulatorFailure) -> RequestFields {
+        if body.isEmpty { return RequestFields(values: [:]) }
+        let contentType = headers["content-type"]?.lowercased() ?? ""
+        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            guard let text = String(data: body, encoding: .utf8) else {
+                throw EmulatorFailure("INVALID_ARGUMENT : Invalid form payload received. It is not UTF-8.")
+            }
+            return RequestFields(values: FormFields.parse(text).mapValues { $0.count == 1 ? $0[0] as Any : $0 as Any })
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            throw EmulatorFailure("INVALID_ARGUMENT : Invalid JSON payload received.")
+        }
+        guard let values = object as? [String: Any] else {
+            throw EmulatorFailure("INVALID_ARGUMENT : Invalid JSON payload received. The body must be a JSON object.")
+        }
+        return RequestFields(values: values)
+    }
+}
+
+/// Fields of a request body, read with the types the REST API declares.
+struct RequestFields {
+    let values: [String: Any]
+
+    /// A string field; a field of another type is `INVALID_ARGUMENT`, as the real service answers.
+    func string(_ name: String) throws(EmulatorFailure) -> String? {
+        guard let value = values[name], !(value is NSNull) else { return nil }
+        guard let string = value as? String else { throw invalid(name) }
+        return string
+    }
+
+    /// A boolean field; forms send `true` / `false`.
+    func bool(_ name: String) throws(EmulatorFailure) -> Bool? {
+        guard let value = values[name], !(value is NSNull) else { return nil }
+        if let string = value as? String {
+            switch string.lowercased() {
+            case "true": return true
+            case "false": return false
+            default: throw invalid(name)
+            }
+        }
+        guard let bool = value as? Bool else { throw invalid(name) }
+        return bool
+    }
+
+    /// A list of strings; a form sends one value per repetition of the name.
+    func strings(_ name: String) throws(EmulatorFailure) -> [String] {
+        guard let value = values[name], !(value is NSNull) else { return [] }
+        if let string = value as? String { return [string] }
+        guard let list = value as? [Any], let strings = list as? [String] else { throw invalid(name) }
+        return strings
+    }
+
+    private func invalid(_ name: String) -> EmulatorFailure {
+        EmulatorFailure("INVALID_ARGUMENT : Invalid value at '\(name)'")
+    }
+}
+
+/// `application/x-www-form-urlencoded`, which query strings share.
+enum FormFields {
+    static func parse(_ text: String) -> [String: [String]] {
+        var fields: [String: [String]] = [:]
+        for pair in text.split(separator: "&") where !pair.isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decode(parts[0])
+            let value = parts.count > 1 ? decode(parts[1]) : ""
+            fields[name, default: []].append(value)
+        }
+        return fields
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+}
+
+/// An answer: a status and a JSON body.
+struct EmulatorResponse: Sendable {
+    var status: Int
+    var body: Data
+
+    /// A JSON object; plain values always serialize.
+    static func json(_ object: [String: Any], status: Int = 200) -> EmulatorResponse {
+        EmulatorResponse(status: status, body: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
+    }
+}
+
+/// A refusal in the real service's shape: `{"error": {"code": 400, "message": "CODE : detail", "errors": […]}}`.
+struct EmulatorFailure: Error, Sendable {
+    var status: Int
+    var message: String
+    /// Google's status name (`INVALID_ARGUMENT`, `PERMISSION_DENIED`), when the real service sends one.
+    var grpcStatus: String?
+
+    init(_ message: String, status: Int = 400, grpcStatus: String? = nil) {
+        self.status = status
+        self.message = message
+        self.grpcStatus = grpcStatus ?? (message.hasPrefix("INVALID_ARGUMENT") ? "INVALID_ARGUMENT" : nil)
+    }
+
+    static func notFound(_ request: EmulatorRequest) -> EmulatorFailure {
+        EmulatorFailure("Not Found: \(request.method) \(request.path)", status: 404, grpcStatus: "NOT_FOUND")
+    }
+
+    /// The answer. The secure-token service answers without `errors` and with a status, as Google does.
+    func response(secureTokenShape: Bool = false) -> EmulatorResponse {
+        var error: [String: Any] = ["code": status, "message": message]
+        if secureTokenShape {
+            error["status"] = grpcStatus ?? "INVALID_ARGUMENT"
+        } else {
+            let reason = switch status {
+            case 403: "forbidden"
+            case 404: "notFound"
+            case 413: "payloadTooLarge"
+            default: "invalid"
+            }
+            error["errors"] = [["message": message, "domain": "global", "reason": reason]]
+            error["status"] = grpcStatus
+        }
+        return .json(["error": error], status: status)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The emulator's ID tokens: JWTs with `alg: none` and an empty signature, carrying the claims
+/// Firebase puts in its own (iss, aud, sub, user_id, iat, exp, auth_time, `firebase.sign_in_provider`),
+/// plus a `jti` (RFC 7519's token ID) so that two tokens issued in one second still differ, as apps
+/// watching for token changes expect.
+struct UnsignedIDToken: Hashable, Sendable {
+    var projectID: String
+    var uid: String
+    var issuedAt: Int64
+    var expiresAt: Int64
+    var authTime: Int64
+    var signInProvider: String
+    var email: String?
+    var emailVerified: Bool
+    var tenantID: String?
+
+    /// The token as sent: `base64url(header).base64url(payload).` (an empty signature).
+    var encoded: String {
+        var identities: [String: Any] = [:]
+        if let email { identities["email"] = [email] }
+        var firebase: [String: Any] = ["identities": identities, "sign_in_provider": signInProvider]
+        if let tenantID { firebase["tenant"] = tenantID }
+        var payload: [String: Any] = [
+            "iss": "https://securetoken.google.com/\(projectID)", "aud": projectID, "sub": uid, "user_id": uid,
+            "iat": issuedAt, "exp": expiresAt, "auth_time": authTime, "firebase": firebase,
+            "jti": EmulatorAccount.randomID(length: 16),
+        ]
+        if let email {
+            payload["email"] = email
+            payload["email_verified"] = emailVerified
+        }
+        let header = #"{"alg":"none","typ":"JWT"}"#
+        // Plain strings, numbers and nested dictionaries always serialize.
+        let body = try! JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
+        return "\(Base64URL.encode(Data(header.utf8))).\(Base64URL.encode(body))."
+    }
+
+    /// Reads a token this emulator issued; `nil` when it is not one (wrong shape, project or algorithm).
+    init?(decoding token: String, projectID: String) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty,
+            let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            header["alg"] as? String == "none",
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any],
+            payload["aud"] as? String == projectID,
+            payload["iss"] as? String == "https://securetoken.google.com/\(projectID)",
+            let uid = payload["user_id"] as? String, !uid.isEmpty, payload["sub"] as? String == uid,
+            let issuedAt = (payload["iat"] as? NSNumber)?.int64Value,
+            let expiresAt = (payload["exp"] as? NSNumber)?.int64Value
+        else { return nil }
+        let firebase = payload["firebase"] as? [String: Any]
+        self.init(
+            projectID: projectID, uid: uid, issuedAt: issuedAt, expiresAt: expiresAt,
+            authTime: (payload["auth_time"] as? NSNumber)?.int64Value ?? issuedAt,
+            signInProvider: firebase?["sign_in_provider"] as? String ?? "custom",
+            email: payload["email"] as? String, emailVerified: payload["email_verified"] as? Bool ?? false,
+            tenantID: firebase?["tenant"] as? String)
+    }
+
+    init(
+        projectID: String, uid: String, issuedAt: Int64, expiresAt: Int64, authTime: Int64, signInProvider: String,
+        email: String?, emailVerified: Bool, tenantID: String?
+    ) {
+        self.projectID = projectID
+        self.uid = uid
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+        self.authTime = authTime
+        self.signInProvider = signInProvider
+        self.email = email
+        self.emailVerified = emailVerified
+        self.tenantID = tenantID
+    }
+}
+
+/// Base64 with the URL alphabet and no padding, as JWTs use it.
+enum Base64URL {
+    static func encode(_ data: Data) -> String {
+        data.base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard base64.count % 4 != 1 else { return nil }
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+}
