@@ -38,7 +38,7 @@ public struct KeychainKey: Hashable, Sendable, CustomStringConvertible {
 
 extension KeychainKey {
     /// The order listings use: private items first, then by group, service and account.
-    static func listingOrder(_ lhs: KeychainKey, _ rhs: KeychainKey) -> Bool {
+    public static func listingOrder(_ lhs: KeychainKey, _ rhs: KeychainKey) -> Bool {
         func rank(_ key: KeychainKey) -> (Int, String, String, String) {
             (key.accessGroup == nil ? 0 : 1, key.accessGroup?.rawValue ?? "", key.service, key.account)
         }

@@ -118,7 +118,7 @@ public final class SecretServiceStore: KeychainStore {
     /// Runs one operation against the provider. When the provider went away (it restarted, so
     /// libsecret's connection addresses a name nobody owns) it reconnects once and runs the
     /// operation again; likewise once when a cached alias resolution has gone stale.
-    private func perform<Result>(
+    func perform<Result>(
         _ operation: String, _ body: (Attempt) throws(SecretServiceFailure) -> Result
     ) throws(KeychainError) -> Result {
         var reconnected = false
