@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SecretKeychain", targets: ["SecretKeychain"]),
         .library(name: "KeyringAuth", targets: ["KeyringAuth"]),
         .library(name: "KeyringAuthEmulator", targets: ["KeyringAuthEmulator"]),
+        .executable(name: "keyring-auth", targets: ["keyring-auth"]),
         .executable(name: "secret-keychain", targets: ["secret-keychain"]),
     ],
     dependencies: [
@@ -55,6 +56,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
+        .target(name: "Subprocesses", swiftSettings: strict),
+        // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator, demo.
+        .executableTarget(
+            name: "keyring-auth",
+            dependencies: [
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // A small command-line tool over SecretKeychain: the main job until the keyring-auth CLI lands,
         // and the second process in the integration tests.
         .executableTarget(
@@ -95,7 +108,7 @@ let package = Package(
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["CSecret", "SecretKeychain", "KeyringAuth"],
+            dependencies: ["CSecret", "SecretKeychain", "KeyringAuth", "Subprocesses"],
             path: "Tests/KeyringTestSupport",
             swiftSettings: strict
         ),
@@ -103,6 +116,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "secret-keychain", "auth-probe",
+                "keyring-auth",
             ],
             swiftSettings: strict
         ),

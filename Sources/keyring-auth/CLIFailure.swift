@@ -1,0 +1,60 @@
+import KeyringAuth
+import SecretKeychain
+
+/// The exit codes `keyring-auth` documents.
+enum ExitStatus: Int32 {
+    case success = 0
+    case failure = 1
+    case invalidInput = 2
+    case nothingStored = 3
+    case keyringUnavailable = 4
+    case backendUnavailable = 5
+}
+
+/// A failure told as one line naming the problem and the fix, with its exit code.
+struct CLIFailure: Error {
+    var status: ExitStatus
+    var message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    init(_ error: KeychainError) {
+        switch error {
+        case .noSessionBus, .noProvider, .noSuchCollection, .locked, .timedOut:
+            self.init(.keyringUnavailable, error.description)
+        case .invalidAccessGroup, .invalidKey, .payloadTooLarge:
+            self.init(.invalidInput, error.description)
+        case .corruptItem, .underlying:
+            self.init(.failure, error.description)
+        }
+    }
+
+    init(_ error: AuthError) {
+        if let keychainError = error.keychainError {
+            self.init(keychainError)
+            return
+        }
+        switch error.code {
+        case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
+            self.init(.failure, error.description)
+        case .invalidConfiguration:
+            self.init(.invalidInput, error.description)
+        default:
+            self.init(.backendUnavailable, error.description)
+        }
+    }
+}
+
+/// Runs `body`, turning keychain and auth errors into ``CLIFailure``s.
+func reporting<Result>(_ body: () async throws -> Result) async throws -> Result {
+    do {
+        return try await body()
+    } catch let error as AuthError {
+        throw CLIFailure(error)
+    } catch let error as KeychainError {
+        throw CLIFailure(error)
+    }
+}

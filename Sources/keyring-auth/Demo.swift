@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import KeyringAuthEmulator
+import Logging
+import Subprocesses
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play Firebase's shared-keychain walkthrough with two apps, each step in its own process.",
+        discussion: """
+            Starts the Auth emulator in this process, then runs two app identities of one access group \
+            as separate keyring-auth processes against the Secret Service: sign in once, both signed in; \
+            sign out once, both signed out; back to an unshared keychain; migration of a signed-in user. \
+            Uses a fresh API key, cleans up after itself, and exits 1 if any step does not behave as documented.
+            """)
+
+    @OptionGroup var storeOptions: StoreOptions
+
+    @Option(help: "The access group the two apps share.")
+    var group = "TEAMID.com.example.group1"
+
+    func validate() throws {
+        guard storeOptions.store == .secretService else {
+            throw ValidationError("The demo runs each app in its own process, which needs the Secret Service; drop --store memory.")
+        }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "keyring-auth.demo") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = storeOptions.verbose ? .debug : .warning
+        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+        let address: AuthEmulator.Address
+        do throws(AuthEmulatorError) { address = try await emulator.start() } catch {
+            throw CLIFailure(.failure, error.description)
+        }
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let player = Player(
+            program: Self.ownExecutable(), apiKey: "AIza-demo-\(run)", run: run, emulator: "\(address)",
+            storeArguments: storeOptions.arguments)
+        let a = player.app("app-a"), b = player.app("app-b")
+
+        print("KeyringAuth demo: two apps share one sign-in through the Secret Service.")
+        print("  identity backend: the Auth emulator at http://\(address), in this process")
+        print("  keyring: the \(storeOptions.collection) collection; apps \(a.name) and \(b.name), API key \(player.apiKey)")
+        print("  every app action below is a separate keyring-auth process, like a separate app launch")
+
+        var failures = 0
+        func expect(_ step: String, _ seen: [(App, String?)], _ expected: [String?], _ meaning: String) {
+            let described = zip(seen, expected).map { pair, want in
+                let (app, uid) = pair
+                return "\(app.name) sees \(uid ?? "nobody")\(uid == want ? "" : " (expected \(want ?? "nobody"))")"
+            }
+            let ok = zip(seen.map(\.1), expected).allSatisfy { $0 == $1 }
+            if !ok { failures += 1 }
+            print("   \(described.joined(separator: ", ")) — \(ok ? "ok" : "NOT AS DOCUMENTED"): \(meaning)")
+        }
+
+        do {
+            print("\n1. Both apps share auth state in the access group \(group) (useUserAccessGroup).")
+            try await a.run(["use-group", group])
+            try await b.run(["use-group", group])
+            expect("1", [(a, try await a.sees()), (b, try await b.sees())], [nil, nil], "nobody is signed in yet")
+
+            print("\n2. Sign in once: \(a.name) signs in anonymously.")
+            let uid = try await a.run(["sign-in", "--anonymous", "--group", group])["uid"] as? String
+            expect("2", [(a, try await a.sees()), (b, try await b.sees())], [uid, uid], "both apps are signed in as the same user")
+
+            print("\n3. Sign out once: \(b.name) signs out.")
+            try await b.run(["sign-out", "--group", group])
+            expect("3", [(a, try await a.sees()), (b, try await b.sees())], [nil, nil], "both apps are signed out")
+
+            print("\n4. Back to an unshared keychain: \(a.name) leaves the group and signs in on its own.")
+            try await a.run(["use-group", "--none"])
+            let privateUID = try await a.run(["sign-in", "--anonymous"])["uid"] as? String
+            expect("4", [(a, try await a.sees()), (b, try await b.sees())], [privateUID, nil], "the private sign-in is not shared")
+
+            print("\n5. Migration: \(a.name) carries its signed-in user into the group (use-group --migrate).")
+            try await a.run(["use-group", group, "--migrate"])
+            expect("5", [(a, try await a.sees()), (b, try await b.sees())], [privateUID, privateUID], "the user is shared, still signed in")
+        } catch {
+            failures += 1
+            print("   the step failed: \(error)")
+        }
+
+        print("\nCleaning up: signing out of the group, both apps back to their private scope.")
+        _ = try? await a.run(["sign-out", "--group", group], allowing: [0, 3])
+        _ = try? await a.run(["use-group", "--none"])
+        _ = try? await b.run(["use-group", "--none"])
+        await emulator.stop()
+
+        guard failures == 0 else {
+            throw CLIFailure(.failure, "\(failures) step(s) did not behave as documented; see above.")
+        }
+        print("\nEvery step behaved as Firebase documents its shared keychain.")
+    }
+
+    /// This program's own path, to start the apps with.
+    static func ownExecutable() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+
+    /// Starts app processes: the same program with an app identity and the emulator.
+    struct Player: Sendable {
+        var program: String
+        var apiKey: String
+        var run: String
+        var emulator: String
+        var storeArguments: [String]
+
+        func app(_ name: String) -> App { App(name: name, player: self) }
+    }
+
+    struct App: Sendable {
+        var name: String
+        var player: Player
+
+        /// Runs one `keyring-auth` subcommand as this app and returns its JSON answer.
+        @discardableResult
+        func run(_ arguments: [String], allowing statuses: Set<Int32> = [0]) async throws -> [String: Any] {
+            let identity = [
+                "--api-key", player.apiKey, "--app-id", "1:42:linux:demo-\(name)-\(player.run)", "--app-name", name,
+                "--emulator", player.emulator,
+            ]
+            let result = try await Subprocess.run(
+                player.program, arguments + identity + player.storeArguments + ["--json"], limit: .seconds(60))
+            guard statuses.contains(result.status) else {
+                throw CLIFailure(
+                    .failure, "\(name): keyring-auth \(arguments.joined(separator: " ")) exited with \(result.status): "
+                        + result.standardError.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            return (try? JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any]) ?? [:]
+        }
+
+        /// Who this app sees as signed in when it starts: its current user in its saved scope.
+        func sees() async throws -> String? {
+            try await run(["show"], allowing: [0, 3])["uid"] as? String
+        }
+    }
+}

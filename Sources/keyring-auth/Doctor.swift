@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SecretKeychain
+
+struct Doctor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find out why the keyring does not work: session bus, provider, collection, a write/read/delete probe.",
+        discussion: "Prints each check and, for a failed one, how to fix it. Exits 4 on any problem.")
+
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard storeOptions.store == .secretService else { throw ValidationError("doctor checks the Secret Service; drop --store memory.") }
+    }
+
+    func run() async throws {
+        let store = SecretServiceStore(configuration: storeOptions.secretServiceConfiguration)
+        let report = await withCheckedContinuation { continuation in
+            // diagnose() blocks on D-Bus: keep it off the cooperative pool.
+            DispatchQueue.global().async { continuation.resume(returning: store.diagnose()) }
+        }
+        let checks = Self.checks(report, collection: storeOptions.collection)
+        if output.json {
+            printJSON([
+                "healthy": report.isHealthy,
+                "checks": checks.map { ["name": $0.name, "ok": $0.ok, "detail": $0.detail, "fix": nullable($0.fix)] as [String: Any] },
+            ])
+        } else {
+            for check in checks {
+                print("\(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)")
+                if let fix = check.fix { print("     fix: \(fix)") }
+            }
+            print(report.isHealthy ? "The keyring works." : "The keyring does not work; see the fix above.")
+        }
+        if !report.isHealthy { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
+    }
+
+    struct Check {
+        var name: String
+        var ok: Bool
+        var detail: String
+        var fix: String?
+    }
+
+    static func checks(_ report: SecretServiceDiagnosis, collection: String) -> [Check] {
+        var checks: [Check] = []
+        if let error = report.busError {
+            checks.append(Check(
+                name: "session bus", ok: false, detail: "\(report.busAddress ?? "DBUS_SESSION_BUS_ADDRESS is not set"): \(error)",
+                fix: "run inside a desktop session, or under a session bus: dbus-run-session -- COMMAND (or dbus/with-keyring COMMAND)"))
+            return checks
+        }
+        checks.append(Check(name: "session bus", ok: true, detail: report.busAddress ?? "reachable"))
+        if let error = report.providerError {
+            checks.append(Check(
+                name: "provider", ok: false, detail: "nothing owns org.freedesktop.secrets (\(error))",
+                fix: "start a Secret Service provider: gnome-keyring-daemon --start --components=secrets, or enable KeePassXC's Secret Service integration"))
+            return checks
+        }
+        let who = report.provider.map { "\($0)" } ?? "an unrecognised program"
+        let pid = report.providerPID.map { "pid \($0), " } ?? ""
+        checks.append(Check(name: "provider", ok: true, detail: "\(who) (\(pid)\(report.providerOwner ?? "?"))"))
+        if let error = report.collectionError {
+            checks.append(Check(
+                name: "collection", ok: false, detail: "\(collection): \(error)",
+                fix: "create or choose a default keyring (Seahorse: Passwords and Keys → set as default), or pass --collection PATH"))
+            return checks
+        }
+        let path = report.collectionPath ?? "?"
+        if report.collectionLocked == true {
+            checks.append(Check(
+                name: "collection", ok: false, detail: "\(collection) → \(path) is locked",
+                fix: "unlock it: log in to the desktop session, open Seahorse and unlock the keyring, or start gnome-keyring-daemon with --unlock"))
+            return checks
+        }
+        checks.append(Check(name: "collection", ok: true, detail: "\(collection) → \(path), unlocked"))
+        if let error = report.probeError {
+            checks.append(Check(
+                name: "probe", ok: false, detail: "writing, reading and deleting a throwaway item failed: \(error)",
+                fix: "see the message; run with --verbose for the D-Bus calls"))
+        } else if let duration = report.probeDuration {
+            let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+            checks.append(Check(
+                name: "probe", ok: true,
+                detail: "wrote, read back and deleted a throwaway item in \(String(format: "%.1f", milliseconds)) ms"))
+        }
+        return checks
+    }
+}

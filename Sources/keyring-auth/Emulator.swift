@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import KeyringAuthEmulator
+import Logging
+
+struct Emulator: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
+        discussion: "Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT. Accounts live in memory.")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port; 0 picks a free one.")
+    var port = 9099
+
+    @Option(name: .customLong("project-id"), help: "The project the tokens are issued for.")
+    var projectID = "demo-keyring-auth"
+
+    @Option(help: "How long ID tokens last, in seconds.")
+    var tokenLifetime = 3600
+
+    @Flag(help: "Refuse anonymous sign-up (OPERATION_NOT_ALLOWED).")
+    var noAnonymous = false
+
+    @Flag(help: "Answer INVALID_LOGIN_CREDENTIALS for both a wrong password and an unknown email.")
+    var emailEnumerationProtection = false
+
+    @Option(name: .customLong("import"), help: "An accounts JSON file to load at start.")
+    var importFile: String?
+
+    @Flag(help: "Log each request (method, path, status) to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
+        guard tokenLifetime >= 1 else { throw ValidationError("--token-lifetime takes at least 1 second") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "keyring-auth.emulator") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = verbose ? .debug : .warning
+        let emulator = AuthEmulator(configuration: .init(
+            host: host, port: port, projectID: projectID, tokenLifetime: .seconds(tokenLifetime),
+            settings: .init(allowsAnonymousSignUp: !noAnonymous, emailEnumerationProtection: emailEnumerationProtection),
+            logger: logger))
+        if let importFile {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {
+                throw CLIFailure(.invalidInput, "Cannot read \(importFile): \(error.localizedDescription)")
+            }
+            do throws(AuthEmulatorError) { try emulator.importAccounts(data) } catch {
+                throw CLIFailure(.invalidInput, "\(importFile): \(error)")
+            }
+        }
+        let address: AuthEmulator.Address
+        do throws(AuthEmulatorError) { address = try await emulator.start() } catch {
+            throw CLIFailure(.failure, error.description)
+        }
+        printNow("Auth emulator for project \(projectID) listening on http://\(address)")
+        printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
+        await Self.waitForInterrupt()
+        await emulator.stop()
+        print("Auth emulator stopped.")
+    }
+
+    /// Returns when SIGINT or SIGTERM arrives.
+    static func waitForInterrupt() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { continuation.finish() }
+            source.resume()
+            sources.append(source)
+        }
+        for await _ in stream {}
+        sources.forEach { $0.cancel() }
+    }
+}

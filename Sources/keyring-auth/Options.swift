@@ -1,0 +1,161 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import Logging
+import SecretKeychain
+
+/// Which store and collection, how long a D-Bus call may take, whether to log.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The store: secret-service, or memory (nothing kept after the command).")
+    var store: StoreKind = .secretService
+
+    @Option(help: "The collection: default, session, or a D-Bus object path.")
+    var collection: String = "default"
+
+    @Option(help: "The longest any one D-Bus call may take, in seconds.")
+    var timeout: Double = 5
+
+    @Flag(help: "Log to standard error.")
+    var verbose = false
+
+    enum StoreKind: String, ExpressibleByArgument, CaseIterable {
+        case secretService = "secret-service"
+        case memory
+    }
+
+    func validate() throws {
+        guard SecretServiceStore.Collection(argument: collection) != nil else {
+            throw ValidationError("--collection takes default, session, or an object path starting with /")
+        }
+        guard timeout > 0, timeout <= 3600, timeout.isFinite else {
+            throw ValidationError("--timeout takes a number of seconds from 0 to 3600")
+        }
+    }
+
+    /// A logger to standard error (standard output carries the command's answer).
+    var logger: Logger {
+        var logger = Logger(label: "keyring-auth") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = verbose ? .debug : .critical
+        return logger
+    }
+
+    var secretServiceConfiguration: SecretServiceStore.Configuration {
+        .init(
+            collection: SecretServiceStore.Collection(argument: collection)!, timeout: .milliseconds(Int(timeout * 1000)),
+            logger: logger)
+    }
+
+    func makeStore() -> any KeychainStore {
+        switch store {
+        case .memory: InMemoryStore()
+        case .secretService: SecretServiceStore(configuration: secretServiceConfiguration)
+        }
+    }
+
+    /// The options as arguments again, for the demo's child processes.
+    var arguments: [String] {
+        ["--store", store.rawValue, "--collection", collection, "--timeout", String(timeout)] + (verbose ? ["--verbose"] : [])
+    }
+}
+
+/// Who the app is to Firebase, and where its sign-ins go.
+struct AppOptions: ParsableArguments {
+    @Option(help: "An app options JSON file (apiKey, appID, projectID, appName, tenantID).")
+    var config: String?
+
+    @Option(help: "The project's Web API key (overrides the config file).")
+    var apiKey: String?
+
+    @Option(name: .customLong("app-id"), help: "The Firebase app ID, for example 1:1234:linux:abcd.")
+    var appID: String?
+
+    @Option(help: "The app's name within its process (default [DEFAULT]).")
+    var appName: String?
+
+    @Option(name: .customLong("project-id"), help: "The Firebase project ID (default demo-keyring-auth).")
+    var projectID: String?
+
+    @Option(help: "host:port of an Auth emulator (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).")
+    var emulator: String?
+
+    func validate() throws {
+        _ = try appOptions()
+        _ = try endpoint()
+    }
+
+    /// The options from the file, with the flags on top.
+    func appOptions() throws -> AuthAppOptions {
+        var loaded: AuthAppOptions?
+        if let config {
+            do {
+                loaded = try AuthAppOptions.load(from: URL(fileURLWithPath: config))
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        guard let apiKey = apiKey ?? loaded?.apiKey, !apiKey.isEmpty else {
+            throw ValidationError("Say who the app is: --config FILE, or --api-key and --app-id.")
+        }
+        guard let appID = appID ?? loaded?.appID, !appID.isEmpty else {
+            throw ValidationError("Give the app's ID with --app-id (or in the --config file).")
+        }
+        let appName = appName ?? loaded?.appName ?? AuthAppOptions.defaultAppName
+        let projectID = projectID ?? loaded?.projectID ?? "demo-keyring-auth"
+        guard !appName.isEmpty, !projectID.isEmpty else { throw ValidationError("--app-name and --project-id must not be empty.") }
+        return AuthAppOptions(appName: appName, apiKey: apiKey, appID: appID, projectID: projectID, tenantID: loaded?.tenantID)
+    }
+
+    func endpoint() throws -> IdentityToolkitEndpoint {
+        do throws(AuthError) {
+            if let emulator { return try .emulator(hostAndPort: emulator) }
+            return try .fromEnvironment()
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func backend(logger: Logger) throws -> IdentityToolkitBackend {
+        let options = try appOptions()
+        return IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
+    }
+
+    /// An `Auth` for this app over `store`, loaded as the app would load at launch.
+    func makeAuth(store: any KeychainStore, logger: Logger) throws -> Auth {
+        let auth = Auth(configuration: AuthConfiguration(
+            options: try appOptions(), store: store, backend: try backend(logger: logger), logger: logger))
+        if let error = auth.startupError { throw CLIFailure(error) }
+        return auth
+    }
+}
+
+/// `--group G` or `--private`: which stored user a command is about.
+struct ScopeOptions: ParsableArguments {
+    @Option(help: "The access group, for example TEAMID.com.example.group1.")
+    var group: String?
+
+    @Flag(name: .customLong("private"), help: "The app's private item instead of a group's.")
+    var privateScope = false
+
+    func validate() throws {
+        guard !(group != nil && privateScope) else { throw ValidationError("Give --group or --private, not both.") }
+        _ = try accessGroup()
+    }
+
+    /// The group, `nil` for the private item.
+    func accessGroup() throws -> AccessGroup? {
+        guard let group else { return nil }
+        do throws(KeychainError) {
+            return try AccessGroup(group)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    var isExplicit: Bool { group != nil || privateScope }
+}
+
+/// `--json`.
+struct OutputOptions: ParsableArguments {
+    @Flag(help: "Print JSON for scripts.")
+    var json = false
+}

@@ -1,0 +1,68 @@
+import Foundation
+import KeyringAuth
+import SecretKeychain
+
+/// Prints a JSON value on one line, keys sorted.
+func printJSON(_ value: Any) {
+    // Strings, numbers, booleans, nulls, arrays and dictionaries of them always serialize.
+    let data = try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+/// A value for JSON: the string, or `null`.
+func nullable(_ value: String?) -> Any { value.map { $0 as Any } ?? NSNull() }
+
+/// Writes a line to standard output at once (`print` buffers when output is not a terminal).
+func printNow(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// `AIzaSyA…3xQ0`: enough to tell keys apart, not the whole key.
+func shortened(_ apiKey: String) -> String {
+    apiKey.count <= 12 ? apiKey : "\(apiKey.prefix(7))…\(apiKey.suffix(4))"
+}
+
+/// Dates as ISO 8601 in UTC, as scripts expect.
+func timestamp(_ date: Date) -> String {
+    date.formatted(.iso8601)
+}
+
+/// Columns padded to their widest cell.
+func printTable(_ header: [String], _ rows: [[String]]) {
+    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+    for row in [header] + rows {
+        let cells = row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }
+        print(cells.joined(separator: "  "))
+    }
+}
+
+extension StoredUserSnapshot {
+    /// The user as `show` and `sign-in` print it; tokens only when asked.
+    func json(group: AccessGroup?, showingTokens: Bool) -> [String: Any] {
+        var object: [String: Any] = [
+            "uid": uid, "isAnonymous": isAnonymous, "providers": providers, "apiKey": shortened(apiKey), "appID": appID,
+            "accessGroup": nullable(group?.rawValue), "tokenExpiration": timestamp(tokens.expirationDate),
+            "email": nullable(email), "displayName": nullable(displayName),
+        ]
+        if showingTokens {
+            object["idToken"] = tokens.idToken
+            object["refreshToken"] = tokens.refreshToken
+        }
+        return object
+    }
+
+    func printText(group: AccessGroup?, showingTokens: Bool) {
+        print("uid: \(uid)")
+        print("scope: \(group.map { "group \($0)" } ?? "private")")
+        print("anonymous: \(isAnonymous ? "yes" : "no")")
+        if let email { print("email: \(email)") }
+        if let displayName { print("display name: \(displayName)") }
+        print("token expires: \(timestamp(tokens.expirationDate))")
+        if showingTokens {
+            print("id token: \(tokens.idToken)")
+            print("refresh token: \(tokens.refreshToken)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import SecretKeychain
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the user stored for this app: in --group G, --private, or (neither) the app's current scope.",
+        discussion: "Exits 3 when nothing is stored there. Tokens are printed only with --show-tokens.")
+
+    @OptionGroup var app: AppOptions
+    @OptionGroup var scope: ScopeOptions
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    @Flag(help: "Also print the ID and refresh tokens (secrets: anyone holding them is signed in).")
+    var showTokens = false
+
+    func run() async throws {
+        let store = storeOptions.makeStore()
+        let options = try app.appOptions()
+        let group: AccessGroup?
+        if scope.isExplicit {
+            group = try scope.accessGroup()
+        } else {
+            // What the app sees at launch: its saved group choice.
+            let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
+            group = try auth.userAccessGroup.map { try AccessGroup($0) }
+        }
+        let user = try await reporting { try StoredAuthRecord.user(of: options, in: group, store: store) }
+        guard let user else {
+            if output.json {
+                printJSON(["uid": NSNull(), "accessGroup": nullable(group?.rawValue)])
+            }
+            throw CLIFailure(
+                .nothingStored,
+                "Nothing stored for app \(options.appName) in \(group.map { "group \($0)" } ?? "its private scope"): no user is signed in there.")
+        }
+        if output.json {
+            printJSON(user.json(group: group, showingTokens: showTokens))
+        } else {
+            user.printText(group: group, showingTokens: showTokens)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import SecretKeychain
+
+struct SignIn: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign-in",
+        abstract: "Sign the app in, anonymously or with email and password, privately or in --group G.",
+        discussion: """
+            With --group G the app first switches to G as useUserAccessGroup does (leaving its private \
+            scope signs its private user out); without it, the app switches to its private scope. \
+            The password is read from standard input, never from the command line.
+            """)
+
+    @OptionGroup var app: AppOptions
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+
+    @Flag(help: "Sign in anonymously (an already anonymous user stays signed in).")
+    var anonymous = false
+
+    @Option(help: "Sign in with this email address; the password comes from standard input.")
+    var email: String?
+
+    @Flag(help: "Read the password from standard input (required with --email).")
+    var passwordStdin = false
+
+    @Flag(help: "With --email: create the account first.")
+    var create = false
+
+    @Option(help: "The access group to sign in to, for example TEAMID.com.example.group1.")
+    var group: String?
+
+    func validate() throws {
+        guard anonymous != (email != nil) else { throw ValidationError("Give --anonymous, or --email E --password-stdin.") }
+        guard email == nil || passwordStdin else { throw ValidationError("--email needs --password-stdin.") }
+        guard !(create && anonymous) else { throw ValidationError("--create goes with --email.") }
+        if let group {
+            do throws(KeychainError) { _ = try AccessGroup(group) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    func run() async throws {
+        let password = email == nil ? nil : try Self.readPassword()
+        let store = storeOptions.makeStore()
+        let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
+        let user = try await reporting { () async throws(AuthError) -> User in
+            if auth.userAccessGroup != group { try auth.useUserAccessGroup(group) }
+            if let email, let password {
+                return create
+                    ? try await auth.createUser(withEmail: email, password: password).user
+                    : try await auth.signIn(withEmail: email, password: password).user
+            }
+            return try await auth.signInAnonymously().user
+        }
+        let scope = group.map { "group \($0)" } ?? "its private scope"
+        if output.json {
+            printJSON([
+                "uid": user.uid, "isAnonymous": user.isAnonymous, "email": nullable(user.email),
+                "accessGroup": nullable(group),
+            ])
+        } else {
+            print("Signed in \(user.uid)\(user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? "") in \(scope) of app \(auth.configuration.options.appName).")
+        }
+    }
+
+    /// The password: standard input up to its end, without the final line break.
+    static func readPassword() throws -> String {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        var password = String(decoding: data, as: UTF8.self)
+        if password.hasSuffix("\n") { password.removeLast() }
+        if password.hasSuffix("\r") { password.removeLast() }
+        guard !password.isEmpty else { throw ValidationError("No password on standard input; pipe it in: printf %s \"$PASSWORD\" | keyring-auth sign-in …") }
+        return password
+    }
+}
