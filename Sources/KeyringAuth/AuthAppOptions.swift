@@ -87,7 +87,7 @@ extension DecodingError {
         switch self {
         case .keyNotFound(let key, _): return "\(key.stringValue) is missing"
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return context.debugDescription + path(context)
+            return context.debugDescription.trimmingCharacters(in: CharacterSet(charactersIn: ".")) + path(context)
         @unknown default: return "\(self)"
         }
     }

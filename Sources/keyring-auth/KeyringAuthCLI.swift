@@ -42,8 +42,9 @@ enum Main {
                 print(KeyringAuthCLI.fullMessage(for: error))
                 exit(0)
             }
-            // Usage errors: argument-parser's message, our exit code for invalid input.
-            printError(KeyringAuthCLI.fullMessage(for: error))
+            // Usage errors: argument-parser's one-line message, our exit code for invalid input.
+            let message = KeyringAuthCLI.message(for: error)
+            if !message.isEmpty { printError(message.replacingOccurrences(of: "\n", with: " ")) }
             exit(code == .validationFailure ? ExitStatus.invalidInput.rawValue : code.rawValue)
         }
     }

@@ -1,0 +1,224 @@
+import Foundation
+import KeyringAuthEmulator
+import KeyringTestSupport
+import Logging
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// `keyring-auth` run as a user runs it: the built binary in a subprocess on the harness's bus,
+    /// its output and exit code checked.
+    @Suite struct CLI {
+        let harness: Harness
+        let program: String
+
+        init() throws {
+            harness = try Harness.require()
+            program = try Harness.product("keyring-auth")
+        }
+
+        private func run(_ arguments: [String], input: String = "", environment: [String: String]? = nil) async throws -> Subprocess.Result {
+            try await Subprocess.run(program, arguments, input: Data(input.utf8), environment: environment)
+        }
+
+        private func json(_ result: Subprocess.Result) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any], "\(result.output)")
+        }
+
+        /// An emulator of its own and an app identity no other test uses.
+        private func app(_ emulator: AuthEmulator.Address, name: String = "cli-app") -> (identity: [String], apiKey: String) {
+            let id = String(UUID().uuidString.prefix(8))
+            let apiKey = "AIza-cli-\(id)"
+            return (["--api-key", apiKey, "--app-id", "1:42:linux:\(name)-\(id)", "--app-name", name, "--emulator", "\(emulator)"], apiKey)
+        }
+
+        private func startEmulator() async throws -> AuthEmulator {
+            var logger = Logger(label: "CLITests")
+            logger.logLevel = .warning
+            let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+            try await emulator.start()
+            return emulator
+        }
+
+        @Test func theDemoPlaysTheWalkthrough() async throws {
+            let result = try await run(["demo"])
+            #expect(result.status == 0, "\(result.standardError)")
+            for step in ["1. Both apps share", "2. Sign in once", "3. Sign out once", "4. Back to an unshared keychain", "5. Migration"] {
+                #expect(result.output.contains(step))
+            }
+            #expect(!result.output.contains("NOT AS DOCUMENTED"))
+            #expect(result.output.contains("Every step behaved as Firebase documents"))
+        }
+
+        @Test func signInShowListAndSignOutAGroup() async throws {
+            let emulator = try await startEmulator()
+            let address = try #require(emulator.address)
+            let (identity, apiKey) = app(address)
+            let group = uniqueGroup().rawValue
+
+            let signIn = try await run(["sign-in", "--email", "cli@example.com", "--password-stdin", "--create", "--group", group, "--json"] + identity, input: "open sesame\n")
+            #expect(signIn.status == 0, "\(signIn.standardError)")
+            let uid = try #require(try json(signIn)["uid"] as? String)
+            #expect(try json(signIn)["accessGroup"] as? String == group)
+            #expect(emulator.accounts.first?.email == "cli@example.com", "the password came from standard input")
+
+            let show = try await run(["show", "--group", group] + identity)
+            #expect(show.status == 0)
+            #expect(show.output.contains("uid: \(uid)") && show.output.contains("email: cli@example.com"))
+            #expect(!show.output.contains("token:") || show.output.contains("token expires"), "no token without --show-tokens")
+            let plainJSON = try json(try await run(["show", "--group", group, "--json"] + identity))
+            #expect(plainJSON["uid"] as? String == uid && plainJSON["idToken"] == nil && plainJSON["refreshToken"] == nil)
+            let withTokens = try json(try await run(["show", "--group", group, "--json", "--show-tokens"] + identity))
+            #expect((withTokens["idToken"] as? String)?.split(separator: ".").count == 2, "an unsigned JWT")
+            #expect(withTokens["refreshToken"] is String)
+
+            let list = try await run(["list", "--json"])
+            let entries = try #require(try JSONSerialization.jsonObject(with: list.standardOutput) as? [[String: Any]])
+            let entry = try #require(entries.first { $0["uid"] as? String == uid })
+            #expect(entry["scope"] as? String == "group" && entry["accessGroup"] as? String == group)
+            #expect(entry["apiKey"] as? String != apiKey && (entry["apiKey"] as? String)?.hasSuffix(String(apiKey.suffix(4))) == true, "shortened")
+            let table = try await run(["list"])
+            #expect(table.output.hasPrefix("SCOPE") && table.output.contains(uid))
+            #expect(!list.output.contains("eyJ") && !table.output.contains("eyJ"), "no token in listings")
+
+            let signOut = try await run(["sign-out", "--group", group] + identity)
+            #expect(signOut.status == 0 && signOut.output.contains("every app of the group is signed out"))
+            #expect(try await run(["show", "--group", group] + identity).status == 3)
+            let again = try await run(["sign-out", "--group", group] + identity)
+            #expect(again.status == 3 && again.standardError.contains("Nothing stored"))
+            await emulator.stop()
+        }
+
+        @Test func useGroupAndMigrate() async throws {
+            let emulator = try await startEmulator()
+            let (identity, _) = app(try #require(emulator.address))
+            let group = uniqueGroup().rawValue
+            let signedIn = try json(try await run(["sign-in", "--anonymous", "--json"] + identity))
+            let uid = try #require(signedIn["uid"] as? String)
+            #expect(signedIn["accessGroup"] is NSNull)
+
+            let migrated = try json(try await run(["use-group", group, "--migrate", "--json"] + identity))
+            #expect(migrated["uid"] as? String == uid && migrated["accessGroup"] as? String == group)
+            let current = try json(try await run(["show", "--json"] + identity))
+            #expect(current["uid"] as? String == uid && current["accessGroup"] as? String == group, "show follows the saved choice")
+            #expect(try await run(["show", "--private"] + identity).status == 3, "entering the group emptied the private item")
+
+            let back = try json(try await run(["use-group", "--none", "--json"] + identity))
+            #expect(back["uid"] is NSNull && back["accessGroup"] is NSNull)
+            #expect(try await run(["sign-out", "--group", group] + identity).status == 0)
+            await emulator.stop()
+        }
+
+        @Test func doctorReportsAHealthyKeyringAndAMissingBus() async throws {
+            let healthy = try await run(["doctor"])
+            #expect(healthy.status == 0, "\(healthy.output)\(healthy.standardError)")
+            #expect(healthy.output.contains("provider: gnome-keyring"))
+            #expect(healthy.output.contains("/org/freedesktop/secrets/collection/login, unlocked"))
+            let report = try json(try await run(["doctor", "--json"]))
+            #expect(report["healthy"] as? Bool == true)
+
+            var noBus = ProcessInfo.processInfo.environment
+            noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(harness.root.path)/no-such-bus"
+            let broken = try await run(["doctor"], environment: noBus)
+            #expect(broken.status == 4)
+            #expect(broken.output.contains("FAIL session bus") && broken.output.contains("fix: "))
+            let list = try await run(["list"], environment: noBus)
+            #expect(list.status == 4 && list.standardError.contains("session bus"))
+        }
+
+        @Test func aLockedKeyringIsExitFour() async throws {
+            try await harness.lockLoginCollection()
+            let doctor = try await run(["doctor"])
+            let list = try await run(["list"])
+            try harness.unlockLoginCollection()
+            #expect(doctor.status == 4 && doctor.output.contains("is locked") && doctor.output.contains("fix: unlock"))
+            #expect(list.status == 4, "\(list.standardError)")
+            #expect(list.standardError.split(separator: "\n").count == 1, "one line")
+        }
+
+        @Test func badInputIsExitTwoAndAnUnreachableBackendExitFive() async throws {
+            let identity = ["--api-key", "AIza-bad-input", "--app-id", "1:42:linux:bad"]
+            let invalidGroup = try await run(["show", "--group", "has space"] + identity)
+            #expect(invalidGroup.status == 2 && invalidGroup.standardError.contains("not a valid access group"))
+
+            let config = harness.root.appendingPathComponent("malformed-\(UUID().uuidString).json")
+            try Data("{\"apiKey\": 5}".utf8).write(to: config)
+            let malformed = try await run(["show", "--private", "--config", config.path])
+            #expect(malformed.status == 2 && malformed.standardError.contains(config.path))
+
+            #expect(try await run(["sign-in"] + identity).status == 2, "neither --anonymous nor --email")
+            #expect(try await run(["sign-in", "--anonymous", "--emulator", "nonsense"] + identity).status == 2)
+            #expect(try await run(["sign-out"] + identity).status == 2, "no scope")
+            #expect(try await run(["no-such-command"]).status == 2)
+            let noPassword = try await run(["sign-in", "--email", "x@example.com", "--password-stdin"] + identity, input: "")
+            #expect(noPassword.status == 2)
+
+            let unreachable = try await run(["sign-in", "--anonymous", "--emulator", "127.0.0.1:9"] + identity)
+            #expect(unreachable.status == 5 && unreachable.standardError.contains("Cannot reach"))
+            #expect(unreachable.standardError.split(separator: "\n").count == 1, "one line")
+        }
+
+        @Test func aCorruptRecordIsListedAsCorrupt() async throws {
+            let id = String(UUID().uuidString.prefix(8))
+            let key = KeychainKey(service: "firebase_auth_1:42:linux:corrupt-\(id)", account: "firebase_auth_1_corrupt_firebase_user")
+            let store = SecretServiceStore()
+            try await store.setData(Data("not a user".utf8), for: key, label: "corrupt test record")
+            let list = try await run(["list", "--json"])
+            #expect(list.status == 0)
+            let entries = try #require(try JSONSerialization.jsonObject(with: list.standardOutput) as? [[String: Any]])
+            let entry = try #require(entries.first { $0["service"] as? String == key.service })
+            #expect(entry["corrupt"] as? Bool == true && (entry["error"] as? String)?.contains("cannot be read") == true)
+            #expect(try await run(["list"]).output.contains("CORRUPT: corruptStoredUser"))
+            let show = try await run(["show", "--private", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt"])
+            #expect(show.status == 1 && show.standardError.contains("cannot be read"))
+            #expect(try await store.data(for: key) == Data("not a user".utf8), "left as it is")
+            _ = try await store.removeData(for: key)
+        }
+
+        @Test func theEmulatorCommandServesUntilInterrupted() async throws {
+            let directory = harness.root.appendingPathComponent("emulator-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (input, output, errors) = (directory.appendingPathComponent("in"), directory.appendingPathComponent("out"), directory.appendingPathComponent("err"))
+            try Data().write(to: input)
+            try Data().write(to: errors)
+            // Standard output is a FIFO: the test reads the address the moment the server prints it.
+            // Its read end is opened first, without blocking: posix_spawn returns only once the child has
+            // opened the write end, and that open would wait forever for a reader.
+            #expect(mkfifo(output.path, 0o600) == 0)
+            let readEnd = open(output.path, O_RDONLY | O_NONBLOCK)
+            #expect(readEnd >= 0)
+            let child = try ChildProcess([program, "emulator", "--port", "0"], stdin: input, stdout: output, stderr: errors)
+            _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
+            let reader = FileHandle(fileDescriptor: readEnd, closeOnDealloc: true)
+            let banner = await offPool { () -> String in
+                var text = ""
+                // Until a whole line starting with "export " has arrived.
+                while !text.components(separatedBy: "\n").dropLast().contains(where: { $0.hasPrefix("export ") }) {
+                    let chunk = reader.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                return text
+            }
+            let prefix = "export FIREBASE_AUTH_EMULATOR_HOST="
+            let host = try #require(banner.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+            var environment = ProcessInfo.processInfo.environment
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = host
+            let signIn = try await run(
+                ["sign-in", "--anonymous", "--api-key", "AIza-emu-cmd", "--app-id", "1:42:linux:emu-\(UUID().uuidString.prefix(8))", "--store", "memory"],
+                environment: environment)
+            #expect(signIn.status == 0, "the variable points the CLI at the emulator: \(signIn.standardError)")
+            child.send(SIGINT)
+            let rest = await offPool { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) }
+            #expect(await child.exitStatus() == 0)
+            #expect(rest.contains("Auth emulator stopped."))
+        }
+    }
+}
+
+/// Runs blocking work (a FIFO read) on a dispatch thread, never on the cooperative pool.
+private func offPool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: body()) }
+    }
+}
