@@ -456,11 +456,10 @@ public final class Auth: Sendable {
     func updateAccount(of user: User, _ changes: AccountChanges) async throws(AuthError) {
         let idToken = try await user.getIDToken()
         let tokens = try await configuration.backend.update(idToken: idToken, changes: changes)
+        // An email or password change ends the old session: keep the new tokens even if the lookup fails.
+        if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
         let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken)
-        try await updateIfCurrent(user) { record in
-            if let tokens { record.tokens = tokens }
-            record.apply(account)
-        }
+        try await updateIfCurrent(user) { $0.apply(account) }
     }
 
     func deleteAccount(of user: User) async throws(AuthError) {

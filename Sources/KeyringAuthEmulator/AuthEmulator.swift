@@ -23,9 +23,12 @@ public final class AuthEmulator: Sendable {
         public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
+    /// The longest token lifetime: 366 days, the most a client accepts.
+    public static let maximumTokenLifetimeSeconds = 366 * 24 * 3600
+
     public let configuration: Configuration
     let service: EmulatorService
-    private let listener = Mutex<(channel: any Channel, address: Address)?>(nil)
+    private let lifecycle = Mutex<Lifecycle>(.stopped)
     /// Open client connections, closed by ``stop()`` so that no kept-alive connection is served after it.
     private let connections = OpenConnections()
 
@@ -35,20 +38,60 @@ public final class AuthEmulator: Sendable {
     }
 
     /// Starts listening and returns the address (with the port chosen when ``Configuration/port`` is 0).
-    /// Calling it again while running returns the same address.
+    /// Calling it again, or concurrently, while starting or running returns the same address.
     ///
     /// - Throws: ``AuthEmulatorError/cannotListen(host:port:reason:)`` or ``AuthEmulatorError/invalidConfiguration(_:)``.
     @discardableResult
     public func start() async throws(AuthEmulatorError) -> Address {
-        if let running = address { return running }
+        let pending = lifecycle.withLock { state -> StartStep in
+            switch state {
+            case .running(_, let address): return .running(address)
+            case .starting(let task): return .starting(task)
+            case .stopped:
+                let task = StartTask { await self.listen() }
+                state = .starting(task)
+                return .starting(task)
+            }
+        }
+        let starting: StartTask
+        switch pending {
+        case .running(let address): return address
+        case .starting(let task): starting = task
+        }
+        let result = await starting.value
+        lifecycle.withLock { state in
+            guard case .starting = state else { return }
+            switch result {
+            case .success(let listener): state = .running(listener.channel, listener.address)
+            case .failure: state = .stopped
+            }
+        }
+        return try result.get().address
+    }
+
+    private typealias StartTask = Task<Result<(channel: any Channel, address: Address), AuthEmulatorError>, Never>
+
+    private enum StartStep {
+        case running(Address)
+        case starting(StartTask)
+    }
+
+    private enum Lifecycle {
+        case stopped
+        case starting(StartTask)
+        case running(any Channel, Address)
+    }
+
+    private func listen() async -> Result<(channel: any Channel, address: Address), AuthEmulatorError> {
         let configuration = configuration
         guard (0...65535).contains(configuration.port) else {
-            throw .invalidConfiguration("the port \(configuration.port) is not from 0 to 65535")
+            return .failure(.invalidConfiguration("the port \(configuration.port) is not from 0 to 65535"))
         }
         guard configuration.maximumRequestBytes > 0, configuration.maximumAccounts > 0,
-            configuration.tokenLifetime >= .seconds(1)
+            configuration.tokenLifetime >= .seconds(1), configuration.tokenLifetime <= .seconds(Self.maximumTokenLifetimeSeconds)
         else {
-            throw .invalidConfiguration("the request size, account limit and token lifetime (at least 1 s) must be positive")
+            return .failure(.invalidConfiguration(
+                "the request size and account limit must be positive, the token lifetime from 1 s to 366 days"))
         }
         let service = service
         let connections = connections
@@ -65,34 +108,38 @@ public final class AuthEmulator: Sendable {
                             logger: configuration.logger))
                 }
             }
-        let channel: any Channel
         do {
-            channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+            let bound = Address(host: configuration.host, port: channel.localAddress?.port ?? configuration.port)
+            configuration.logger.info("Auth emulator listening", metadata: ["address": "\(bound)", "project": "\(configuration.projectID)"])
+            return .success((channel, bound))
         } catch {
-            throw .cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)")
+            return .failure(.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)"))
         }
-        let bound = Address(host: configuration.host, port: channel.localAddress?.port ?? configuration.port)
-        let winner = listener.withLock { listener -> Address? in
-            if let existing = listener { return existing.address }
-            listener = (channel, bound)
-            return nil
-        }
-        if let winner {
-            // Another start() got there first; keep its listener.
-            try? await channel.close()
-            return winner
-        }
-        configuration.logger.info("Auth emulator listening", metadata: ["address": "\(bound)", "project": "\(configuration.projectID)"])
-        return bound
     }
 
     /// The address while running, else `nil`.
-    public var address: Address? { listener.withLock { $0?.address } }
+    public var address: Address? {
+        lifecycle.withLock { state in
+            if case .running(_, let address) = state { return address }
+            return nil
+        }
+    }
 
     /// Stops listening and closes every open connection; accounts are kept for a later ``start()``.
     public func stop() async {
-        guard let running = listener.withLock({ listener in defer { listener = nil }; return listener }) else { return }
-        try? await running.channel.close()
+        let previous = lifecycle.withLock { state in
+            defer { state = .stopped }
+            return state
+        }
+        switch previous {
+        case .stopped:
+            return
+        case .starting(let task):
+            if case .success(let listener) = await task.value { try? await listener.channel.close() }
+        case .running(let channel, _):
+            try? await channel.close()
+        }
         for connection in connections.all {
             try? await connection.close()
         }

@@ -79,9 +79,17 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
         password = try container.decodeIfPresent(String.self, forKey: .password)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
-        createdAt = try container.decodeIfPresent(LenientInt64.self, forKey: .createdAt)?.value ?? 0
-        lastLoginAt = try container.decodeIfPresent(LenientInt64.self, forKey: .lastLoginAt)?.value
-        validSince = try container.decodeIfPresent(LenientInt64.self, forKey: .validSince)?.value ?? createdAt / 1000
+        // Times a year 9999 clock could give, so later arithmetic on them cannot overflow.
+        func time(_ key: CodingKeys, limit: Int64) throws -> Int64? {
+            guard let value = try container.decodeIfPresent(LenientInt64.self, forKey: key)?.value else { return nil }
+            guard (0...limit).contains(value) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "out of range")
+            }
+            return value
+        }
+        createdAt = try time(.createdAt, limit: 253_402_300_799_999) ?? 0
+        lastLoginAt = try time(.lastLoginAt, limit: 253_402_300_799_999)
+        validSince = try time(.validSince, limit: 253_402_300_799) ?? createdAt / 1000
         tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
         tokenGeneration = 0
         refreshSecret = Self.randomID(length: 24)

@@ -19,7 +19,7 @@ final class EmulatorService: Sendable {
 
     init(configuration: AuthEmulator.Configuration, clock: @escaping @Sendable () -> Date = Date.init) {
         projectID = configuration.projectID
-        tokenLifetime = max(1, Int64(configuration.tokenLifetime.components.seconds))
+        tokenLifetime = min(max(1, configuration.tokenLifetime.components.seconds), Int64(AuthEmulator.maximumTokenLifetimeSeconds))
         maximumAccounts = configuration.maximumAccounts
         self.clock = clock
         state = Mutex(State(settings: configuration.settings))

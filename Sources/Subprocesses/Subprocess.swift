@@ -14,6 +14,7 @@ import Glibc
 public final class ChildProcess: Sendable {
     public let pid: pid_t
     private let status: Task<Int32, Never>
+    private let reaped = ReapedFlag()
 
     /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the given files as its
     /// standard streams. `environment` replaces the whole environment when given.
@@ -48,12 +49,19 @@ public final class ChildProcess: Sendable {
         }
         self.pid = pid
         let spawned = pid
-        // waitpid blocks: it runs on a dispatch thread, never on the cooperative pool.
+        let reaped = reaped
+        // waitpid blocks: it runs on a dispatch thread, never on the cooperative pool. The child is
+        // first waited for without being reaped, so that `send` never signals a reused pid.
         status = Task {
             await withCheckedContinuation { continuation in
                 DispatchQueue.global().async {
+                    var info = siginfo_t()
+                    while waitid(P_PID, id_t(spawned), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
                     var raw: Int32 = 0
-                    while waitpid(spawned, &raw, 0) == -1 && errno == EINTR {}
+                    reaped.flag.withLock { reaped in
+                        while waitpid(spawned, &raw, 0) == -1 && errno == EINTR {}
+                        reaped = true
+                    }
                     let signal = raw & 0x7f
                     continuation.resume(returning: signal == 0 ? (raw >> 8) & 0xff : 128 + signal)
                 }
@@ -61,8 +69,18 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Sends `signal` to the process.
-    public func send(_ signal: Int32) { kill(pid, signal) }
+    /// Sends `signal` to the process, unless it has already ended.
+    public func send(_ signal: Int32) {
+        reaped.flag.withLock { reaped in if !reaped { kill(pid, signal) } }
+    }
+
+    /// Whether the process has ended (and been reaped).
+    public var hasExited: Bool { reaped.flag.withLock { $0 } }
+
+    /// Set, under its lock, when the child is reaped: after that its pid may belong to another process.
+    private final class ReapedFlag: Sendable {
+        let flag = Mutex(false)
+    }
 
     /// Waits for the process to end and returns its exit status (128 + N when killed by signal N).
     public func exitStatus() async -> Int32 { await status.value }
@@ -113,15 +131,17 @@ public enum Subprocess {
         let killed = Flag()
         let killer = Task {
             try await Task.sleep(for: limit)
-            killed.value.store(true, ordering: .sequentiallyConsistent)
-            child.send(SIGKILL)
+            if !child.hasExited {
+                killed.value.store(true, ordering: .sequentiallyConsistent)
+                child.send(SIGKILL)
+            }
         }
         let status = await child.exitStatus()
         killer.cancel()
         let result = Result(
             status: status, standardOutput: try Data(contentsOf: stdout),
             standardError: String(decoding: try Data(contentsOf: stderr), as: UTF8.self))
-        if killed.value.load(ordering: .sequentiallyConsistent) {
+        if killed.value.load(ordering: .sequentiallyConsistent) && status == 128 + SIGKILL {
             throw Failure(description: "\(program) \(arguments) did not finish within \(limit) and was killed; stderr: \(result.standardError)")
         }
         return result

@@ -40,7 +40,7 @@ struct CLIFailure: Error {
         switch error.code {
         case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
             self.init(.failure, error.description)
-        case .invalidConfiguration:
+        case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword:
             self.init(.invalidInput, error.description)
         default:
             self.init(.backendUnavailable, error.description)

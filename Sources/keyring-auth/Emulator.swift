@@ -34,7 +34,9 @@ struct Emulator: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
-        guard tokenLifetime >= 1 else { throw ValidationError("--token-lifetime takes at least 1 second") }
+        guard (1...AuthEmulator.maximumTokenLifetimeSeconds).contains(tokenLifetime) else {
+            throw ValidationError("--token-lifetime takes 1 to \(AuthEmulator.maximumTokenLifetimeSeconds) seconds (366 days)")
+        }
     }
 
     func run() async throws {

@@ -80,7 +80,9 @@ struct AppOptions: ParsableArguments {
 
     func validate() throws {
         _ = try appOptions()
-        _ = try endpoint()
+        // A malformed --emulator is a usage error; a malformed variable only matters to commands
+        // that reach the backend (sign-in checks it), so sign-out and show still work.
+        if emulator != nil { _ = try endpoint() }
     }
 
     /// The options from the file, with the flags on top.
@@ -116,14 +118,18 @@ struct AppOptions: ParsableArguments {
 
     func backend(logger: Logger) throws -> IdentityToolkitBackend {
         let options = try appOptions()
-        return IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
+        if emulator != nil {
+            return IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
+        }
+        return IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
     }
 
-    /// An `Auth` for this app over `store`, loaded as the app would load at launch.
+    /// An `Auth` for this app over `store`, loaded as the app would load at launch. A corrupt stored
+    /// user does not stop it: signing in again (or switching groups) replaces it, as its message advises.
     func makeAuth(store: any KeychainStore, logger: Logger) throws -> Auth {
         let auth = Auth(configuration: AuthConfiguration(
             options: try appOptions(), store: store, backend: try backend(logger: logger), logger: logger))
-        if let error = auth.startupError { throw CLIFailure(error) }
+        if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }
 }

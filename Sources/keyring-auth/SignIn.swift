@@ -42,6 +42,7 @@ struct SignIn: AsyncParsableCommand {
     }
 
     func run() async throws {
+        _ = try app.endpoint()  // a malformed FIREBASE_AUTH_EMULATOR_HOST is invalid input here
         let password = email == nil ? nil : try Self.readPassword()
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger)

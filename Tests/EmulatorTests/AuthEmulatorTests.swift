@@ -150,6 +150,38 @@ import Testing
         #expect(copy.emulator.accounts.map(\.localId) == [user.uid], "a refused import changes nothing")
     }
 
+    @Test func concurrentStartsShareOneListener() async throws {
+        let probe = try await EmulatorFixture.start()
+        let port = probe.address.port
+        await probe.emulator.stop()
+        let emulator = AuthEmulator(configuration: .init(port: port, logger: EmulatorFixture.quietLogger))
+        async let first = emulator.start()
+        async let second = emulator.start()
+        let (a, b) = try await (first, second)
+        #expect(a == b && a.port == port)
+        await emulator.stop()
+        #expect(emulator.address == nil)
+    }
+
+    @Test func unusableSettingsAreTypedErrors() async throws {
+        for configuration in [
+            AuthEmulator.Configuration(port: 0, tokenLifetime: .seconds(AuthEmulator.maximumTokenLifetimeSeconds + 1)),
+            AuthEmulator.Configuration(port: 0, tokenLifetime: .zero),
+            AuthEmulator.Configuration(port: 70000),
+            AuthEmulator.Configuration(port: 0, maximumRequestBytes: 0),
+        ] {
+            await #expect(throws: AuthEmulatorError.self) { try await AuthEmulator(configuration: configuration).start() }
+        }
+        let emulator = AuthEmulator(configuration: .init(port: 0))
+        for field in ["validSince", "createdAt", "lastLoginAt"] {
+            for value in ["\"-9223372036854775807\"", "9223372036854775807", "\"soon\""] {
+                let file = #"{"users": [{"localId": "u", "email": "a@b.c", "rawPassword": "secret1", "\#(field)": \#(value)}]}"#
+                #expect(throws: AuthEmulatorError.self, "\(field) \(value)") { try emulator.importAccounts(Data(file.utf8)) }
+            }
+        }
+        #expect(emulator.accounts.isEmpty)
+    }
+
     @Test func aBusyPortIsATypedError() async throws {
         let first = try await EmulatorFixture.start()
         let second = AuthEmulator(configuration: .init(port: first.address.port, logger: EmulatorFixture.quietLogger))

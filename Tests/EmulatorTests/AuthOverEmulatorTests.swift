@@ -51,6 +51,19 @@ import Testing
         #expect(fixture.emulator.accounts.isEmpty)
     }
 
+    @Test func anAnonymousUserWithAnEmailAndPasswordIsNoLongerAnonymous() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.signInAnonymously().user
+        #expect(user.isAnonymous)
+        try await user.updateEmail(to: "upgraded@example.com")
+        try await user.updatePassword(to: "no-longer-anonymous")
+        #expect(!user.isAnonymous && user.email == "upgraded@example.com")
+        #expect(try auth.getStoredUser(forAccessGroup: nil)?.isAnonymous == false, "saved")
+        let again = try await auth.signInAnonymously().user
+        #expect(again.uid != user.uid, "an email user is not returned as the anonymous one")
+    }
+
     @Test func shortLivedTokensAreRefreshedSavedAndAnnounced() async throws {
         // Under five minutes left: every getIDToken() refreshes.
         let fixture = try await EmulatorFixture.start(tokenLifetime: .seconds(120))

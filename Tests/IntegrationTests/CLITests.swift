@@ -158,6 +158,28 @@ extension KeyringTests {
             #expect(unreachable.standardError.split(separator: "\n").count == 1, "one line")
         }
 
+        @Test func userInputTheBackendRefusesIsExitTwo() async throws {
+            let emulator = try await startEmulator()
+            let (identity, _) = app(try #require(emulator.address))
+            let weak = try await run(["sign-in", "--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
+            #expect(weak.status == 2 && weak.standardError.contains("at least 6 characters"))
+            let badEmail = try await run(["sign-in", "--email", "not-an-email", "--password-stdin", "--create"] + identity, input: "secret1")
+            #expect(badEmail.status == 2)
+            let wrong = try await run(["sign-in", "--email", "nobody@example.com", "--password-stdin"] + identity, input: "secret1")
+            #expect(wrong.status == 5, "a refused sign-in is the backend's answer")
+            await emulator.stop()
+        }
+
+        @Test func aMalformedEmulatorVariableOnlyStopsSignIn() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "localhost"
+            let identity = ["--api-key", "AIza-env-\(UUID().uuidString.prefix(8))", "--app-id", "1:42:linux:env"]
+            #expect(try await run(["show", "--private"] + identity, environment: environment).status == 3)
+            #expect(try await run(["sign-out", "--private"] + identity, environment: environment).status == 3)
+            let signIn = try await run(["sign-in", "--anonymous"] + identity, environment: environment)
+            #expect(signIn.status == 2 && signIn.standardError.contains("FIREBASE_AUTH_EMULATOR_HOST"))
+        }
+
         @Test func aCorruptRecordIsListedAsCorrupt() async throws {
             let id = String(UUID().uuidString.prefix(8))
             let key = KeychainKey(service: "firebase_auth_1:42:linux:corrupt-\(id)", account: "firebase_auth_1_corrupt_firebase_user")
@@ -172,7 +194,18 @@ extension KeyringTests {
             let show = try await run(["show", "--private", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt"])
             #expect(show.status == 1 && show.standardError.contains("cannot be read"))
             #expect(try await store.data(for: key) == Data("not a user".utf8), "left as it is")
+
+            // Its advice: sign in again to replace it.
+            let emulator = try await startEmulator()
+            let signIn = try await run([
+                "sign-in", "--anonymous", "--json", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt",
+                "--emulator", "\(try #require(emulator.address))",
+            ])
+            #expect(signIn.status == 0, "\(signIn.standardError)")
+            #expect(try json(signIn)["uid"] is String)
+            #expect(try await store.data(for: key) != Data("not a user".utf8))
             _ = try await store.removeData(for: key)
+            await emulator.stop()
         }
 
         @Test func theEmulatorCommandServesUntilInterrupted() async throws {

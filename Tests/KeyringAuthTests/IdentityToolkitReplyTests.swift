@@ -137,6 +137,12 @@ import Testing
         #expect(failure(missing, status: 403).code == .invalidAPIKey)
     }
 
+    @Test func googlesSentencesWithColonsAreNotSplitAndA429IsTooManyRequests() {
+        let quota = #"{"error": {"code": 429, "message": "Quota exceeded for quota metric 'Queries' of service 'identitytoolkit.googleapis.com' for consumer 'project_number:123'.", "status": "RESOURCE_EXHAUSTED"}}"#
+        #expect(failure(quota, status: 429).code == .tooManyRequests)
+        #expect(ServerErrorCode(message: "Quota exceeded for consumer 'project_number:123'.").detail == nil)
+    }
+
     @Test func anUnknownCodeIsAnInternalErrorThatNamesIt() {
         let error = failure(#"{"error": {"code": 400, "message": "SOMETHING_NEW : with a detail"}}"#)
         #expect(error.code == .internalError && error.message.contains("SOMETHING_NEW: with a detail"))

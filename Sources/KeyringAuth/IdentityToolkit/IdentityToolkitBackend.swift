@@ -205,7 +205,11 @@ enum IdentityToolkitReply {
             }
             return malformed(operation, "HTTP \(status) without an error body")
         }
-        return ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
+        let error = ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
+        if error.code == .internalError && status == 429 {
+            return AuthError(.tooManyRequests, "Too many requests; wait a while and try again. (\(reply.error.message))")
+        }
+        return error
     }
 
     static func malformed(_ operation: String, _ reason: String) -> AuthError {

@@ -10,7 +10,10 @@ struct ServerErrorCode: Hashable, Sendable {
     /// Splits `message` at its first colon, as Firebase's SDKs do (`INVALID_ID_TOKEN:The user's…` and
     /// `WEAK_PASSWORD : Password should…` both occur).
     init(message: String, reasons: [String] = []) {
-        if let colon = message.firstIndex(of: ":") {
+        // Only an upper-case code is split off: Google's sentences contain colons too.
+        if let colon = message.firstIndex(of: ":"),
+            message[..<colon].trimmingCharacters(in: .whitespaces).allSatisfy({ $0.isUppercase || $0 == "_" || $0.isNumber })
+        {
             code = message[..<colon].trimmingCharacters(in: .whitespacesAndNewlines)
             let rest = message[message.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
             detail = rest.isEmpty ? nil : rest

@@ -76,10 +76,14 @@ extension SecretServiceStore {
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
         g_dbus_connection_set_exit_on_close(bus, 0)
 
+        // A provider that D-Bus starts on demand (gnome-keyring's service file) owns the name only once
+        // started: ask for that first, as libsecret's first call would. A failure here is not yet an answer.
+        _ = try? Self.busDaemonCall(
+            bus, "StartServiceByName", [g_variant_new_string("org.freedesktop.secrets"), g_variant_new_uint32(0)], limit: limit)
         do throws(SecretServiceFailure) {
-            let owner = try Self.busDaemonCall(bus, "GetNameOwner", argument: "org.freedesktop.secrets", limit: limit)
+            let owner = try Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string("org.freedesktop.secrets")], limit: limit)
             report.providerOwner = owner
-            if let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", argument: owner, limit: limit) {
+            if let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit) {
                 report.providerPID = Int(pid)
                 let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
                 report.provider = SecretServiceDiagnosis.Provider(processName: comm.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -120,14 +124,14 @@ extension SecretServiceStore {
         return report
     }
 
-    /// Calls a method of the bus daemon that takes one string and returns one string or number.
+    /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
     private static func busDaemonCall(
-        _ bus: OpaquePointer, _ method: String, argument: String, limit: Duration
+        _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
     ) throws(SecretServiceFailure) -> String {
         let reply = try SecretServiceClient.bounded(.connectBus, limit: limit) { cancellable, error in
             g_dbus_connection_call_sync(
                 bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
-                makeTupleVariant([g_variant_new_string(argument)]), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
+                makeTupleVariant(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
         }
         guard let reply else { throw .keychain(.noProvider(detail: "the bus gave no answer to \(method)")) }
         defer { g_variant_unref(reply) }
