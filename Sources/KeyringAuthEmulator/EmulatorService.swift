@@ -99,7 +99,7 @@ final class EmulatorService: Sendable {
             }
             account.lastLoginAt = now.milliseconds
             state.accounts[account.localId] = account
-            var reply = issueTokens(for: account, now: now)
+            var reply = issueTokens(for: account, now: now).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = account.email
             return reply
@@ -124,7 +124,7 @@ final class EmulatorService: Sendable {
             let now = clock()
             account.lastLoginAt = now.milliseconds
             state.accounts[uid] = account
-            var reply = issueTokens(for: account, now: now)
+            var reply = issueTokens(for: account, now: now).signInFields
             reply["kind"] = "identitytoolkit#VerifyPasswordResponse"
             reply["registered"] = true
             reply["email"] = account.email
@@ -189,7 +189,7 @@ final class EmulatorService: Sendable {
             reply["email"] = account.email
             reply["displayName"] = account.displayName
             reply["photoUrl"] = account.photoUrl
-            if revokes { reply.merge(issueTokens(for: account, now: now)) { _, new in new } }
+            if revokes { reply.merge(issueTokens(for: account, now: now).signInFields) { _, new in new } }
             return reply
         }
     }
@@ -222,8 +222,8 @@ final class EmulatorService: Sendable {
             guard parsed.generation == account.tokenGeneration else { throw EmulatorFailure("TOKEN_EXPIRED") }
             let issued = issueTokens(for: account, now: clock())
             return [
-                "id_token": issued["idToken"]!, "access_token": issued["idToken"]!, "refresh_token": token,
-                "expires_in": issued["expiresIn"]!, "token_type": "Bearer", "user_id": account.localId,
+                "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": token,
+                "expires_in": issued.expiresIn, "token_type": "Bearer", "user_id": account.localId,
                 "project_id": projectID,
             ]
         }
@@ -231,7 +231,21 @@ final class EmulatorService: Sendable {
 
     // MARK: Tokens
 
-    private func issueTokens(for account: EmulatorAccount, now: Date) -> [String: Any] {
+    /// Tokens just issued for an account.
+    private struct IssuedTokens {
+        var uid: String
+        var idToken: String
+        var refreshToken: String
+        /// Seconds, as a string like the real service's.
+        var expiresIn: String
+
+        /// The fields sign-up, sign-in and a credential change answer with.
+        var signInFields: [String: Any] {
+            ["localId": uid, "idToken": idToken, "refreshToken": refreshToken, "expiresIn": expiresIn]
+        }
+    }
+
+    private func issueTokens(for account: EmulatorAccount, now: Date) -> IssuedTokens {
         let issuedAt = now.seconds
         let idToken = UnsignedIDToken(
             projectID: projectID, uid: account.localId, issuedAt: issuedAt, expiresAt: issuedAt + tokenLifetime,
@@ -239,10 +253,8 @@ final class EmulatorService: Sendable {
             signInProvider: account.isAnonymous ? "anonymous" : "password", email: account.email,
             emailVerified: account.emailVerified, tenantID: account.tenantId)
         let refreshToken = RefreshToken(uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret)
-        return [
-            "localId": account.localId, "idToken": idToken.encoded, "refreshToken": refreshToken.encoded,
-            "expiresIn": String(tokenLifetime),
-        ]
+        return IssuedTokens(
+            uid: account.localId, idToken: idToken.encoded, refreshToken: refreshToken.encoded, expiresIn: String(tokenLifetime))
     }
 
     /// The account an ID token belongs to, if the token is still good.

@@ -45,12 +45,15 @@ struct Demo: AsyncParsableCommand {
         print("  every app action below is a separate keyring-auth process, like a separate app launch")
 
         var failures = 0
-        func expect(_ step: String, _ seen: [(App, String?)], _ expected: [String?], _ meaning: String) {
-            let described = zip(seen, expected).map { pair, want in
-                let (app, uid) = pair
-                return "\(app.name) sees \(uid ?? "nobody")\(uid == want ? "" : " (expected \(want ?? "nobody"))")"
+        /// Asks each app, in a process of its own, whom it sees, and compares with the walkthrough.
+        func check(_ expected: [String?], _ meaning: String) async throws {
+            var described: [String] = []
+            var ok = true
+            for (app, want) in zip([a, b], expected) {
+                let uid = try await app.sees()
+                ok = ok && uid == want
+                described.append("\(app.name) sees \(uid ?? "nobody")\(uid == want ? "" : " (expected \(want ?? "nobody"))")")
             }
-            let ok = zip(seen.map(\.1), expected).allSatisfy { $0 == $1 }
             if !ok { failures += 1 }
             print("   \(described.joined(separator: ", ")) — \(ok ? "ok" : "NOT AS DOCUMENTED"): \(meaning)")
         }
@@ -59,24 +62,24 @@ struct Demo: AsyncParsableCommand {
             print("\n1. Both apps share auth state in the access group \(group) (useUserAccessGroup).")
             try await a.run(["use-group", group])
             try await b.run(["use-group", group])
-            expect("1", [(a, try await a.sees()), (b, try await b.sees())], [nil, nil], "nobody is signed in yet")
+            try await check([nil, nil], "nobody is signed in yet")
 
             print("\n2. Sign in once: \(a.name) signs in anonymously.")
             let uid = try await a.run(["sign-in", "--anonymous", "--group", group])["uid"] as? String
-            expect("2", [(a, try await a.sees()), (b, try await b.sees())], [uid, uid], "both apps are signed in as the same user")
+            try await check([uid, uid], "both apps are signed in as the same user")
 
             print("\n3. Sign out once: \(b.name) signs out.")
             try await b.run(["sign-out", "--group", group])
-            expect("3", [(a, try await a.sees()), (b, try await b.sees())], [nil, nil], "both apps are signed out")
+            try await check([nil, nil], "both apps are signed out")
 
             print("\n4. Back to an unshared keychain: \(a.name) leaves the group and signs in on its own.")
             try await a.run(["use-group", "--none"])
             let privateUID = try await a.run(["sign-in", "--anonymous"])["uid"] as? String
-            expect("4", [(a, try await a.sees()), (b, try await b.sees())], [privateUID, nil], "the private sign-in is not shared")
+            try await check([privateUID, nil], "the private sign-in is not shared")
 
             print("\n5. Migration: \(a.name) carries its signed-in user into the group (use-group --migrate).")
             try await a.run(["use-group", group, "--migrate"])
-            expect("5", [(a, try await a.sees()), (b, try await b.sees())], [privateUID, privateUID], "the user is shared, still signed in")
+            try await check([privateUID, privateUID], "the user is shared, still signed in")
         } catch {
             failures += 1
             print("   the step failed: \(error)")

@@ -116,8 +116,7 @@ struct AppOptions: ParsableArguments {
         }
     }
 
-    func backend(logger: Logger) throws -> IdentityToolkitBackend {
-        let options = try appOptions()
+    func backend(for options: AuthAppOptions, logger: Logger) throws -> IdentityToolkitBackend {
         if emulator != nil {
             return IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
         }
@@ -127,8 +126,9 @@ struct AppOptions: ParsableArguments {
     /// An `Auth` for this app over `store`, loaded as the app would load at launch. A corrupt stored
     /// user does not stop it: signing in again (or switching groups) replaces it, as its message advises.
     func makeAuth(store: any KeychainStore, logger: Logger) throws -> Auth {
+        let options = try appOptions()
         let auth = Auth(configuration: AuthConfiguration(
-            options: try appOptions(), store: store, backend: try backend(logger: logger), logger: logger))
+            options: options, store: store, backend: try backend(for: options, logger: logger), logger: logger))
         if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }
@@ -149,15 +149,19 @@ struct ScopeOptions: ParsableArguments {
 
     /// The group, `nil` for the private item.
     func accessGroup() throws -> AccessGroup? {
-        guard let group else { return nil }
-        do throws(KeychainError) {
-            return try AccessGroup(group)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        try group.map(validatedAccessGroup)
     }
 
     var isExplicit: Bool { group != nil || privateScope }
+}
+
+/// A group given on the command line, or a usage error saying which rule it breaks.
+func validatedAccessGroup(_ group: String) throws -> AccessGroup {
+    do throws(KeychainError) {
+        return try AccessGroup(group)
+    } catch {
+        throw ValidationError(error.description)
+    }
 }
 
 /// `--json`.

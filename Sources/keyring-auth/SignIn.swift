@@ -36,9 +36,7 @@ struct SignIn: AsyncParsableCommand {
         guard anonymous != (email != nil) else { throw ValidationError("Give --anonymous, or --email E --password-stdin.") }
         guard email == nil || passwordStdin else { throw ValidationError("--email needs --password-stdin.") }
         guard !(create && anonymous) else { throw ValidationError("--create goes with --email.") }
-        if let group {
-            do throws(KeychainError) { _ = try AccessGroup(group) } catch { throw ValidationError(error.description) }
-        }
+        _ = try group.map(validatedAccessGroup)
     }
 
     func run() async throws {

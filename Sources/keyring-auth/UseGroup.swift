@@ -29,9 +29,7 @@ struct UseGroup: AsyncParsableCommand {
     func validate() throws {
         guard (group != nil) != none else { throw ValidationError("Give a group, or --none.") }
         guard !(migrate && none) else { throw ValidationError("--migrate goes with a group.") }
-        if let group {
-            do throws(KeychainError) { _ = try AccessGroup(group) } catch { throw ValidationError(error.description) }
-        }
+        _ = try group.map(validatedAccessGroup)
     }
 
     func run() async throws {
