@@ -37,6 +37,8 @@ public final class Auth: Sendable {
     /// item and ``currentUser`` always agree, whatever calls run concurrently.
     private let transitions = Mutex(())
     private let worker = DispatchQueue(label: "KeyringAuth.Auth")
+    /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
+    private let liveSync = Mutex<KeychainObservation?>(nil)
 
     private var options: AuthAppOptions { configuration.options }
     private var store: any KeychainStore { configuration.store }
@@ -65,25 +67,30 @@ public final class Auth: Sendable {
         return auth
     }
 
-    /// Creates an instance and loads the stored access-group choice and user (blocking).
+    /// Creates an instance and loads the stored access-group choice and user (blocking). In a
+    /// shared group with ``AuthConfiguration/liveSync`` on, it starts following the group's item.
     /// A failure is kept in ``startupError`` and logged; nothing stored is changed.
     public init(configuration: AuthConfiguration) {
         self.configuration = configuration
-        var loaded = State()
-        do {
-            loaded.group = try Self.readGroupChoice(configuration)
-            if let record = try Self.readRecord(configuration, in: loaded.group) {
-                loaded.currentUser = User(record: record, auth: nil)
+        self.state = Mutex(State())
+        // Held while loading, so that a change reported meanwhile is applied after the load.
+        transitions.withLock { _ in
+            var loaded = State()
+            do throws(AuthError) {
+                loaded.group = try Self.readGroupChoice(configuration)
+                // Followed before the read, so that no change falls between the two.
+                liveSync.withLock { $0 = followSharedUser(in: loaded.group) }
+                if let record = try Self.readRecord(configuration, in: loaded.group) {
+                    loaded.currentUser = User(record: record, auth: self)
+                }
+            } catch {
+                configuration.logger.error("Could not load the stored user", metadata: ["error": "\(error)"])
+                loaded.startupError = error
             }
-        } catch {
-            configuration.logger.error("Could not load the stored user", metadata: ["error": "\(error)"])
-            loaded.startupError = error
+            loaded.notifiedUID = loaded.currentUser?.uid
+            loaded.notifiedToken = loaded.currentUser?.snapshot.tokens.idToken
+            state.withLock { $0 = loaded }
         }
-        loaded.notifiedUID = loaded.currentUser?.uid
-        loaded.notifiedToken = loaded.currentUser?.snapshot.tokens.idToken
-        let user = loaded.currentUser
-        self.state = Mutex(loaded)
-        user?.setOwner(self)
     }
 
     // MARK: State
@@ -96,6 +103,11 @@ public final class Auth: Sendable {
 
     /// Why loading the stored user failed at start-up, if it did.
     public var startupError: AuthError? { state.withLock { $0.startupError } }
+
+    /// Whether this instance is following the other apps' changes to its group's user right now:
+    /// it is in a shared group, ``AuthConfiguration/liveSync`` is on, and the store's changes can
+    /// be followed (a failure to follow them is logged).
+    public var isLiveSyncActive: Bool { liveSync.withLock { $0.map { !$0.isCancelled } ?? false } }
 
     // MARK: Identity backend
 
@@ -128,6 +140,10 @@ public final class Auth: Sendable {
         let newGroup = try Self.validated(accessGroup)
         try transition { () throws(AuthError) in
             let (oldGroup, current) = state.withLock { ($0.group, $0.currentUser) }
+            // The new group is followed before it is read, so that no change falls between the two.
+            let keepsFollowing = newGroup == oldGroup && isLiveSyncActive
+            var newObservation = keepsFollowing ? nil : followSharedUser(in: newGroup)
+            defer { newObservation?.cancel() }
             let leavingPrivateScope = oldGroup == nil && newGroup != nil
             let newUser: User?
             if migratingCurrentUser, leavingPrivateScope, let current {
@@ -148,6 +164,14 @@ public final class Auth: Sendable {
                 state.group = newGroup
                 state.currentUser = newUser
                 publish(&state)
+            }
+            if !keepsFollowing {
+                let previous = liveSync.withLock { live in
+                    defer { live = newObservation }
+                    return live
+                }
+                newObservation = nil
+                previous?.cancel()
             }
         }
     }
@@ -351,6 +375,58 @@ public final class Auth: Sendable {
         }
         if tokenChanged {
             for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+        }
+    }
+
+    // MARK: Live sync
+
+    /// Starts following the user item of `group` when live sync applies to it (a shared group,
+    /// ``AuthConfiguration/liveSync`` on); `nil` otherwise or when the store cannot be followed.
+    private func followSharedUser(in group: AccessGroup?) -> KeychainObservation? {
+        guard configuration.liveSync, let group else { return nil }
+        do {
+            return try store.refreshOnChanges(to: StoredUserKeys.user(options, in: group), on: worker) { [weak self] in
+                self?.adoptStoredUser(of: group)
+            }
+        } catch {
+            logger.warning(
+                "Live sync is off: the keychain's changes cannot be followed; other apps' changes are seen at the next launch",
+                metadata: ["group": "\(group)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Another app (or this one) changed the user item of `group`: reads it and, if it differs
+    /// from the current user, makes it current and tells listeners by Firebase's rules. The same
+    /// account is updated in place, so `User` references stay current. A deleted item signs the
+    /// user out; an item that cannot be read is logged and the current user kept.
+    private func adoptStoredUser(of group: AccessGroup) {
+        transitions.withLock { _ in
+            guard state.withLock({ $0.group }) == group else { return }
+            let stored: StoredUserRecord?
+            do throws(AuthError) {
+                stored = try Self.readRecord(configuration, in: group)
+            } catch {
+                logger.warning(
+                    "The shared user changed but cannot be read; keeping the current user",
+                    metadata: ["group": "\(group)", "error": "\(error)"])
+                return
+            }
+            state.withLock { state in
+                let current = state.currentUser
+                switch (current, stored) {
+                case (nil, nil):
+                    return
+                case (let current?, let stored?) where current.uid == stored.uid:
+                    // Compared as stored: the record in memory has finer dates than the stored one.
+                    guard current.snapshot.encoded() != stored.encoded() else { return }
+                    current.record.withLock { $0 = stored }
+                default:
+                    state.currentUser = stored.map { User(record: $0, auth: self) }
+                }
+                logger.debug("Adopted a change of the shared user", metadata: ["group": "\(group)"])
+                publish(&state)
+            }
         }
     }
 

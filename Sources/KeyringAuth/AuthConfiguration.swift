@@ -13,18 +13,23 @@ public struct AuthConfiguration: Sendable {
     public var callbackQueue: DispatchQueue
     /// Where ``Auth`` logs; it never logs a token.
     public var logger: Logger
+    /// Whether an ``Auth`` in an access group follows the other apps' changes to the shared user as
+    /// they happen (sign-in, token refresh, sign-out), instead of at its next launch. On by default;
+    /// turn it off for short-lived processes that never wait for another app.
+    public var liveSync: Bool
 
     /// - Parameter backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
     ///   the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
     public init(
         options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
-        logger: Logger = Logger(label: "KeyringAuth")
+        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true
     ) {
         self.options = options
         self.store = store
         self.backend = backend ?? IdentityToolkitBackend(apiKey: options.apiKey, logger: logger)
         self.callbackQueue = callbackQueue
         self.logger = logger
+        self.liveSync = liveSync
     }
 }

@@ -21,7 +21,6 @@ public final class User: Sendable {
     }
 
     var snapshot: StoredUserRecord { record.withLock { $0 } }
-    func setOwner(_ auth: Auth) { owner.withLock { $0.auth = auth } }
     var auth: Auth? { owner.withLock { $0.auth } }
 
     /// The ``Auth`` this user belongs to.

@@ -36,6 +36,25 @@ public protocol KeychainStore: Sendable {
     @discardableResult
     func removeAll(in group: AccessGroup) throws(KeychainError) -> Int
 
+    /// Starts reporting the changes of the items in `scope`, made by any process (this one too),
+    /// until the returned observation is cancelled or released. Returns once the observation is
+    /// active: a change made after it returns is reported.
+    ///
+    /// `handler` is called for one change at a time, in order, on a thread of the store's; it must
+    /// not block. ``SecretServiceStore`` follows the collection's D-Bus signals (no polling) and
+    /// keeps following them when the provider restarts; ``InMemoryStore`` reports this process's writes.
+    ///
+    /// - Throws: ``KeychainError`` when the changes cannot be followed (no bus, no provider, no
+    ///   such collection).
+    func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) throws(KeychainError) -> KeychainObservation
+
+    /// The `async` form of ``observeChanges(in:_:)``.
+    func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) async throws(KeychainError) -> KeychainObservation
+
     /// The `async` form of ``data(for:)``.
     func data(for key: KeychainKey) async throws(KeychainError) -> Data?
     /// The `async` form of ``setData(_:for:label:)``.
@@ -79,6 +98,13 @@ extension KeychainStore {
     @discardableResult
     public func removeAll(in group: AccessGroup) async throws(KeychainError) -> Int {
         let call = { () throws(KeychainError) -> Int in try self.removeAll(in: group) }
+        return try call()
+    }
+
+    public func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) async throws(KeychainError) -> KeychainObservation {
+        let call = { () throws(KeychainError) -> KeychainObservation in try self.observeChanges(in: scope, handler) }
         return try call()
     }
 }

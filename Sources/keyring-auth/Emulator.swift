@@ -61,23 +61,8 @@ struct Emulator: AsyncParsableCommand {
         }
         printNow("Auth emulator for project \(projectID) listening on http://\(address)")
         printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
-        await Self.waitForInterrupt()
+        await waitForInterrupt()
         await emulator.stop()
         print("Auth emulator stopped.")
-    }
-
-    /// Returns when SIGINT or SIGTERM arrives.
-    static func waitForInterrupt() async {
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        var sources: [any DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { continuation.finish() }
-            source.resume()
-            sources.append(source)
-        }
-        for await _ in stream {}
-        sources.forEach { $0.cancel() }
     }
 }

@@ -15,7 +15,8 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             keyring-auth --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [
-            List.self, Show.self, SignIn.self, SignOut.self, UseGroup.self, Doctor.self, Emulator.self, Demo.self,
+            List.self, Show.self, SignIn.self, SignOut.self, UseGroup.self, Watch.self, Doctor.self, Emulator.self,
+            Demo.self,
         ]
     )
 }

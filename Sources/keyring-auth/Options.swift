@@ -128,7 +128,8 @@ struct AppOptions: ParsableArguments {
     func makeAuth(store: any KeychainStore, logger: Logger) throws -> Auth {
         let options = try appOptions()
         let auth = Auth(configuration: AuthConfiguration(
-            options: options, store: store, backend: try backend(for: options, logger: logger), logger: logger))
+            options: options, store: store, backend: try backend(for: options, logger: logger), logger: logger,
+            liveSync: false))
         if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }

@@ -4,9 +4,14 @@ import SecretKeychain
 
 /// Prints a JSON value on one line, keys sorted.
 func printJSON(_ value: Any) {
+    print(jsonLine(value))
+}
+
+/// A JSON value on one line, keys sorted.
+func jsonLine(_ value: Any) -> String {
     // Strings, numbers, booleans, nulls, arrays and dictionaries of them always serialize.
     let data = try! JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
-    print(String(decoding: data, as: UTF8.self))
+    return String(decoding: data, as: UTF8.self)
 }
 
 /// A value for JSON: the string, or `null`.

@@ -27,4 +27,10 @@ final class FailingStore: KeychainStore {
 
     func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo] { try base.items(in: scope) }
     func removeAll(in group: AccessGroup) throws(KeychainError) -> Int { try base.removeAll(in: group) }
+
+    func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) throws(KeychainError) -> KeychainObservation {
+        try base.observeChanges(in: scope, handler)
+    }
 }

@@ -69,11 +69,27 @@ struct SecretServiceClient {
     let service: SecretServiceHandle
     let limit: Duration
 
-    private static let busName = "org.freedesktop.secrets"
+    /// The bus name a Secret Service provider owns.
+    static let busName = "org.freedesktop.secrets"
 
     /// Connects to libsecret's shared service (reusing the process's connection and session).
     static func connect(limit: Duration) throws(SecretServiceFailure) -> SecretServiceClient {
         // The bus first, so that "no bus" and "no provider" are told apart.
+        g_object_unref(UnsafeMutableRawPointer(try sessionBus(limit: limit)))
+        let service = try bounded(.openSession, limit: limit) { cancellable, error in
+            secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error)
+        }
+        guard let service else {
+            throw .keychain(.noProvider(detail: "libsecret returned no service"))
+        }
+        return SecretServiceClient(service: SecretServiceHandle(taking: service), limit: limit)
+    }
+
+    /// GLib's shared session-bus connection (the one libsecret uses), with a reference the caller
+    /// releases with `g_object_unref`.
+    ///
+    /// - Throws: ``KeychainError/noSessionBus(detail:)`` (as `.keychain`) when there is no bus.
+    static func sessionBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
         let bus: OpaquePointer?
         do {
             bus = try bounded(.connectBus, limit: limit) { cancellable, error in
@@ -82,18 +98,28 @@ struct SecretServiceClient {
         } catch .glib(let error, _) {
             throw .keychain(.noSessionBus(detail: error.message))
         }
-        if let bus {
-            // GLib's shared session connection exits the process when the bus goes away; a library must not.
-            g_dbus_connection_set_exit_on_close(bus, 0)
-            g_object_unref(UnsafeMutableRawPointer(bus))
+        guard let bus else { throw .keychain(.noSessionBus(detail: "GLib returned no connection")) }
+        // GLib's shared session connection exits the process when the bus goes away; a library must not.
+        g_dbus_connection_set_exit_on_close(bus, 0)
+        return bus
+    }
+
+    /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
+    static func busDaemonCall(
+        _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
+    ) throws(SecretServiceFailure) -> String {
+        let reply = try bounded(.connectBus, limit: limit) { cancellable, error in
+            g_dbus_connection_call_sync(
+                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
+                makeTupleVariant(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
         }
-        let service = try bounded(.openSession, limit: limit) { cancellable, error in
-            secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error)
-        }
-        guard let service else {
-            throw .keychain(.noProvider(detail: "libsecret returned no service"))
-        }
-        return SecretServiceClient(service: SecretServiceHandle(taking: service), limit: limit)
+        guard let reply else { throw .keychain(.noProvider(detail: "the bus gave no answer to \(method)")) }
+        defer { g_variant_unref(reply) }
+        let value = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(value) }
+        if variant(value, hasType: "u") { return String(g_variant_get_uint32(value)) }
+        guard variant(value, hasType: "s") else { throw .keychain(.noProvider(detail: "an unexpected answer to \(method)")) }
+        return string(of: value)
     }
 
     /// Forgets libsecret's shared service, so that the next ``connect(limit:)`` reaches the

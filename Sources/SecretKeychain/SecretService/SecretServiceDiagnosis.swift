@@ -65,25 +65,24 @@ extension SecretServiceStore {
         let limit = configuration.timeout
         let bus: OpaquePointer
         do throws(SecretServiceFailure) {
-            guard let connected = try SecretServiceClient.bounded(.connectBus, limit: limit, { cancellable, error in
-                g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error)
-            }) else { throw SecretServiceFailure.keychain(.noSessionBus(detail: "GLib returned no connection")) }
-            bus = connected
+            bus = try SecretServiceClient.sessionBus(limit: limit)
+        } catch .keychain(let error) {
+            report.busError = error
+            return report
         } catch {
             report.busError = .noSessionBus(detail: error.detail)
             return report
         }
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-        g_dbus_connection_set_exit_on_close(bus, 0)
 
         // A provider that D-Bus starts on demand (gnome-keyring's service file) owns the name only once
         // started: ask for that first, as libsecret's first call would. A failure here is not yet an answer.
-        _ = try? Self.busDaemonCall(
+        _ = try? SecretServiceClient.busDaemonCall(
             bus, "StartServiceByName", [g_variant_new_string("org.freedesktop.secrets"), g_variant_new_uint32(0)], limit: limit)
         do throws(SecretServiceFailure) {
-            let owner = try Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string("org.freedesktop.secrets")], limit: limit)
+            let owner = try SecretServiceClient.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string("org.freedesktop.secrets")], limit: limit)
             report.providerOwner = owner
-            if let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit) {
+            if let pid = try? SecretServiceClient.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit) {
                 report.providerPID = Int(pid)
                 let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
                 report.provider = SecretServiceDiagnosis.Provider(processName: comm.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -122,24 +121,6 @@ extension SecretServiceStore {
             report.probeError = error
         }
         return report
-    }
-
-    /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
-    private static func busDaemonCall(
-        _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
-    ) throws(SecretServiceFailure) -> String {
-        let reply = try SecretServiceClient.bounded(.connectBus, limit: limit) { cancellable, error in
-            g_dbus_connection_call_sync(
-                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
-                makeTupleVariant(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
-        }
-        guard let reply else { throw .keychain(.noProvider(detail: "the bus gave no answer to \(method)")) }
-        defer { g_variant_unref(reply) }
-        let value = g_variant_get_child_value(reply, 0)!
-        defer { g_variant_unref(value) }
-        if variant(value, hasType: "u") { return String(g_variant_get_uint32(value)) }
-        guard variant(value, hasType: "s") else { throw .keychain(.noProvider(detail: "an unexpected answer to \(method)")) }
-        return string(of: value)
     }
 }
 

@@ -14,7 +14,8 @@ import Synchronization
 /// next call reconnects by itself. The store never falls back to memory.
 ///
 /// The synchronous methods block the calling thread on D-Bus. The `async` methods run them on the
-/// store's own serial queue, never on Swift's cooperative thread pool.
+/// store's own serial queue, never on Swift's cooperative thread pool. Observations
+/// (``observeChanges(in:_:)``) each follow the collection's D-Bus signals on a thread of their own.
 public final class SecretServiceStore: KeychainStore {
     /// How this store reaches the Secret Service.
     public let configuration: Configuration
@@ -103,6 +104,43 @@ public final class SecretServiceStore: KeychainStore {
         try await offload { () throws(KeychainError) in try self.removeAll(in: group) }
     }
 
+    public func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) throws(KeychainError) -> KeychainObservation {
+        let started = DispatchSemaphore(value: 0)
+        let result = Mutex<Swift.Result<KeychainObservation, KeychainError>?>(nil)
+        startObserving(scope, handler) { outcome in
+            result.withLock { $0 = outcome }
+            started.signal()
+        }
+        started.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    public func observeChanges(
+        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
+    ) async throws(KeychainError) -> KeychainObservation {
+        let result: Swift.Result<KeychainObservation, KeychainError> = await withCheckedContinuation { continuation in
+            startObserving(scope, handler) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Starts a ``CollectionWatcher``; `started` is called from its thread once it follows the collection.
+    private func startObserving(
+        _ scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void,
+        started: @escaping @Sendable (Swift.Result<KeychainObservation, KeychainError>) -> Void
+    ) {
+        let observation = KeychainObservation(handler: handler)
+        let watcher = CollectionWatcher(store: self, scope: scope, observation: observation)
+        watcher.start { outcome in
+            started(outcome.map { _ in
+                observation.whenCancelled { watcher.stop() }
+                return observation
+            })
+        }
+    }
+
     // MARK: Running operations
 
     /// Runs a blocking call on ``worker`` and resumes the caller when it is done.
@@ -142,6 +180,11 @@ public final class SecretServiceStore: KeychainStore {
                 throw keychainError(for: error, operation: operation)
             }
         }
+    }
+
+    /// Forgets where the alias pointed, so that the next operation resolves it again.
+    func forgetResolvedCollection() {
+        resolvedCollection.withLock { $0 = nil }
     }
 
     private var isAlias: Bool {
@@ -199,7 +242,8 @@ extension SecretServiceStore {
 
         private var logger: Logger { store.logger }
 
-        private func inCollection(_ paths: [String]) -> [String] {
+        /// Those of `paths` that are items of the collection.
+        func inCollection(_ paths: [String]) -> [String] {
             paths.filter { $0.hasPrefix(collectionPath + "/") }
         }
 
@@ -228,6 +272,19 @@ extension SecretServiceStore {
             guard try client.unlock([collectionPath], limit: limit) > 0 else {
                 throw .keychain(.locked(collection: collection))
             }
+        }
+
+        /// The key the item at `path` holds, or `nil` when it is gone or is not one of ours.
+        func key(ofItemAt path: String) throws(SecretServiceFailure) -> KeychainKey? {
+            let attributes: [String: String]
+            do throws(SecretServiceFailure) {
+                attributes = try client.itemProperties(at: path).attributes
+            } catch .glib(let error, _) where error.isNoSuchObject {
+                return nil
+            } catch .keychain(.corruptItem) {
+                return nil
+            }
+            return try? SecretServiceSchema.key(from: attributes).get()
         }
 
         /// Of several items for one key, the one reads return: the newest.
