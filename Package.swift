@@ -88,7 +88,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyringAuthTests",
-            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport"],
+            dependencies: [
+                "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // The REST client against the bundled emulator over loopback HTTP, and the emulator itself.
@@ -102,13 +104,15 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretKeychainTests",
-            dependencies: ["SecretKeychain"],
+            dependencies: ["SecretKeychain", "Subprocesses"],
             swiftSettings: strict
         ),
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["CSecret", "SecretKeychain", "KeyringAuth", "Subprocesses"],
+            dependencies: [
+                "CSecret", "SecretKeychain", "KeyringAuth", "Subprocesses", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/KeyringTestSupport",
             swiftSettings: strict
         ),

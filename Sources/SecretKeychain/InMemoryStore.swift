@@ -8,7 +8,7 @@ import Synchronization
 /// Use it for tests of code above the keychain and where a user has chosen not to persist
 /// anything. Nothing is written to disk, and everything is gone when the store is.
 /// It is safe to use from any thread. Observations report the writes of this store only, in order,
-/// on a queue of the store's.
+/// on a queue of the store's; for each write, observations are told in the order they started.
 public final class InMemoryStore: KeychainStore {
     private struct Entry {
         var data: Data
@@ -91,7 +91,7 @@ public final class InMemoryStore: KeychainStore {
     /// Queues `changes` for the observers whose scope they concern. Called while `entries` is
     /// locked, so that changes are queued in the order they were made.
     private func announce(_ changes: [KeychainChange]) {
-        let observers = observers.withLock { Array($0.values) }
+        let observers = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
         for observer in observers {
             guard let observation = observer.observation else { continue }
             for change in changes where observer.scope.contains(change.key) {

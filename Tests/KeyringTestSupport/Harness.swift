@@ -52,6 +52,16 @@ public struct Harness: Sendable {
         try result.requireSuccess("dbus/restart-keyring")
     }
 
+    /// Stops gnome-keyring; ``startProvider()`` starts it again on the same keyring files.
+    public func stopProvider() async throws {
+        try await Subprocess.run(scripts.appendingPathComponent("stop-keyring").path, []).requireSuccess("dbus/stop-keyring")
+    }
+
+    /// Starts gnome-keyring on the harness's keyring files, unlocked.
+    public func startProvider() async throws {
+        try await Subprocess.run(scripts.appendingPathComponent("start-keyring").path, []).requireSuccess("dbus/start-keyring")
+    }
+
     /// Locks the login collection through the Secret Service's own `Lock` method.
     public func lockLoginCollection() async throws {
         let result = try await Subprocess.run("gdbus", [

@@ -32,6 +32,10 @@ public struct TwoApps: Sendable {
     }
 
     /// A fresh start of app `name`: a new instance that loads what is stored.
-    public func launch(_ name: String) -> Auth { Auth(configuration: configuration(name)) }
+    public func launch(_ name: String, liveSync: Bool = true) -> Auth {
+        var configuration = configuration(name)
+        configuration.liveSync = liveSync
+        return Auth(configuration: configuration)
+    }
 }
 

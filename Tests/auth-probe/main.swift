@@ -1,12 +1,12 @@
 import Foundation
-import KeyringAuth
+@testable import KeyringAuth
 import KeyringTestSupport
 import SecretKeychain
 
 // auth-probe NAMESPACE APP COMMAND [ARG]: one step of an app of `TwoApps.isolated`, in a process
 // of its own, on the Secret Service. Prints `uid=<uid|none> group=<group|none>` after the step.
 // Commands: show, use-group GROUP|none, sign-in, sign-out, migrate GROUP (the reference's
-// three-step migration of the signed-in user).
+// three-step migration of the signed-in user), and session GROUP (below).
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: auth-probe NAMESPACE APP COMMAND [ARG]\n".utf8))
@@ -15,6 +15,12 @@ guard arguments.count >= 3 else {
 let (namespace, app, command) = (arguments[arguments.startIndex], arguments[arguments.startIndex + 1], arguments[arguments.startIndex + 2])
 let argument = arguments.count > 3 ? arguments[arguments.startIndex + 3] : nil
 let apps = TwoApps(store: SecretServiceStore(), backend: FakeBackend(apiKey: "AIza-\(namespace)"), namespace: namespace)
+
+if command == "session", let group = argument {
+    await runSession(app, group: group)
+    exit(0)
+}
+
 let auth = apps.launch(app)
 
 do {
@@ -39,4 +45,46 @@ do {
 } catch {
     FileHandle.standardError.write(Data("auth-probe: \(error)\n".utf8))
     exit(1)
+}
+
+/// session GROUP: a running app of GROUP with live sync, signing in against the emulator named by
+/// FIREBASE_AUTH_EMULATOR_HOST. Prints each listener call (`state uid=U`, `token uid=U token=F`,
+/// `none` for no user, F a fingerprint), then `ready live=true|false`; then runs one command per
+/// line of standard input (sign-in, sign-out, refresh, show), printing `done …` or `error …`.
+func runSession(_ app: String, group: String) async {
+    @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    @Sendable func describe(_ user: User?) -> String { "uid=\(user?.uid ?? "none")" }
+    let auth = Auth(configuration: AuthConfiguration(options: apps.options(app), store: SecretServiceStore()))
+    do {
+        try auth.useUserAccessGroup(group)
+    } catch {
+        say("error \(error)")
+        return
+    }
+    auth.addStateDidChangeListener { _, user in say("state \(describe(user))") }
+    auth.addIDTokenDidChangeListener { _, user in
+        say("token \(describe(user)) token=\(fingerprint(user.map { $0.snapshot.tokens.idToken }))")
+    }
+    say("ready live=\(auth.isLiveSyncActive)")
+    while let line = readLine() {
+        do {
+            switch line {
+            case "sign-in":
+                let result = try await auth.signInAnonymously()
+                say("done signed-in \(describe(result.user))")
+            case "sign-out":
+                try auth.signOut()
+                say("done signed-out")
+            case "refresh":
+                let token = try await auth.currentUser?.getIDToken(forcingRefresh: true)
+                say("done refreshed token=\(fingerprint(token))")
+            case "show":
+                say("done current \(describe(auth.currentUser)) token=\(fingerprint(auth.currentUser?.snapshot.tokens.idToken))")
+            default:
+                say("error unknown command \(line)")
+            }
+        } catch {
+            say("error \(error)")
+        }
+    }
 }

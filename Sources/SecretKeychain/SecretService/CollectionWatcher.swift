@@ -52,9 +52,24 @@ final class CollectionWatcher: @unchecked Sendable {
 
     /// Starts the thread; `started` is called from it once the signals are followed, or with why they cannot be.
     func start(_ started: @escaping @Sendable (Result<Void, KeychainError>) -> Void) {
-        let thread = Thread { [self] in run(started) }
-        thread.name = Self.threadName
-        thread.start()
+        // A GLib thread, which names itself (``threadName``); it holds the watcher until it ends.
+        let context = Unmanaged.passRetained(StartContext(watcher: self, started: started)).toOpaque()
+        let thread = g_thread_new(Self.threadName, { context in
+            let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
+            start.watcher.run(start.started)
+            return nil
+        }, context)
+        g_thread_unref(thread)
+    }
+
+    private final class StartContext {
+        let watcher: CollectionWatcher
+        let started: @Sendable (Result<Void, KeychainError>) -> Void
+
+        init(watcher: CollectionWatcher, started: @escaping @Sendable (Result<Void, KeychainError>) -> Void) {
+            self.watcher = watcher
+            self.started = started
+        }
     }
 
     /// The name of the watchers' threads, as `/proc/PID/task/TID/comm` shows it (15 bytes at most).

@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process driven line by line: lines written to its standard input, its standard output
+/// read as lines the moment it prints them. Both go through FIFOs in a throwaway directory;
+/// standard error goes to a file there.
+public final class LineChannel: Sendable {
+    public let child: ChildProcess
+    /// Standard output, one value per line (without the newline), closed at end of output.
+    public let lines = Mailbox<String>()
+    private let input: FileHandle
+    private let directory: URL
+
+    /// Starts `arguments[0]`; `environment` replaces the whole environment when given.
+    public init(_ arguments: [String], environment: [String: String]? = nil) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("line-channel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (inPath, outPath, errPath) = (
+            directory.appendingPathComponent("in"), directory.appendingPathComponent("out"),
+            directory.appendingPathComponent("err"))
+        try Data().write(to: errPath)
+        guard mkfifo(inPath.path, 0o600) == 0, mkfifo(outPath.path, 0o600) == 0 else {
+            throw Subprocess.Failure(description: "mkfifo failed: \(String(cString: strerror(errno)))")
+        }
+        // posix_spawn returns once the child has opened its streams, and opening one end of a FIFO
+        // waits for the other: this end of each is opened first, without waiting. The input is opened
+        // for reading and writing, which Linux allows without a reader. Neither is inherited: the child
+        // would otherwise hold a writer of its own input and never see it end.
+        let writeEnd = open(inPath.path, O_RDWR | O_CLOEXEC)
+        let readEnd = open(outPath.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard writeEnd >= 0, readEnd >= 0 else {
+            throw Subprocess.Failure(description: "cannot open the FIFOs: \(String(cString: strerror(errno)))")
+        }
+        input = FileHandle(fileDescriptor: writeEnd, closeOnDealloc: true)
+        let output = FileHandle(fileDescriptor: readEnd, closeOnDealloc: true)
+        child = try ChildProcess(arguments, environment: environment, stdin: inPath, stdout: outPath, stderr: errPath)
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
+        // A thread of its own reads (blocking), never the cooperative pool.
+        let lines = lines
+        let thread = Thread {
+            var pending = Data()
+            while true {
+                let chunk = output.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    lines.post(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+            }
+            if !pending.isEmpty { lines.post(String(decoding: pending, as: UTF8.self)) }
+            lines.close()
+        }
+        thread.start()
+    }
+
+    /// Writes `line` and a newline to the child's standard input.
+    public func send(_ line: String) {
+        input.write(Data((line + "\n").utf8))
+    }
+
+    /// What the child wrote to standard error so far.
+    public var standardError: String {
+        (try? String(contentsOf: directory.appendingPathComponent("err"), encoding: .utf8)) ?? ""
+    }
+
+    /// Ends standard input, waits for the child to exit (killing it after `limit`), and returns its status.
+    public func finish(within limit: Duration = .seconds(30)) async -> Int32 {
+        try? input.close()
+        let killer = Task { [child] in
+            try await Task.sleep(for: limit)
+            child.send(SIGKILL)
+        }
+        defer { killer.cancel() }
+        return await child.exitStatus()
+    }
+
+    deinit {
+        child.send(SIGKILL)
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,259 @@
+import Foundation
+@testable import KeyringAuth
+import KeyringAuthEmulator
+import KeyringTestSupport
+import Logging
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// Changes made in one process reach the others while they run, over the real gnome-keyring.
+    @Suite struct LiveSync {
+        let harness: Harness
+        init() throws { harness = try Harness.require() }
+
+        // MARK: Observing the Secret Service
+
+        @Test func anotherClientsWritesAndRemovalsAreReportedAndNothingElse() async throws {
+            let store = SecretServiceStore()
+            let group = uniqueGroup()
+            let key = uniqueKey(in: group)
+            let changes = Mailbox<KeychainChange>()
+            let observation = try await store.observeChanges(in: .group(group)) { changes.post($0) }
+            defer { observation.cancel() }
+
+            // Written first, never reported: another group's item, and an item of another schema.
+            try await secretTool(["store", "--label=other group"], SecretServiceSchema.attributes(for: uniqueKey(in: uniqueGroup())), input: "x")
+            try await secretTool(["store", "--label=not ours"], ["service": key.service, "account": key.account], input: "x")
+            // secret-tool is another client in another process.
+            try await secretTool(["store", "--label=shared"], SecretServiceSchema.attributes(for: key), input: "one")
+            #expect(try await changes.next() == KeychainChange(key: key, kind: .stored))
+            try await store.setData(.text("two"), for: key, label: "shared")
+            #expect(try await changes.next() == KeychainChange(key: key, kind: .stored))
+            try await secretTool(["clear"], SecretServiceSchema.attributes(for: key))
+            #expect(try await changes.next() == KeychainChange(key: key, kind: .removed))
+            #expect(changes.queued.isEmpty)
+            _ = try? await secretTool(["clear"], ["service": key.service, "account": key.account])
+        }
+
+        @Test func observationFollowsTheProviderAcrossARestart() async throws {
+            let store = SecretServiceStore()
+            let group = uniqueGroup()
+            let (before, during, after) = (uniqueKey(in: group), uniqueKey(in: group), uniqueKey(in: group))
+            try await store.setData(.text("stored before"), for: before, label: "before")
+            let changes = Mailbox<KeychainChange>()
+            let observation = try await store.observeChanges(in: .group(group)) { changes.post($0) }
+            defer { observation.cancel() }
+
+            try await harness.restartProvider()
+            try await secretTool(["store", "--label=during"], SecretServiceSchema.attributes(for: during), input: "x")
+            // Once following the new provider, every key it holds is reported as possibly changed; a
+            // write made meanwhile arrives as a signal or in that list (or both).
+            var reported: Set<KeychainChange> = []
+            while reported != [KeychainChange(key: before, kind: .stored), KeychainChange(key: during, kind: .stored)] {
+                reported.insert(try await changes.next())
+            }
+            try await store.setData(.text("after"), for: after, label: "after")
+            #expect(try await changes.next { $0.key != during } == KeychainChange(key: after, kind: .stored))
+            try await store.removeData(for: before)
+            #expect(try await changes.next() == KeychainChange(key: before, kind: .removed))
+            _ = try await store.removeAll(in: group)
+        }
+
+        @Test func cancellingEndsTheWatcherThreadAndItsReports() async throws {
+            let store = SecretServiceStore()
+            let group = uniqueGroup()
+            let key = uniqueKey(in: group)
+            let threadsBefore = watcherThreads()
+            let cancelled = Mailbox<KeychainChange>(), kept = Mailbox<KeychainChange>()
+            let first = try await store.observeChanges(in: .group(group)) { cancelled.post($0) }
+            let second = try await store.observeChanges(in: .group(group)) { kept.post($0) }
+            #expect(watcherThreads() == threadsBefore + 2)
+            first.cancel()
+            #expect(first.isCancelled)
+            #expect(watcherThreads() == threadsBefore + 1)
+            try await store.setData(.text("x"), for: key, label: "x")
+            #expect(try await kept.next() == KeychainChange(key: key, kind: .stored))
+            #expect(cancelled.queued.isEmpty)
+            second.cancel()
+            #expect(watcherThreads() == threadsBefore)
+            try await store.removeData(for: key)
+        }
+
+        @Test func withoutAProviderObservingFailsWithATypedError() async throws {
+            try await harness.stopProvider()
+            var failure: KeychainError?
+            do throws(KeychainError) {
+                _ = try await SecretServiceStore().observeChanges(in: .all) { _ in }
+            } catch {
+                failure = error
+            }
+            try await harness.startProvider()
+            #expect(failure?.code == "noProvider", "\(String(describing: failure))")
+        }
+
+        // MARK: Two apps in two processes
+
+        @Test func signInRefreshAndSignOutReachTheOtherProcessWithoutEchoes() async throws {
+            let pair = try await AppPair.start(harness)
+            let a = pair.a
+            let user = try await a.auth.signInAnonymously().user
+            #expect(try await a.states.next() == user.uid)
+            #expect(try await a.tokens.next() == user.uid)
+            #expect(try await pair.b.lines.next { $0.hasPrefix("state") } == "state uid=\(user.uid)")
+            #expect(try await pair.b.lines.next { $0.hasPrefix("token") } == "token uid=\(user.uid) token=\(fingerprint(user.snapshot.tokens.idToken))")
+
+            // B refreshes the token: A's token listener fires, the same user object now holds B's token.
+            let firstToken = user.snapshot.tokens.idToken
+            pair.b.send("refresh")
+            let refreshed = try await pair.b.lines.next { $0.hasPrefix("done") || $0.hasPrefix("error") }
+            #expect(try await a.tokens.next() == user.uid)
+            #expect(refreshed == "done refreshed token=\(fingerprint(a.auth.currentUser?.snapshot.tokens.idToken))")
+            #expect(a.auth.currentUser === user)
+            #expect(user.snapshot.tokens.idToken != firstToken)
+
+            // B signs out: A is signed out.
+            pair.b.send("sign-out")
+            #expect(try await a.states.next() == nil)
+            #expect(a.auth.currentUser == nil)
+            // Exactly one call per change: A's own sign-in did not come back as a foreign change.
+            #expect(await a.states.events(after: a.auth) == [nil, user.uid, nil])
+            #expect(await a.tokens.events(after: a.auth) == [nil, user.uid, user.uid, nil])
+            try await pair.finish()
+        }
+
+        @Test func clearingTheItemWithSecretToolSignsBothAppsOut() async throws {
+            let pair = try await AppPair.start(harness)
+            pair.b.send("sign-in")
+            let line = try await pair.b.lines.next { $0.hasPrefix("done") || $0.hasPrefix("error") }
+            let uid = try #require(line.split(separator: "=").last.map(String.init), "\(line)")
+            #expect(try await pair.a.states.next() == uid)
+            try await secretTool(["clear"], ["service": pair.apiKey, "access-group": pair.group])
+            #expect(try await pair.a.states.next() == nil)
+            #expect(try await pair.b.lines.next { $0.hasPrefix("state") && $0 != "state uid=\(uid)" } == "state uid=none")
+            try await pair.finish()
+        }
+
+        @Test func afterTheProviderRestartsChangesStillReachBothApps() async throws {
+            let pair = try await AppPair.start(harness)
+            try await harness.restartProvider()
+            pair.b.send("sign-in")
+            let line = try await pair.b.lines.next { $0.hasPrefix("done") || $0.hasPrefix("error") }
+            let uid = try #require(line.split(separator: "=").last.map(String.init), "\(line)")
+            #expect(try await pair.a.states.next() == uid)
+            try pair.a.auth.signOut()
+            #expect(try await pair.a.states.next() == nil)
+            #expect(try await pair.b.lines.next { $0.hasPrefix("state") && $0 != "state uid=\(uid)" } == "state uid=none")
+            try await pair.finish()
+        }
+
+        // MARK: keyring-auth watch
+
+        @Test func theWatchCommandPrintsEachChangeUntilInterrupted() async throws {
+            let program = try Harness.product("keyring-auth")
+            let emulator = try await AppPair.startEmulator()
+            let group = uniqueGroup().rawValue
+            let id = String(UUID().uuidString.prefix(8))
+            let identity = ["--api-key", "AIza-watch-\(id)", "--app-id", "1:42:linux:watch-\(id)"]
+            let watch = try LineChannel([program, "watch", "--group", group, "--json"] + identity)
+            func event(_ line: String) throws -> (String, String?) {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+                #expect(object["idToken"] == nil && !line.contains("refreshToken"), "no token is printed")
+                return (try #require(object["event"] as? String), (object["user"] as? [String: Any])?["uid"] as? String)
+            }
+            #expect(try event(try await watch.lines.next()) == ("now", nil))
+
+            let signIn = try await Subprocess.run(
+                program, ["sign-in", "--anonymous", "--group", group, "--emulator", "\(emulator.address!)", "--json"] + identity)
+            try signIn.requireSuccess("keyring-auth sign-in")
+            let uid = try #require(try JSONSerialization.jsonObject(with: signIn.standardOutput) as? [String: Any])["uid"] as? String
+            #expect(try event(try await watch.lines.next()) == ("signed-in", uid))
+
+            try await Subprocess.run(program, ["sign-out", "--group", group] + identity).requireSuccess("keyring-auth sign-out")
+            #expect(try event(try await watch.lines.next()) == ("signed-out", nil))
+
+            watch.child.send(SIGINT)
+            #expect(await watch.finish() == 0, "\(watch.standardError)")
+            await emulator.stop()
+        }
+
+        @Test func theWatchCommandWithoutASessionBusExits4() async throws {
+            let program = try Harness.product("keyring-auth")
+            var noBus = ProcessInfo.processInfo.environment
+            noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(harness.root.path)/no-such-bus"
+            let result = try await Subprocess.run(
+                program, ["watch", "--group", "TEAMID.watch", "--api-key", "AIza-x", "--app-id", "1:1:linux:x"], environment: noBus)
+            #expect(result.status == 4)
+            #expect(result.standardError.contains("session bus"), "\(result.standardError)")
+        }
+    }
+}
+
+/// App A in this process and app B (`auth-probe … session`) in another, both in one fresh group of
+/// the real keyring, signing in against one emulator.
+private struct AppPair {
+    struct InProcess {
+        let auth: Auth
+        let states = ListenerLog()
+        let tokens = ListenerLog()
+    }
+
+    let a: InProcess
+    let b: LineChannel
+    let emulator: AuthEmulator
+    let group: String
+    let apiKey: String
+
+    static func startEmulator() async throws -> AuthEmulator {
+        var logger = Logger(label: "LiveSyncTests")
+        logger.logLevel = .warning
+        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+        try await emulator.start()
+        return emulator
+    }
+
+    static func start(_ harness: Harness) async throws -> AppPair {
+        let emulator = try await startEmulator()
+        let address = try #require(emulator.address)
+        let apps = TwoApps.isolated(store: SecretServiceStore())
+        let group = uniqueGroup().rawValue
+
+        let auth = Auth(configuration: AuthConfiguration(options: apps.options("A"), store: apps.store))
+        try auth.useEmulator(withHost: address.host, port: address.port)
+        try auth.useUserAccessGroup(group)
+        #expect(auth.isLiveSyncActive)
+        let a = InProcess(auth: auth)
+        auth.addStateDidChangeListener { _, user in a.states.record(user) }
+        auth.addIDTokenDidChangeListener { _, user in a.tokens.record(user) }
+        #expect(try await a.states.next() == nil)
+        #expect(try await a.tokens.next() == nil)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["FIREBASE_AUTH_EMULATOR_HOST"] = "\(address)"
+        let b = try LineChannel([try Harness.product("auth-probe"), apps.namespace, "B", "session", group], environment: environment)
+        #expect(try await b.lines.next { $0.hasPrefix("ready") || $0.hasPrefix("error") } == "ready live=true")
+        #expect(try await b.lines.next { $0.hasPrefix("state") } == "state uid=none")
+        return AppPair(a: a, b: b, emulator: emulator, group: group, apiKey: apps.backend.apiKey)
+    }
+
+    func finish() async throws {
+        #expect(await b.finish() == 0, "\(b.standardError)")
+        _ = try? await SecretServiceStore().removeAll(in: AccessGroup(group))
+        await emulator.stop()
+    }
+}
+
+/// Runs `secret-tool` (another Secret Service client, in another process) with `attributes`.
+private func secretTool(_ arguments: [String], _ attributes: [String: String], input: String = "") async throws {
+    let flat = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
+    try await Subprocess.run("secret-tool", arguments + flat, input: Data(input.utf8)).requireSuccess("secret-tool \(arguments)")
+}
+
+/// How many of this process's threads are observation watchers (by the name they give themselves).
+private func watcherThreads() -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter { task in
+        let name = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
+        return name.trimmingCharacters(in: .whitespacesAndNewlines) == "keychain-watch"
+    }.count
+}
