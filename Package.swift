@@ -82,7 +82,9 @@ let package = Package(
         // Drives an Auth in a process of its own, for the cross-process tests.
         .executableTarget(
             name: "auth-probe",
-            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport"],
+            dependencies: [
+                "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/auth-probe",
             swiftSettings: strict
         ),

@@ -57,6 +57,18 @@ public final class LineChannel: Sendable {
         thread.start()
     }
 
+    /// Takes output lines until one satisfies `predicate` (by default the next line), waiting at
+    /// most `limit`.
+    ///
+    /// - Throws: `Subprocess.Failure` naming the lines skipped and what the child wrote to standard error.
+    public func nextLine(within limit: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async throws -> String {
+        do {
+            return try await lines.next(within: limit, where: predicate)
+        } catch {
+            throw Subprocess.Failure(description: "\(error); standard error: \(standardError.suffix(4000))")
+        }
+    }
+
     /// Writes `line` and a newline to the child's standard input.
     public func send(_ line: String) {
         input.write(Data((line + "\n").utf8))

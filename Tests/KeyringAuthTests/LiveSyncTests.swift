@@ -36,7 +36,7 @@ import Testing
         #expect(try await b.states.next() == user.uid)
         #expect(try await b.tokens.next() == user.uid)
         let seenByB = try #require(b.auth.currentUser)
-        #expect(seenByB.snapshot == user.snapshot)
+        #expect(seenByB.snapshot.encoded() == user.snapshot.encoded())
 
         // A refreshes the token: B's token listener fires (its state listener does not), and B's
         // user object is updated in place.

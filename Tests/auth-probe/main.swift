@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import KeyringAuth
 import KeyringTestSupport
 import SecretKeychain
@@ -49,12 +50,16 @@ do {
 
 /// session GROUP: a running app of GROUP with live sync, signing in against the emulator named by
 /// FIREBASE_AUTH_EMULATOR_HOST. Prints each listener call (`state uid=U`, `token uid=U token=F`,
-/// `none` for no user, F a fingerprint), then `ready live=true|false`; then runs one command per
+/// `none` for no user, F a fingerprint): first the listeners' first calls, then `ready live=true|false`; then runs one command per
 /// line of standard input (sign-in, sign-out, refresh, show), printing `done …` or `error …`.
 func runSession(_ app: String, group: String) async {
     @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     @Sendable func describe(_ user: User?) -> String { "uid=\(user?.uid ?? "none")" }
-    let auth = Auth(configuration: AuthConfiguration(options: apps.options(app), store: SecretServiceStore()))
+    // Everything the store does goes to standard error, for the test to show when it fails.
+    var logger = Logger(label: "auth-probe")
+    logger.logLevel = .trace
+    let store = SecretServiceStore(configuration: .init(logger: logger))
+    let auth = Auth(configuration: AuthConfiguration(options: apps.options(app), store: store, logger: logger))
     do {
         try auth.useUserAccessGroup(group)
     } catch {
@@ -65,6 +70,8 @@ func runSession(_ app: String, group: String) async {
     auth.addIDTokenDidChangeListener { _, user in
         say("token \(describe(user)) token=\(fingerprint(user.map { $0.snapshot.tokens.idToken }))")
     }
+    // Once the listeners' first calls are printed, so that `ready` comes after them.
+    auth.configuration.callbackQueue.sync {}
     say("ready live=\(auth.isLiveSyncActive)")
     while let line = readLine() {
         do {

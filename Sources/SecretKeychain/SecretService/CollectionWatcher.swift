@@ -22,9 +22,8 @@ final class CollectionWatcher: @unchecked Sendable {
     private weak var observation: KeychainObservation?
     private let context: OpaquePointer
     private let loop: OpaquePointer
-    /// The watcher's thread, once it runs; signalled when it has unsubscribed and is about to exit.
-    private let thread = Mutex<pthread_t?>(nil)
-    private let finished = DispatchSemaphore(value: 0)
+    /// The watcher's GLib thread, until ``stop()`` joins or releases it.
+    private let thread = Mutex<UnsafeMutablePointer<GThread>?>(nil)
 
     private var bus: OpaquePointer?
     private var ownerSubscription: guint = 0
@@ -53,13 +52,15 @@ final class CollectionWatcher: @unchecked Sendable {
     /// Starts the thread; `started` is called from it once the signals are followed, or with why they cannot be.
     func start(_ started: @escaping @Sendable (Result<Void, KeychainError>) -> Void) {
         // A GLib thread, which names itself (``threadName``); it holds the watcher until it ends.
-        let context = Unmanaged.passRetained(StartContext(watcher: self, started: started)).toOpaque()
-        let thread = g_thread_new(Self.threadName, { context in
-            let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
-            start.watcher.run(start.started)
-            return nil
-        }, context)
-        g_thread_unref(thread)
+        // Stored under the lock it is created in, so that a `stop()` from the thread finds it.
+        thread.withLock { thread in
+            let context = Unmanaged.passRetained(StartContext(watcher: self, started: started)).toOpaque()
+            thread = g_thread_new(Self.threadName, { context in
+                let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
+                start.watcher.run(start.started)
+                return nil
+            }, context)
+        }
     }
 
     private final class StartContext {
@@ -76,11 +77,15 @@ final class CollectionWatcher: @unchecked Sendable {
     static let threadName = "keychain-watch"
 
     /// Ends the thread's main loop and, unless called on the watcher's own thread (from a
-    /// handler), waits until the thread has unsubscribed from the bus.
+    /// handler, or when starting failed), waits until the thread has unsubscribed and ended.
     func stop() {
         postQuit()
-        guard let thread = thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) == 0 else { return }
-        finished.wait()
+        guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
+        if thread == g_thread_self() {
+            g_thread_unref(thread)
+        } else {
+            g_thread_join(thread)
+        }
     }
 
     /// Makes the thread's main loop return, from any thread.
@@ -98,11 +103,7 @@ final class CollectionWatcher: @unchecked Sendable {
     // MARK: On the watcher's thread
 
     private func run(_ started: @Sendable (Result<Void, KeychainError>) -> Void) {
-        thread.withLock { $0 = pthread_self() }
-        defer {
-            finish()
-            finished.signal()
-        }
+        defer { finish() }
         do throws(KeychainError) {
             try begin()
         } catch {
@@ -188,6 +189,7 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     private func itemSignal(_ member: String, collection: String, item path: String) {
+        logger.trace("Item signal", metadata: ["signal": "\(member)", "item": "\(path)"])
         guard collection == collectionPath else { return }
         switch member {
         case "ItemCreated", "ItemChanged": itemStored(at: path)
@@ -266,6 +268,7 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     private func report(_ change: KeychainChange) {
+        logger.trace("Reporting a change", metadata: ["change": "\(change)"])
         observation?.deliver(change)
     }
 

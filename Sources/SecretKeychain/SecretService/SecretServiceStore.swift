@@ -134,10 +134,14 @@ public final class SecretServiceStore: KeychainStore {
         let observation = KeychainObservation(handler: handler)
         let watcher = CollectionWatcher(store: self, scope: scope, observation: observation)
         watcher.start { outcome in
-            started(outcome.map { _ in
+            switch outcome {
+            case .success:
                 observation.whenCancelled { watcher.stop() }
-                return observation
-            })
+                started(.success(observation))
+            case .failure(let error):
+                watcher.stop()
+                started(.failure(error))
+            }
         }
     }
 
