@@ -88,6 +88,17 @@ let package = Package(
             path: "Tests/auth-probe",
             swiftSettings: strict
         ),
+        // Measurements reported as figures (`swift run -c release keyring-auth-bench …` under dbus/with-keyring).
+        .executableTarget(
+            name: "keyring-auth-bench",
+            dependencies: [
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/keyring-auth-bench",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import Logging
+import SecretKeychain
+import Subprocesses
+import Synchronization
+
+/// Cross-app propagation: app A (this process) refreshes the shared user's token, which writes the
+/// group's item; app B (a second process, live sync on) fires its ID-token listener. The latency is
+/// from A's call returning (the write is its last step) to B's listener being called, both read on
+/// the system-wide monotonic clock. Changes are made one at a time: each waits for the previous one
+/// to arrive, so none is folded into another.
+struct Propagation: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure how long a change in one app takes to reach another app's listener.")
+
+    @Option(help: "How many changes to measure.")
+    var changes = 500
+
+    @Option(help: "Changes made first and not counted.")
+    var warmup = 10
+
+    func validate() throws {
+        guard changes >= 1, warmup >= 0 else { throw ValidationError("--changes takes 1 or more, --warmup 0 or more") }
+    }
+
+    func run() async throws {
+        var logger = Logger(label: "keyring-auth-bench")
+        logger.logLevel = .warning
+        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+        let address = try await emulator.start()
+
+        let id = String(UUID().uuidString.prefix(8))
+        let group = "TEAMID.bench.\(id)"
+        let options = AuthAppOptions(appName: "bench-a", apiKey: "AIza-bench-\(id)", appID: "1:42:linux:bench-a-\(id)", projectID: "demo")
+        let store = SecretServiceStore()
+        let appA = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger, liveSync: false))
+        try appA.useEmulator(withHost: address.host, port: address.port)
+        try appA.useUserAccessGroup(group)
+        let user = try await appA.signInAnonymously().user
+
+        let appB = try LineChannel([
+            "/proc/self/exe", "propagation-listener", "--group", group, "--api-key", options.apiKey,
+            "--emulator", "\(address)",
+        ])
+        guard try await appB.nextLine(within: .seconds(60)) == "ready" else {
+            throw ValidationError("the listening app did not start: \(appB.standardError)")
+        }
+
+        var latencies: [Double] = []
+        for index in 0..<(warmup + changes) {
+            _ = try await user.getIDToken(forcingRefresh: true)
+            let written = monotonicNanoseconds()
+            let line = try await appB.nextLine(within: .seconds(60))
+            guard let fired = line.split(separator: " ").last.flatMap({ UInt64($0) }) else {
+                throw ValidationError("unexpected line from the listening app: \(line)")
+            }
+            if index >= warmup { latencies.append((Double(fired) - Double(written)) / 1_000_000) }
+        }
+        _ = await appB.finish()
+        try? appA.signOut()
+        await emulator.stop()
+
+        let sorted = latencies.sorted()
+        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
+        print("Propagation from app A's write to app B's ID-token listener (\(changes) changes, \(warmup) warm-up, two processes):")
+        print(String(format: "  median %.2f ms   p90 %.2f ms   p99 %.2f ms   min %.2f ms   max %.2f ms",
+                     percentile(0.5), percentile(0.9), percentile(0.99), sorted.first!, sorted.last!))
+        let provider = try? await Subprocess.run("gnome-keyring-daemon", ["--version"])
+        let version = provider?.output.split(separator: "\n").first.map(String.init) ?? "gnome-keyring (version unknown)"
+        print("  machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(version)")
+    }
+}
+
+/// App B of the propagation benchmark: prints `ready`, then `fired <monotonic ns>` each time its
+/// ID-token listener is called with a signed-in user, until its standard input ends.
+struct PropagationListener: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "propagation-listener", shouldDisplay: false)
+
+    @Option var group: String
+    @Option var apiKey: String
+    @Option var emulator: String
+
+    func run() async throws {
+        var logger = Logger(label: "keyring-auth-bench.listener")
+        logger.logLevel = .warning
+        let options = AuthAppOptions(appName: "bench-b", apiKey: apiKey, appID: "1:42:linux:bench-b-\(UUID().uuidString.prefix(8))", projectID: "demo")
+        let appB = Auth(configuration: AuthConfiguration(
+            options: options, store: SecretServiceStore(), backend: IdentityToolkitBackend(apiKey: apiKey, endpoint: try .emulator(hostAndPort: emulator)),
+            logger: logger))
+        try appB.useUserAccessGroup(group)
+        let armed = Atomic(false)
+        appB.addIDTokenDidChangeListener { _, user in
+            let now = monotonicNanoseconds()
+            guard armed.load(ordering: .acquiring), user != nil else { return }
+            FileHandle.standardOutput.write(Data("fired \(now)\n".utf8))
+        }
+        // The listener's first call (the user loaded at start) is not a change: skip it.
+        appB.configuration.callbackQueue.sync {}
+        armed.store(true, ordering: .releasing)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
+        while readLine() != nil {}
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: one clock for every process of the machine.
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
