@@ -10,8 +10,8 @@ struct Demo: AsyncParsableCommand {
         discussion: """
             Starts the Auth emulator in this process, then runs two app identities of one access group \
             as separate keyring-auth processes against the Secret Service: sign in once, both signed in; \
-            sign out once, both signed out; back to an unshared keychain; migration of a signed-in user. \
-            Uses a fresh API key, cleans up after itself, and exits 1 if any step does not behave as documented.
+            sign out once, both signed out; back to an unshared keychain; migration of a signed-in user; \
+            then live sync: a running app sees the other's sign-out and sign-in as they happen. Uses a fresh API key, cleans up after itself, and exits 1 if any step does not behave as documented.
             """)
 
     @OptionGroup var storeOptions: StoreOptions
@@ -80,6 +80,32 @@ struct Demo: AsyncParsableCommand {
             print("\n5. Migration: \(a.name) carries its signed-in user into the group (use-group --migrate).")
             try await a.run(["use-group", group, "--migrate"])
             try await check([privateUID, privateUID], "the user is shared, still signed in")
+
+            print("\n6. Live sync: \(b.name) keeps running (keyring-auth watch); \(a.name) signs out, then in again.")
+            let watch = try b.watch(group)
+            defer { watch.child.send(SIGKILL) }
+            /// Runs `action` as app-a (none: nothing), then reads app-b's next line and compares it.
+            func live(_ action: [String], expecting event: String, _ expectedUID: (_ answer: [String: Any]) -> String?) async throws {
+                let started = ContinuousClock.now
+                let answer = action.isEmpty ? [:] : try await a.run(action)
+                let returned = ContinuousClock.now
+                let line = try await watch.nextLine(within: .seconds(20))
+                let seenAt = ContinuousClock.now
+                let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
+                let (seen, uid) = (object["event"] as? String ?? line, (object["user"] as? [String: Any])?["uid"] as? String)
+                let want = expectedUID(answer)
+                let ok = seen == event && uid == want
+                if !ok { failures += 1 }
+                let timing = action.isEmpty ? "" : " \(Self.milliseconds(seenAt - returned)) after \(a.name)'s process returned"
+                    + " (\(Self.milliseconds(returned - started)) to run it)"
+                print("   \(b.name), still running, sees \(seen)\(uid.map { " \($0)" } ?? "")\(timing) — "
+                    + (ok ? "ok" : "NOT AS EXPECTED (\(event) \(want ?? ""))"))
+            }
+            try await live([], expecting: "now") { _ in privateUID }
+            try await live(["sign-out", "--group", group], expecting: "signed-out") { _ in nil }
+            try await live(["sign-in", "--anonymous", "--group", group], expecting: "signed-in") { $0["uid"] as? String }
+            watch.child.send(SIGINT)
+            _ = await watch.finish()
         } catch {
             failures += 1
             print("   the step failed: \(error)")
@@ -94,7 +120,12 @@ struct Demo: AsyncParsableCommand {
         guard failures == 0 else {
             throw CLIFailure(.failure, "\(failures) step(s) did not behave as documented; see above.")
         }
-        print("\nEvery step behaved as Firebase documents its shared keychain.")
+        print("\nEvery step behaved as documented: 1–5 as Firebase documents its shared keychain, 6 live sync (ours).")
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.0f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
     }
 
     /// This program's own path, to start the apps with.
@@ -117,13 +148,21 @@ struct Demo: AsyncParsableCommand {
         var name: String
         var player: Player
 
-        /// Runs one `keyring-auth` subcommand as this app and returns its JSON answer.
-        @discardableResult
-        func run(_ arguments: [String], allowing statuses: Set<Int32> = [0]) async throws -> [String: Any] {
-            let identity = [
+        private var identity: [String] {
+            [
                 "--api-key", player.apiKey, "--app-id", "1:42:linux:demo-\(name)-\(player.run)", "--app-name", name,
                 "--emulator", player.emulator,
             ]
+        }
+
+        /// Starts `keyring-auth watch` of `group` as this app, printing JSON lines.
+        func watch(_ group: String) throws -> LineChannel {
+            try LineChannel([player.program, "watch", "--group", group] + identity + player.storeArguments + ["--json"])
+        }
+
+        /// Runs one `keyring-auth` subcommand as this app and returns its JSON answer.
+        @discardableResult
+        func run(_ arguments: [String], allowing statuses: Set<Int32> = [0]) async throws -> [String: Any] {
             let result = try await Subprocess.run(
                 player.program, arguments + identity + player.storeArguments + ["--json"], limit: .seconds(60))
             guard statuses.contains(result.status) else {
