@@ -10,7 +10,8 @@ public struct AuthListenerHandle: Hashable, Sendable {
 }
 
 /// Firebase Auth's API over a ``KeychainStore``: one instance per app name, sharing the signed-in
-/// user with the other apps of an access group.
+/// user with the other apps of an access group, and (``AuthConfiguration/liveSync``) following
+/// their changes while it runs.
 ///
 /// The stored user is loaded when the instance is created, so the first ``currentUser`` read
 /// already sees it. Methods that touch the keychain synchronously (``useUserAccessGroup(_:migratingCurrentUser:)``,
@@ -38,7 +39,7 @@ public final class Auth: Sendable {
     private let transitions = Mutex(())
     private let worker = DispatchQueue(label: "KeyringAuth.Auth")
     /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
-    private let liveSync = Mutex<KeychainObservation?>(nil)
+    private let groupObservation = Mutex<KeychainObservation?>(nil)
 
     private var options: AuthAppOptions { configuration.options }
     private var store: any KeychainStore { configuration.store }
@@ -79,7 +80,7 @@ public final class Auth: Sendable {
             do throws(AuthError) {
                 loaded.group = try Self.readGroupChoice(configuration)
                 // Followed before the read, so that no change falls between the two.
-                liveSync.withLock { $0 = followSharedUser(in: loaded.group) }
+                groupObservation.withLock { $0 = followSharedUser(in: loaded.group) }
                 if let record = try Self.readRecord(configuration, in: loaded.group) {
                     loaded.currentUser = User(record: record, auth: self)
                 }
@@ -107,7 +108,7 @@ public final class Auth: Sendable {
     /// Whether this instance is following the other apps' changes to its group's user right now:
     /// it is in a shared group, ``AuthConfiguration/liveSync`` is on, and the store's changes can
     /// be followed (a failure to follow them is logged).
-    public var isLiveSyncActive: Bool { liveSync.withLock { $0.map { !$0.isCancelled } ?? false } }
+    public var isLiveSyncActive: Bool { groupObservation.withLock { $0.map { !$0.isCancelled } ?? false } }
 
     // MARK: Identity backend
 
@@ -166,7 +167,7 @@ public final class Auth: Sendable {
                 publish(&state)
             }
             if !keepsFollowing {
-                let previous = liveSync.withLock { live in
+                let previous = groupObservation.withLock { live in
                     defer { live = newObservation }
                     return live
                 }

@@ -23,7 +23,8 @@ extension KeyringTests {
             defer { observation.cancel() }
 
             // Written first, never reported: another group's item, and an item of another schema.
-            try await secretTool(["store", "--label=other group"], SecretServiceSchema.attributes(for: uniqueKey(in: uniqueGroup())), input: "x")
+            let otherGroup = uniqueKey(in: uniqueGroup())
+            try await secretTool(["store", "--label=other group"], SecretServiceSchema.attributes(for: otherGroup), input: "x")
             try await secretTool(["store", "--label=not ours"], ["service": key.service, "account": key.account], input: "x")
             // secret-tool is another client in another process.
             try await secretTool(["store", "--label=shared"], SecretServiceSchema.attributes(for: key), input: "one")
@@ -34,6 +35,7 @@ extension KeyringTests {
             #expect(try await changes.next() == KeychainChange(key: key, kind: .removed))
             #expect(changes.queued.isEmpty)
             _ = try? await secretTool(["clear"], ["service": key.service, "account": key.account])
+            try await store.removeData(for: otherGroup)
         }
 
         @Test func observationFollowsTheProviderAcrossARestart() async throws {
