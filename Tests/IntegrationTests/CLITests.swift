@@ -1,7 +1,6 @@
 import Foundation
 import KeyringAuthEmulator
 import KeyringTestSupport
-import Logging
 import SecretKeychain
 import Testing
 
@@ -32,14 +31,6 @@ extension KeyringTests {
             return (["--api-key", apiKey, "--app-id", "1:42:linux:\(name)-\(id)", "--app-name", name, "--emulator", "\(emulator)"], apiKey)
         }
 
-        private func startEmulator() async throws -> AuthEmulator {
-            var logger = Logger(label: "CLITests")
-            logger.logLevel = .warning
-            let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
-            try await emulator.start()
-            return emulator
-        }
-
         @Test func theDemoPlaysTheWalkthrough() async throws {
             let result = try await run(["demo"])
             #expect(result.status == 0, "\(result.standardError)")
@@ -54,7 +45,7 @@ extension KeyringTests {
         }
 
         @Test func signInShowListAndSignOutAGroup() async throws {
-            let emulator = try await startEmulator()
+            let emulator = try await startQuietEmulator()
             let address = try #require(emulator.address)
             let (identity, apiKey) = app(address)
             let group = uniqueGroup().rawValue
@@ -93,7 +84,7 @@ extension KeyringTests {
         }
 
         @Test func useGroupAndMigrate() async throws {
-            let emulator = try await startEmulator()
+            let emulator = try await startQuietEmulator()
             let (identity, _) = app(try #require(emulator.address))
             let group = uniqueGroup().rawValue
             let signedIn = try json(try await run(["sign-in", "--anonymous", "--json"] + identity))
@@ -162,7 +153,7 @@ extension KeyringTests {
         }
 
         @Test func userInputTheBackendRefusesIsExitTwo() async throws {
-            let emulator = try await startEmulator()
+            let emulator = try await startQuietEmulator()
             let (identity, _) = app(try #require(emulator.address))
             let weak = try await run(["sign-in", "--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
             #expect(weak.status == 2 && weak.standardError.contains("at least 6 characters"))
@@ -199,7 +190,7 @@ extension KeyringTests {
             #expect(try await store.data(for: key) == Data("not a user".utf8), "left as it is")
 
             // Its advice: sign in again to replace it.
-            let emulator = try await startEmulator()
+            let emulator = try await startQuietEmulator()
             let signIn = try await run([
                 "sign-in", "--anonymous", "--json", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt",
                 "--emulator", "\(try #require(emulator.address))",
@@ -212,49 +203,19 @@ extension KeyringTests {
         }
 
         @Test func theEmulatorCommandServesUntilInterrupted() async throws {
-            let directory = harness.root.appendingPathComponent("emulator-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let (input, output, errors) = (directory.appendingPathComponent("in"), directory.appendingPathComponent("out"), directory.appendingPathComponent("err"))
-            try Data().write(to: input)
-            try Data().write(to: errors)
-            // Standard output is a FIFO: the test reads the address the moment the server prints it.
-            // Its read end is opened first, without blocking: posix_spawn returns only once the child has
-            // opened the write end, and that open would wait forever for a reader.
-            #expect(mkfifo(output.path, 0o600) == 0)
-            let readEnd = open(output.path, O_RDONLY | O_NONBLOCK)
-            #expect(readEnd >= 0)
-            let child = try ChildProcess([program, "emulator", "--port", "0"], stdin: input, stdout: output, stderr: errors)
-            _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
-            let reader = FileHandle(fileDescriptor: readEnd, closeOnDealloc: true)
-            let banner = await offPool { () -> String in
-                var text = ""
-                // Until a whole line starting with "export " has arrived.
-                while !text.components(separatedBy: "\n").dropLast().contains(where: { $0.hasPrefix("export ") }) {
-                    let chunk = reader.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                return text
-            }
+            // Standard output is read as it is printed: the test reads the address the moment the server prints it.
+            let server = try LineChannel([program, "emulator", "--port", "0"])
             let prefix = "export FIREBASE_AUTH_EMULATOR_HOST="
-            let host = try #require(banner.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+            let host = String(try await server.nextLine { $0.hasPrefix(prefix) }.dropFirst(prefix.count))
             var environment = ProcessInfo.processInfo.environment
             environment["FIREBASE_AUTH_EMULATOR_HOST"] = host
             let signIn = try await run(
                 ["sign-in", "--anonymous", "--api-key", "AIza-emu-cmd", "--app-id", "1:42:linux:emu-\(UUID().uuidString.prefix(8))", "--store", "memory"],
                 environment: environment)
             #expect(signIn.status == 0, "the variable points the CLI at the emulator: \(signIn.standardError)")
-            child.send(SIGINT)
-            let rest = await offPool { String(decoding: reader.readDataToEndOfFile(), as: UTF8.self) }
-            #expect(await child.exitStatus() == 0)
-            #expect(rest.contains("Auth emulator stopped."))
+            server.child.send(SIGINT)
+            #expect(try await server.nextLine() == "Auth emulator stopped.")
+            #expect(await server.finish() == 0)
         }
-    }
-}
-
-/// Runs blocking work (a FIFO read) on a dispatch thread, never on the cooperative pool.
-private func offPool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
-    await withCheckedContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(returning: body()) }
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import KeyringAuthEmulator
 import KeyringTestSupport
+import Logging
 import SecretKeychain
 import Testing
 
@@ -67,4 +69,13 @@ func returnsWithin<Result: Sendable>(
 func waitForNextWholeSecond() async throws {
     let now = Date().timeIntervalSince1970
     try await Task.sleep(for: .seconds(now.rounded(.down) + 1 - now + 0.02))
+}
+
+/// The bundled emulator on a free port, logging only warnings.
+func startQuietEmulator() async throws -> AuthEmulator {
+    var logger = Logger(label: "IntegrationTests.emulator")
+    logger.logLevel = .warning
+    let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+    try await emulator.start()
+    return emulator
 }

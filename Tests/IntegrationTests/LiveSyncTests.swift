@@ -2,7 +2,6 @@ import Foundation
 @testable import KeyringAuth
 import KeyringAuthEmulator
 import KeyringTestSupport
-import Logging
 import SecretKeychain
 import Testing
 
@@ -153,7 +152,7 @@ extension KeyringTests {
 
         @Test func theWatchCommandPrintsEachChangeUntilInterrupted() async throws {
             let program = try Harness.product("keyring-auth")
-            let emulator = try await AppPair.startEmulator()
+            let emulator = try await startQuietEmulator()
             let group = uniqueGroup().rawValue
             let id = String(UUID().uuidString.prefix(8))
             let identity = ["--api-key", "AIza-watch-\(id)", "--app-id", "1:42:linux:watch-\(id)"]
@@ -206,16 +205,8 @@ private struct AppPair {
     let group: String
     let apiKey: String
 
-    static func startEmulator() async throws -> AuthEmulator {
-        var logger = Logger(label: "LiveSyncTests")
-        logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
-        try await emulator.start()
-        return emulator
-    }
-
     static func start(_ harness: Harness) async throws -> AppPair {
-        let emulator = try await startEmulator()
+        let emulator = try await startQuietEmulator()
         let address = try #require(emulator.address)
         let apps = TwoApps.isolated(store: SecretServiceStore())
         let group = uniqueGroup().rawValue
