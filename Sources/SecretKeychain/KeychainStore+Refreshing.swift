@@ -57,7 +57,7 @@ private final class CoalescingRefresher: Sendable {
     }
 
     func changed(_ change: KeychainChange) {
-        guard change.key == key,  !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard change.key == key, !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         queue.async { [self] in
             // Cleared before reading, so that a change during the read queues another one.
             pending.store(false, ordering: .releasing)

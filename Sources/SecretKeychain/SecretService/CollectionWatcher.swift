@@ -126,19 +126,23 @@ final class CollectionWatcher: @unchecked Sendable {
             logger.info("The watched collection is locked; its items are reported once it is unlocked and they change",
                         metadata: ["collection": "\(path)"])
         }
-        let bus = try Self.keychainErrors { () throws(SecretServiceFailure) in try SecretServiceClient.sessionBus(limit: limit) }
-        self.bus = bus
-        ownerSubscription = subscribe(
-            sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
-            path: "/org/freedesktop/DBus", arg0: SecretServiceClient.busName
-        ) { _, _, _, _, _, parameters, watcher in
-            guard let parameters, let watcher, variant(parameters, hasType: "(sss)") else { return }
-            let newOwner = g_variant_get_child_value(parameters, 2)!
-            defer { g_variant_unref(newOwner) }
-            Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().ownerChanged(to: string(of: newOwner))
-        }
-        let owner = try Self.keychainErrors { () throws(SecretServiceFailure) in
-            try SecretServiceClient.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string(SecretServiceClient.busName)], limit: limit)
+        let owner: String
+        do throws(SecretServiceFailure) {
+            let bus = try SecretServiceClient.sessionBus(limit: limit)
+            self.bus = bus
+            ownerSubscription = subscribe(
+                sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+                path: "/org/freedesktop/DBus", arg0: SecretServiceClient.busName
+            ) { _, _, _, _, _, parameters, watcher in
+                guard let parameters, let watcher, variant(parameters, hasType: "(sss)") else { return }
+                let newOwner = g_variant_get_child_value(parameters, 2)!
+                defer { g_variant_unref(newOwner) }
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().ownerChanged(to: string(of: newOwner))
+            }
+            owner = try SecretServiceClient.busDaemonCall(
+                bus, "GetNameOwner", [g_variant_new_string(SecretServiceClient.busName)], limit: limit)
+        } catch {
+            throw store.keychainError(for: error, operation: "Watching \(scope)")
         }
         follow(owner)
         known = try listItems()
@@ -270,17 +274,5 @@ final class CollectionWatcher: @unchecked Sendable {
     private func report(_ change: KeychainChange) {
         logger.trace("Reporting a change", metadata: ["change": "\(change)"])
         observation?.deliver(change)
-    }
-
-    private static func keychainErrors<Result>(
-        _ body: () throws(SecretServiceFailure) -> Result
-    ) throws(KeychainError) -> Result {
-        do {
-            return try body()
-        } catch .keychain(let error) {
-            throw error
-        } catch {
-            throw .noProvider(detail: error.detail)
-        }
     }
 }

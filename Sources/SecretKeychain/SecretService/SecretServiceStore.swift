@@ -214,7 +214,7 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     /// The one place a failure becomes the error the user sees.
-    private func keychainError(for failure: SecretServiceFailure, operation: String) -> KeychainError {
+    func keychainError(for failure: SecretServiceFailure, operation: String) -> KeychainError {
         let collection = configuration.collection.description
         switch failure {
         case .keychain(let error):
