@@ -27,6 +27,16 @@ struct Propagation: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let latencies = try await Self.measure(changes: changes, warmup: warmup)
+        print("Propagation from app A's write to app B's ID-token listener (\(changes) changes, \(warmup) warm-up, two processes):")
+        print(String(format: "  median %.2f ms   p90 %.2f ms   p99 %.2f ms   min %.2f ms   max %.2f ms",
+                     latencies.percentile(0.5), latencies.percentile(0.9), latencies.percentile(0.99),
+                     latencies.min()!, latencies.max()!))
+        print("  machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(await Machine.version(of: "gnome-keyring-daemon"))")
+    }
+
+    /// The latencies of `changes` changes in milliseconds, after `warmup` changes not counted.
+    static func measure(changes: Int, warmup: Int) async throws -> [Double] {
         var logger = Logger(label: "keyring-auth-bench")
         logger.logLevel = .warning
         let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
@@ -62,15 +72,7 @@ struct Propagation: AsyncParsableCommand {
         _ = await appB.finish()
         try? appA.signOut()
         await emulator.stop()
-
-        let sorted = latencies.sorted()
-        func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)] }
-        print("Propagation from app A's write to app B's ID-token listener (\(changes) changes, \(warmup) warm-up, two processes):")
-        print(String(format: "  median %.2f ms   p90 %.2f ms   p99 %.2f ms   min %.2f ms   max %.2f ms",
-                     percentile(0.5), percentile(0.9), percentile(0.99), sorted.first!, sorted.last!))
-        let provider = try? await Subprocess.run("gnome-keyring-daemon", ["--version"])
-        let version = provider?.output.split(separator: "\n").first.map(String.init) ?? "gnome-keyring (version unknown)"
-        print("  machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(version)")
+        return latencies
     }
 }
 

@@ -312,21 +312,26 @@ extension SecretServiceStore {
         }
 
         /// The secret of the newest item matching `attributes`. An item deleted between the search
-        /// and the read (another app replaced it) makes it search once more.
+        /// and the read (another app signed out, or replaced it) makes it search again.
         func newestSecret(matching attributes: [String: String]) throws(SecretServiceFailure) -> StoredSecret? {
-            for remainingTries in (0..<2).reversed() {
+            for _ in 0..<Self.readTries {
                 guard let path = try newest(of: matchingItems(attributes)) else { return nil }
                 do throws(SecretServiceFailure) {
-                    guard let secret = try client.secret(at: path) else {
-                        throw .keychain(.corruptItem(path, reason: "the provider returned no secret for it"))
-                    }
-                    return secret
-                } catch .glib(let error, _) where error.isNoSuchObject && remainingTries > 0 {
+                    if let secret = try client.secret(at: path) { return secret }
+                    // libsecret answers no secret and no error for an item deleted since the search.
+                    _ = try client.itemProperties(at: path)
+                    throw .keychain(.corruptItem(path, reason: "the provider returned no secret for it"))
+                } catch .glib(let error, _) where error.isNoSuchObject {
                     continue
                 }
             }
-            return nil
+            throw .keychain(.underlying(
+                domain: "SecretKeychain", code: 0,
+                message: "the item was deleted under \(Self.readTries) reads in a row by other apps; try again"))
         }
+
+        /// How many times a read searches when the item it found keeps being deleted under it.
+        private static let readTries = 5
 
         /// Writes the item (replacing the one with the same attributes) and returns its path.
         func createItem(

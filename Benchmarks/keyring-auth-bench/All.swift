@@ -1,0 +1,259 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import Logging
+import SecretKeychain
+import Subprocesses
+
+/// Every benchmark, side by side on one daemon, printed as Markdown tables with ratios
+/// (what `Benchmarks/run` runs). Progress goes to standard error.
+struct All: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Every benchmark side by side with libsecret (C), secretstorage and keyring; run through Benchmarks/run.")
+
+    @Option(help: "The libsecret C client (Benchmarks/clients/libsecret-client.c, built by Benchmarks/run).")
+    var libsecretClient: String
+
+    @Option(help: "Benchmarks/clients/python-client.py.")
+    var pythonClient: String
+
+    @Option(help: "The Python with Debian's python3-secretstorage and python3-keyring.")
+    var python = "/usr/bin/python3"
+
+    @Option(help: "The keyring-auth binary to time as a whole process (a release build).")
+    var keyringAuth: String
+
+    @Option(help: "Interleaved rounds; each figure is the median over them.")
+    var rounds = 7
+
+    @Option(help: "Calls per client per round.")
+    var calls = 100
+
+    @Option(help: "Size of the secret every client writes, in bytes (a stored user is about this size).")
+    var size = 1400
+
+    @Option(help: "Unrelated items added to the collection for the second set of reads.")
+    var unrelatedItems = 5000
+
+    @Option(help: "Runs of each whole process.")
+    var processRuns = 30
+
+    @Option(help: "Changes for the propagation latency.")
+    var changes = 200
+
+    func validate() throws {
+        guard rounds >= 1, calls >= 1, size >= 10, unrelatedItems >= 0, processRuns >= 1, changes >= 1 else {
+            throw ValidationError("--rounds, --calls, --process-runs and --changes take 1 or more, --size 10 or more")
+        }
+        guard ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_ROOT"] != nil else {
+            throw ValidationError(
+                "Run this under dbus/with-keyring (Benchmarks/run does): it fills the default collection with "
+                    + "\(unrelatedItems) items and must never touch your own keyring.")
+        }
+    }
+
+    func run() async throws {
+        progress("Starting the clients")
+        let clients = try await startClients()
+        let calls = self.calls
+        // Python keyring is an order of magnitude slower; fewer calls keep its rounds as long as the others'.
+        func count(_ client: BenchClient) -> Int { client.name == "Python keyring" ? max(1, calls / 5) : calls }
+
+        progress("Writes and reads of one item: \(rounds) interleaved rounds")
+        var writes: [String: [Double]] = [:]
+        var reads: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for client in clients.rotated(by: round) {
+                writes[client.name, default: []].append(try await client.rate("write", count(client)))
+            }
+            for client in clients.rotated(by: round + 1) {
+                reads[client.name, default: []].append(try await client.rate("read", count(client)))
+            }
+        }
+
+        progress("Auth.currentUser and a signed-in user for the whole-process runs")
+        let inProcess = try await InProcessReads.measure()
+        let processes = try await wholeProcesses(inProcess)
+
+        progress("Adding \(unrelatedItems) unrelated items")
+        let libsecret = clients[0]
+        if unrelatedItems > 0 { _ = try await libsecret.command("fill \(unrelatedItems)", within: .seconds(600)) }
+        progress("Reads among \(unrelatedItems) other items: \(rounds) interleaved rounds")
+        var crowdedReads: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for client in clients.rotated(by: round) {
+                crowdedReads[client.name, default: []].append(try await client.rate("read", count(client)))
+            }
+        }
+        let crowdedProcesses = try await wholeProcesses(inProcess)
+        for client in clients { _ = await client.channel.finish() }
+
+        progress("Propagation between two apps: \(changes) changes")
+        let propagation = try await Propagation.measure(changes: changes, warmup: 10)
+
+        try await printReport(
+            clients: clients, writes: writes, reads: reads, crowdedReads: crowdedReads, inProcess: inProcess,
+            processes: processes, crowdedProcesses: crowdedProcesses, propagation: propagation)
+    }
+
+    private func startClients() async throws -> [BenchClient] {
+        let size = String(size)
+        let self_ = "/proc/self/exe"
+        let commands: [(String, [String])] = [
+            ("libsecret (C)", [libsecretClient, size]),
+            ("SecretServiceStore", [self_, "store-worker", "--api", "sync", "--size", size]),
+            ("SecretServiceStore (async)", [self_, "store-worker", "--api", "async", "--size", size]),
+            ("Python secretstorage", [python, pythonClient, "secretstorage", size]),
+            ("Python keyring", [python, pythonClient, "keyring", size]),
+        ]
+        var clients: [BenchClient] = []
+        for (name, arguments) in commands {
+            clients.append(try await BenchClient.start(name: name, arguments))
+        }
+        return clients
+    }
+
+    /// Cold `keyring-auth show` and `secret-tool lookup`, alternating, as whole processes.
+    private func wholeProcesses(_ signedIn: InProcessReads) async throws -> [String: [Double]] {
+        let show = [
+            keyringAuth, "show", "--group", signedIn.group, "--api-key", signedIn.options.apiKey,
+            "--app-id", signedIn.options.appID,
+        ]
+        let lookup = ["secret-tool", "lookup", "client", "libsecret"]
+        // Once each with their output checked: the timed runs must do the real work.
+        let shown = try await Subprocess.run(show[0], Array(show.dropFirst()))
+        try shown.requireSuccess("keyring-auth show")
+        guard shown.output.contains(signedIn.uid) else { throw ValidationError("keyring-auth show did not show the user") }
+        let looked = try await Subprocess.run(lookup[0], Array(lookup.dropFirst()))
+        try looked.requireSuccess("secret-tool lookup")
+        guard looked.standardOutput.count == size else { throw ValidationError("secret-tool lookup found no benchmark item") }
+
+        progress("Whole processes: \(processRuns) runs each, alternating")
+        var times: [String: [Double]] = [:]
+        for _ in 0..<processRuns {
+            times["secret-tool lookup", default: []].append(try await timedRun(lookup))
+            times["keyring-auth show", default: []].append(try await timedRun(show))
+        }
+        return times
+    }
+
+    /// Milliseconds from starting `arguments` to its exit, its output discarded.
+    private func timedRun(_ arguments: [String]) async throws -> Double {
+        let null = URL(fileURLWithPath: "/dev/null")
+        let started = monotonicNanoseconds()
+        let child = try ChildProcess(arguments, stdin: null, stdout: null, stderr: null)
+        let status = await child.exitStatus()
+        let elapsed = Double(monotonicNanoseconds() - started) / 1_000_000
+        guard status == 0 else { throw ValidationError("\(arguments[0]) exited with \(status)") }
+        return elapsed
+    }
+
+    private func printReport(
+        clients: [BenchClient], writes: [String: [Double]], reads: [String: [Double]], crowdedReads: [String: [Double]],
+        inProcess: InProcessReads, processes: [String: [Double]], crowdedProcesses: [String: [Double]],
+        propagation: [Double]
+    ) async throws {
+        let baseline = clients[0].name
+        func ratio(_ figures: [String: [Double]], _ name: String) -> String {
+            String(format: "%.2f×", figures[name]!.median / figures[baseline]!.median)
+        }
+        func rate(_ figures: [String: [Double]], _ name: String) -> String {
+            String(format: "%.0f", figures[name]!.median)
+        }
+        let versions = clients.filter { $0.version != "this-build" }.map { "\($0.name) \($0.version)" }
+        print("""
+            ## KeyringAuth benchmarks
+
+            \(Date().formatted(.iso8601.year().month().day())) · \(ProcessInfo.processInfo.activeProcessorCount) cores, \
+            \(Machine.processor), Linux \(Machine.kernel) · \(await Machine.version(of: "gnome-keyring-daemon")) · \
+            \(versions.joined(separator: ", ")) · \(await Machine.version(of: python)) · release build
+
+            ### One item, warm connection (calls per second: median of \(rounds) interleaved rounds; ×: against libsecret in C)
+
+            | Client | writes/s | × | reads/s | × | reads/s among \(unrelatedItems) other items | × |
+            |---|---:|---:|---:|---:|---:|---:|
+            """)
+        for client in clients {
+            let name = client.name
+            print("| \(name) | \(rate(writes, name)) | \(ratio(writes, name)) | \(rate(reads, name)) | \(ratio(reads, name)) "
+                + "| \(rate(crowdedReads, name)) | \(ratio(crowdedReads, name)) |")
+        }
+
+        let tool = "secret-tool lookup"
+        func processRow(_ name: String) -> String {
+            let (plain, crowded) = (processes[name]!, crowdedProcesses[name]!)
+            return String(
+                format: "| `%@` | %.1f | %.1f | %.2f× | %.1f | %.2f× |", name, plain.median, plain.percentile(0.9),
+                plain.median / processes[tool]!.median, crowded.median, crowded.median / crowdedProcesses[tool]!.median)
+        }
+        print("""
+
+            ### Reading one item from a new process (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool)
+
+            | Command | median | p90 | × | median among \(unrelatedItems) other items | × |
+            |---|---:|---:|---:|---:|---:|
+            \(processRow(tool))
+            \(processRow("keyring-auth show"))
+
+            ### In one process
+
+            | Read | cost | keychain calls |
+            |---|---:|---:|
+            \(String(format: "| `auth.currentUser` | %.0f ns | %d in %d reads |", inProcess.currentUserNanoseconds, inProcess.currentUserKeychainCalls, InProcessReads.currentUserReads))
+            \(String(format: "| `auth.getStoredUser(forAccessGroup:)` | %.0f µs | %d in %d reads |", inProcess.storedUserMicroseconds, inProcess.storedUserKeychainCalls, InProcessReads.storedUserReads))
+
+            ### Propagation between two running apps (\(propagation.count) changes; milliseconds from app A's write returning to app B's listener)
+
+            | median | p90 | p99 | max |
+            |---:|---:|---:|---:|
+            \(String(format: "| %.2f | %.2f | %.2f | %.2f |", propagation.median, propagation.percentile(0.9), propagation.percentile(0.99), propagation.max()!))
+            """)
+    }
+}
+
+/// Progress, on standard error so that standard output is the report alone.
+func progress(_ message: String) {
+    FileHandle.standardError.write(Data("keyring-auth-bench: \(message)\n".utf8))
+}
+
+/// A benchmark client process speaking the line protocol of `Benchmarks/clients/`.
+struct BenchClient: Sendable {
+    let name: String
+    let version: String
+    let channel: LineChannel
+
+    static func start(name: String, _ arguments: [String]) async throws -> BenchClient {
+        let channel = try LineChannel(arguments)
+        let line = try await channel.nextLine(within: .seconds(60))
+        let words = line.split(separator: " ")
+        guard words.first == "ready" else {
+            throw ValidationError("\(name) did not start: \(line) \(channel.standardError)")
+        }
+        return BenchClient(name: name, version: words.dropFirst(2).joined(separator: " "), channel: channel)
+    }
+
+    /// Sends a command and returns the nanoseconds the client reports for it.
+    func command(_ command: String, within limit: Duration = .seconds(300)) async throws -> UInt64 {
+        channel.send(command)
+        let line = try await channel.nextLine(within: limit)
+        guard line.hasPrefix("ok "), let nanoseconds = UInt64(line.dropFirst(3)) else {
+            throw ValidationError("\(name) failed `\(command)`: \(line)")
+        }
+        return nanoseconds
+    }
+
+    /// Calls per second over `count` calls of `operation`.
+    func rate(_ operation: String, _ count: Int) async throws -> Double {
+        Double(count) / (Double(try await command("\(operation) \(count)")) / 1_000_000_000)
+    }
+}
+
+extension Array {
+    /// The elements starting at `offset` (modulo the count), wrapping around.
+    func rotated(by offset: Int) -> [Element] {
+        guard !isEmpty else { return self }
+        let start = offset % count
+        return Array(self[start...] + self[..<start])
+    }
+}
