@@ -34,11 +34,16 @@ struct Read: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
     @OptionGroup var keyOptions: KeyOptions
 
+    @Option(help: "Read the value this many times (for instruction counts), printing it once.")
+    var repeats: Int = 1
+
     func run() async throws {
         let store = options.makeStore()
         var found: Data?
         try await reportingErrors { () async throws(KeychainError) in
-            found = try await store.data(for: keyOptions.key)
+            for _ in 0..<max(repeats, 1) {
+                found = try await store.data(for: keyOptions.key)
+            }
         }
         guard let found else {
             FileHandle.standardError.write(Data("secret-keychain: nothing is stored for \(keyOptions.key)\n".utf8))

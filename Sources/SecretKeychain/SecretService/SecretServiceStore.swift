@@ -22,6 +22,9 @@ public final class SecretServiceStore: KeychainStore {
 
     /// The object path the configured alias resolved to, kept until the provider changes.
     private let resolvedCollection = Mutex<String?>(nil)
+    /// libsecret's shared service with its session, kept until the provider goes away: connecting
+    /// again for every operation would cost more than the operation's own D-Bus calls.
+    private let connection = Mutex<SecretServiceClient?>(nil)
     /// Where the `async` methods run their blocking calls.
     private let worker = DispatchQueue(label: "SecretKeychain.SecretServiceStore")
 
@@ -167,12 +170,13 @@ public final class SecretServiceStore: KeychainStore {
         var reresolved = false
         while true {
             do {
-                let client = try SecretServiceClient.connect(limit: configuration.timeout)
+                let client = try connectedClient()
                 let collectionPath = try resolveCollection(using: client)
                 return try body(Attempt(store: self, client: client, collectionPath: collectionPath))
             } catch .glib(let error, _) where error.isProviderGone && !reconnected {
                 logger.debug("No answer from the Secret Service provider; reconnecting once", metadata: ["error": "\(error.message)"])
                 SecretServiceClient.disconnect()
+                connection.withLock { $0 = nil }
                 resolvedCollection.withLock { $0 = nil }
                 reconnected = true
             } catch .glib(let error, let call)
@@ -184,6 +188,14 @@ public final class SecretServiceStore: KeychainStore {
                 throw keychainError(for: error, operation: operation)
             }
         }
+    }
+
+    /// The connection kept from an earlier operation, or a new one.
+    private func connectedClient() throws(SecretServiceFailure) -> SecretServiceClient {
+        if let client = connection.withLock({ $0 }) { return client }
+        let client = try SecretServiceClient.connect(limit: configuration.timeout)
+        connection.withLock { $0 = client }
+        return client
     }
 
     /// Forgets where the alias pointed, so that the next operation resolves it again.
