@@ -1,4 +1,5 @@
 import Foundation
+import KeyringTestSupport
 import Logging
 @testable import KeyringAuth
 import SecretKeychain
@@ -18,7 +19,7 @@ func runChaos(_ options: AuthAppOptions, group: String, seed: UInt64) async {
     var logger = Logger(label: "auth-probe")
     logger.logLevel = .error
     // Short limits, so that a locked or missing provider is told within seconds.
-    let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: .seconds(1), logger: logger))
+    let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: .milliseconds(250), logger: logger))
     let auth = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger))
     do {
         try auth.useUserAccessGroup(group)
@@ -91,17 +92,4 @@ private func idTokenSubject(_ token: String) -> String? {
 
 private func describe(_ error: AuthError) -> String {
     error.keychainError.map { "keychainError/\($0.code)" } ?? error.code.rawValue
-}
-
-/// A small seeded generator, so that a run can be repeated from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
