@@ -99,11 +99,11 @@ struct All: AsyncParsableCommand {
 
     private func startClients() async throws -> [BenchClient] {
         let size = String(size)
-        let self_ = "/proc/self/exe"
+        let bench = "/proc/self/exe"
         let commands: [(String, [String])] = [
             ("libsecret (C)", [libsecretClient, size]),
-            ("SecretServiceStore", [self_, "store-worker", "--api", "sync", "--size", size]),
-            ("SecretServiceStore (async)", [self_, "store-worker", "--api", "async", "--size", size]),
+            ("SecretServiceStore", [bench, "store-worker", "--api", "sync", "--size", size]),
+            ("SecretServiceStore (async)", [bench, "store-worker", "--api", "async", "--size", size]),
             ("Python secretstorage", [python, pythonClient, "secretstorage", size]),
             ("Python keyring", [python, pythonClient, "keyring", size]),
         ]

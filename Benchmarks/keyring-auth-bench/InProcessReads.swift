@@ -25,7 +25,6 @@ struct InProcessReads: Sendable {
         logger.logLevel = .warning
         let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
         let address = try await emulator.start()
-        defer { Task { await emulator.stop() } }
 
         let id = String(UUID().uuidString.prefix(8))
         let group = "TEAMID.bench.reads-\(id)"
@@ -35,6 +34,8 @@ struct InProcessReads: Sendable {
         try auth.useEmulator(withHost: address.host, port: address.port)
         try auth.useUserAccessGroup(group)
         let uid = try await auth.signInAnonymously().user.uid
+        // What follows reads the keyring only; the stored user stays for the whole-process runs.
+        await emulator.stop()
 
         var before = store.calls
         var found = 0
