@@ -1,7 +1,5 @@
 import Foundation
 import KeyringAuth
-import KeyringAuthEmulator
-import Logging
 import SecretKeychain
 import Synchronization
 
@@ -21,21 +19,11 @@ struct InProcessReads: Sendable {
     let storedUserKeychainCalls: Int
 
     static func measure() async throws -> InProcessReads {
-        var logger = Logger(label: "keyring-auth-bench")
-        logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
-        let address = try await emulator.start()
-
-        let id = String(UUID().uuidString.prefix(8))
-        let group = "TEAMID.bench.reads-\(id)"
-        let options = AuthAppOptions(appName: "bench-reads", apiKey: "AIza-bench-\(id)", appID: "1:42:linux:bench-reads-\(id)", projectID: "demo")
         let store = CountingStore(base: SecretServiceStore())
-        let auth = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger))
-        try auth.useEmulator(withHost: address.host, port: address.port)
-        try auth.useUserAccessGroup(group)
-        let uid = try await auth.signInAnonymously().user.uid
+        let app = try await BenchApp.signIn(name: "reads", store: store, liveSync: true)
+        let (auth, group, uid) = (app.auth, app.group, app.user.uid)
         // What follows reads the keyring only; the stored user stays for the whole-process runs.
-        await emulator.stop()
+        await app.emulator.stop()
 
         var before = store.calls
         var found = 0
@@ -52,7 +40,7 @@ struct InProcessReads: Sendable {
         }
         let storedUserMicroseconds = Double(monotonicNanoseconds() - started) / Double(storedUserReads) / 1000
         return InProcessReads(
-            group: group, options: options, uid: uid, currentUserNanoseconds: currentUserNanoseconds,
+            group: group, options: app.options, uid: uid, currentUserNanoseconds: currentUserNanoseconds,
             currentUserKeychainCalls: currentUserKeychainCalls, storedUserMicroseconds: storedUserMicroseconds,
             storedUserKeychainCalls: store.calls - before)
     }

@@ -37,19 +37,8 @@ struct Propagation: AsyncParsableCommand {
 
     /// The latencies of `changes` changes in milliseconds, after `warmup` changes not counted.
     static func measure(changes: Int, warmup: Int) async throws -> [Double] {
-        var logger = Logger(label: "keyring-auth-bench")
-        logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
-        let address = try await emulator.start()
-
-        let id = String(UUID().uuidString.prefix(8))
-        let group = "TEAMID.bench.\(id)"
-        let options = AuthAppOptions(appName: "bench-a", apiKey: "AIza-bench-\(id)", appID: "1:42:linux:bench-a-\(id)", projectID: "demo")
-        let store = SecretServiceStore()
-        let appA = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger, liveSync: false))
-        try appA.useEmulator(withHost: address.host, port: address.port)
-        try appA.useUserAccessGroup(group)
-        let user = try await appA.signInAnonymously().user
+        let appA = try await BenchApp.signIn(name: "a", store: SecretServiceStore(), liveSync: false)
+        let (group, options, address, user) = (appA.group, appA.options, appA.address, appA.user)
 
         let appB = try LineChannel([
             "/proc/self/exe", "propagation-listener", "--group", group, "--api-key", options.apiKey,
@@ -70,8 +59,8 @@ struct Propagation: AsyncParsableCommand {
             if index >= warmup { latencies.append((Double(fired) - Double(written)) / 1_000_000) }
         }
         _ = await appB.finish()
-        try? appA.signOut()
-        await emulator.stop()
+        try? appA.auth.signOut()
+        await appA.emulator.stop()
         return latencies
     }
 }
@@ -86,8 +75,7 @@ struct PropagationListener: AsyncParsableCommand {
     @Option var emulator: String
 
     func run() async throws {
-        var logger = Logger(label: "keyring-auth-bench.listener")
-        logger.logLevel = .warning
+        let logger = benchLogger("keyring-auth-bench.listener")
         let options = AuthAppOptions(appName: "bench-b", apiKey: apiKey, appID: "1:42:linux:bench-b-\(UUID().uuidString.prefix(8))", projectID: "demo")
         let appB = Auth(configuration: AuthConfiguration(
             options: options, store: SecretServiceStore(), backend: IdentityToolkitBackend(apiKey: apiKey, endpoint: try .emulator(hostAndPort: emulator)),
