@@ -24,6 +24,10 @@ public final class Auth: Sendable {
         var currentUser: User?
         var group: AccessGroup?
         var startupError: AuthError?
+        /// The saved access-group choice could not be read: nothing is written until it is known.
+        var choiceUnknown = false
+        /// The current group's user could not be read at start-up; read again by the next call that needs it.
+        var userUnread = false
         var stateListeners: [Int: Listener] = [:]
         var tokenListeners: [Int: Listener] = [:]
         var streams: [Int: AsyncStream<User?>.Continuation] = [:]
@@ -68,22 +72,26 @@ public final class Auth: Sendable {
         return auth
     }
 
-    /// Creates an instance and loads the stored access-group choice and user (blocking). In a
-    /// shared group with ``AuthConfiguration/liveSync`` on, it starts following the group's item.
-    /// A failure is kept in ``startupError`` and logged; nothing stored is changed.
+    /// Creates an instance and loads the saved access-group choice and the stored user (blocking).
+    /// In a shared group with ``AuthConfiguration/liveSync`` on, it starts following the group's item.
+    ///
+    /// A failure is kept in ``startupError`` and logged; nothing stored is changed. When the choice
+    /// is known but the group's user cannot be read (a locked keyring, say), ``currentUser`` is `nil`
+    /// until the user can be read: through live sync, or by the next call that reads or writes it.
+    /// Nothing is written anywhere while the choice itself cannot be read.
     public init(configuration: AuthConfiguration) {
         self.configuration = configuration
         self.state = Mutex(State())
         // Held while loading, so that a change reported meanwhile is applied after the load.
         transitions.withLock { _ in
-            var loaded = State()
+            var loaded = State(choiceUnknown: true, userUnread: true)
             do throws(AuthError) {
-                loaded.group = try Self.readGroupChoice(configuration)
+                loaded.group = try loadGroupChoice()
+                loaded.choiceUnknown = false
                 // Followed before the read, so that no change falls between the two.
                 groupObservation.withLock { $0 = followSharedUser(in: loaded.group) }
-                if let record = try Self.readRecord(configuration, in: loaded.group) {
-                    loaded.currentUser = User(record: record, auth: self)
-                }
+                loaded.currentUser = try readAdoptableUser(in: loaded.group)
+                loaded.userUnread = false
             } catch {
                 configuration.logger.error("Could not load the stored user", metadata: ["error": "\(error)"])
                 loaded.startupError = error
@@ -102,7 +110,8 @@ public final class Auth: Sendable {
     /// The access group the app shares its user in, or `nil` for the private scope.
     public var userAccessGroup: String? { state.withLock { $0.group?.rawValue } }
 
-    /// Why loading the stored user failed at start-up, if it did.
+    /// Why loading the saved access-group choice or the stored user failed at start-up, while
+    /// it has not been loaded since (``currentUser`` is `nil` meanwhile).
     public var startupError: AuthError? { state.withLock { $0.startupError } }
 
     /// Whether this instance is following the other apps' changes to its group's user right now:
@@ -136,60 +145,97 @@ public final class Auth: Sendable {
     ///
     /// - Parameter migratingCurrentUser: When moving from the private scope to a group, copy the
     ///   signed-in user into the group (replacing what is stored there) instead of signing them out.
-    /// - Throws: ``AuthError``; on failure nothing has changed.
+    /// - Throws: ``AuthError``: an invalid group, ``AuthErrorCode/tenantIDMismatch`` for a group
+    ///   user of another tenant, a keychain failure (also when the private item cannot be deleted),
+    ///   or ``AuthErrorCode/accessGroupChoiceError``. On failure nothing stored and nothing in
+    ///   memory has changed.
     public func useUserAccessGroup(_ accessGroup: String?, migratingCurrentUser: Bool = false) throws(AuthError) {
         let newGroup = try Self.validated(accessGroup)
         try transition { () throws(AuthError) in
             let (oldGroup, current) = state.withLock { ($0.group, $0.currentUser) }
-            // The new group is followed before it is read, so that no change falls between the two.
-            let keepsFollowing = newGroup == oldGroup && isLiveSyncActive
-            var newObservation = keepsFollowing ? nil : followSharedUser(in: newGroup)
-            defer { newObservation?.cancel() }
-            let leavingPrivateScope = oldGroup == nil && newGroup != nil
-            let newUser: User?
-            if migratingCurrentUser, leavingPrivateScope, let current {
-                try save(current.snapshot, in: newGroup)
-                newUser = current
-            } else {
-                newUser = try Self.readRecord(configuration, in: newGroup).map { User(record: $0, auth: self) }
-            }
-            try saveGroupChoice(newGroup)
-            if leavingPrivateScope {
-                do {
-                    try store.removeData(for: StoredUserKeys.privateUser(options))
-                } catch {
-                    logger.warning("Could not delete the private user item", metadata: ["error": "\(error)"])
-                }
-            }
-            state.withLock { state in
-                state.group = newGroup
-                state.currentUser = newUser
-                publish(&state)
-            }
-            if !keepsFollowing {
-                let previous = groupObservation.withLock { live in
-                    defer { live = newObservation }
-                    return live
-                }
-                newObservation = nil
-                previous?.cancel()
-            }
+            let carried = migratingCurrentUser && oldGroup == nil && newGroup != nil ? current : nil
+            try switchGroupHoldingTransitions(to: newGroup, carrying: carried)
         }
     }
 
-    /// The user stored in `accessGroup` (`nil`: the app's private item), without changing anything.
+    /// Moves the app to `newGroup`, all or nothing. With `carried`, that user is saved in the new
+    /// group's item and becomes current; otherwise the user stored there does. Then the choice is
+    /// saved and, when leaving the private scope, the private item is deleted. A failure at any
+    /// step puts back what the earlier steps changed and throws.
+    private func switchGroupHoldingTransitions(to newGroup: AccessGroup?, carrying carried: User?) throws(AuthError) {
+        let (oldGroup, choiceKnown) = state.withLock { ($0.group, !$0.choiceUnknown) }
+        // The new group is followed before it is read, so that no change falls between the two.
+        let keepsFollowing = choiceKnown && newGroup == oldGroup && isLiveSyncActive
+        var newObservation = keepsFollowing ? nil : followSharedUser(in: newGroup)
+        defer { newObservation?.cancel() }
+        var undo = UndoList(logger: logger)
+        let newUser: User?
+        do throws(AuthError) {
+            if let carried {
+                let key = StoredUserKeys.user(options, in: newGroup)
+                let previous = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: key) }
+                try save(carried.snapshot, in: newGroup)
+                undo.add("the user item of \(Self.describe(newGroup))") { () throws(AuthError) in
+                    try self.restore(previous, at: key, in: newGroup)
+                }
+                newUser = carried
+            } else {
+                newUser = try readAdoptableUser(in: newGroup)
+            }
+            let appID = options.appID
+            let previousChoice = try configuration.groupChoices.contents(forAppID: appID)
+            try configuration.groupChoices.save(newGroup, forAppID: appID)
+            undo.add("the access-group choice") { () throws(AuthError) in
+                try self.configuration.groupChoices.restore(previousChoice, forAppID: appID)
+            }
+            // An unknown old choice is not taken for the private scope: nothing is deleted then.
+            if choiceKnown, oldGroup == nil, newGroup != nil {
+                try AuthError.catchingKeychain { () throws(KeychainError) in
+                    try store.removeData(for: StoredUserKeys.privateUser(options))
+                }
+            }
+        } catch {
+            undo.run()
+            throw error
+        }
+        state.withLock { state in
+            state.group = newGroup
+            state.choiceUnknown = false
+            state.userUnread = false
+            state.startupError = nil
+            state.currentUser = newUser
+            publish(&state)
+        }
+        if !keepsFollowing {
+            let previous = groupObservation.withLock { live in
+                defer { live = newObservation }
+                return live
+            }
+            newObservation = nil
+            previous?.cancel()
+        }
+    }
+
+    /// The user stored in `accessGroup` (`nil`: the app's private item), without changing anything
+    /// (except that a user the app could not read at start-up, in its own group, becomes current).
     ///
     /// - Throws: ``AuthError``: an invalid group or keychain failure (``AuthErrorCode/keychainError``),
     ///   or a record that does not decode (``AuthErrorCode/corruptStoredUser``).
     public func getStoredUser(forAccessGroup accessGroup: String?) throws(AuthError) -> User? {
         let group = try Self.validated(accessGroup)
+        if state.withLock({ $0.userUnread && !$0.choiceUnknown && $0.group == group }) {
+            try transition { () throws(AuthError) in try completeStartupHoldingTransitions() }
+        }
         return try Self.readRecord(configuration, in: group).map { User(record: $0, auth: self) }
     }
 
     // MARK: Signing in and out
 
     /// Makes `user` the current user and saves it to the current group's item. A user signed in
-    /// with another API key is first looked up through this app's backend.
+    /// with another API key is first looked up through this app's backend. The `User` object
+    /// passed in becomes ``currentUser`` (so references to it stay current) when it belongs to
+    /// this `Auth`; a user of another `Auth` updates the current object of the same account, or
+    /// becomes a new object of this one.
     ///
     /// - Throws: ``AuthErrorCode/nullUser`` for `nil`, ``AuthErrorCode/tenantIDMismatch`` for a user
     ///   of another tenant, or a keychain or backend error; on failure nothing has changed.
@@ -201,19 +247,29 @@ public final class Auth: Sendable {
             record.apply(account)
             record.apiKey = configuration.backend.apiKey
         }
-        guard record.tenantID == options.tenantID else {
-            throw AuthError(
-                .tenantIDMismatch,
-                "The user belongs to tenant \(record.tenantID ?? "none"), this app to \(options.tenantID ?? "none").")
+        try checkTenant(of: record, from: "The user passed to updateCurrentUser")
+        let adoptedRecord = record
+        try await commit(adoptedRecord) { current in
+            let record = adoptedRecord
+            let adopted: User
+            if user.auth === self || user.auth == nil {
+                adopted = user
+            } else if let current, current.uid == record.uid {
+                adopted = current
+            } else {
+                return User(record: record, auth: self)
+            }
+            adopted.record.withLock { $0 = record }
+            adopted.adopt(by: self)
+            return adopted
         }
-        let adopted = User(record: record, auth: self)
-        try await commit(adopted)
     }
 
     /// Signs in anonymously; returns the current user when it already is anonymous.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
     public func signInAnonymously() async throws(AuthError) -> AuthDataResult {
+        try await completeStartupOffPool()
         if let current = currentUser, current.isAnonymous { return AuthDataResult(user: current) }
         let signedIn = try await configuration.backend.signUpAnonymously(tenantID: options.tenantID)
         return try await finishSignIn(signedIn, anonymous: true)
@@ -235,6 +291,51 @@ public final class Auth: Sendable {
         return try await finishSignIn(signedIn, anonymous: false)
     }
 
+    // MARK: Signing in to another scope
+
+    /// ``signInAnonymously()`` that leaves the app in `accessGroup` (`nil`: the private scope), as
+    /// ``useUserAccessGroup(_:migratingCurrentUser:)`` then a sign-in would, except that the backend
+    /// is asked first: a sign-in that fails changes nothing stored (the items, the group choice).
+    /// A user already stored anonymously in `accessGroup` is kept, as ``signInAnonymously()`` does.
+    package func signInAnonymously(switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
+        let group = try Self.validated(accessGroup)
+        guard needsSwitch(to: group) else { return try await signInAnonymously() }
+        let stored = try await transitionOffPool { () throws(AuthError) in try self.readAdoptableUser(in: group) }
+        if let stored, stored.isAnonymous {
+            try await transitionOffPool { () throws(AuthError) in try self.switchGroupHoldingTransitions(to: group, carrying: stored) }
+            return AuthDataResult(user: stored)
+        }
+        let signedIn = try await configuration.backend.signUpAnonymously(tenantID: options.tenantID)
+        return try await finishSignIn(signedIn, anonymous: true, switchingTo: group)
+    }
+
+    /// ``signIn(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
+    package func signIn(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
+        let group = try Self.validated(accessGroup)
+        guard needsSwitch(to: group) else { return try await signIn(withEmail: email, password: password) }
+        let signedIn = try await configuration.backend.signIn(email: email, password: password, tenantID: options.tenantID)
+        return try await finishSignIn(signedIn, anonymous: false, switchingTo: group)
+    }
+
+    /// ``createUser(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
+    package func createUser(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
+        let group = try Self.validated(accessGroup)
+        guard needsSwitch(to: group) else { return try await createUser(withEmail: email, password: password) }
+        let signedIn = try await configuration.backend.signUp(email: email, password: password, tenantID: options.tenantID)
+        return try await finishSignIn(signedIn, anonymous: false, switchingTo: group)
+    }
+
+    private func needsSwitch(to group: AccessGroup?) -> Bool {
+        state.withLock { $0.choiceUnknown || $0.group != group }
+    }
+
+    /// Switches to `group` carrying the newly signed-in user, all or nothing.
+    private func finishSignIn(_ signedIn: BackendSignIn, anonymous: Bool, switchingTo group: AccessGroup?) async throws(AuthError) -> AuthDataResult {
+        let user = User(record: try await signedInRecord(signedIn, anonymous: anonymous), auth: self)
+        try await transitionOffPool { () throws(AuthError) in try self.switchGroupHoldingTransitions(to: group, carrying: user) }
+        return AuthDataResult(user: user)
+    }
+
     /// Signs the user out of every app of the current group: deletes the group's stored item.
     /// Does nothing when no one is signed in.
     ///
@@ -244,6 +345,7 @@ public final class Auth: Sendable {
     }
 
     private func signOutHoldingTransitions() throws(AuthError) {
+        try? completeStartupHoldingTransitions()
         let (group, current) = state.withLock { ($0.group, $0.currentUser) }
         guard current != nil else { return }
         try AuthError.catchingKeychain { () throws(KeychainError) in
@@ -400,20 +502,26 @@ public final class Auth: Sendable {
     /// Another app (or this one) changed the user item of `group`: reads it and, if it differs
     /// from the current user, makes it current and tells listeners by Firebase's rules. The same
     /// account is updated in place, so `User` references stay current. A deleted item signs the
-    /// user out; an item that cannot be read is logged and the current user kept.
+    /// user out; an item that cannot be read, or holds a user of another tenant, is logged and the
+    /// current user kept. A user start-up could not read becomes current once it can be read.
     private func adoptStoredUser(of group: AccessGroup) {
         transitions.withLock { _ in
-            guard state.withLock({ $0.group }) == group else { return }
+            guard state.withLock({ !$0.choiceUnknown && $0.group == group }) else { return }
             let stored: StoredUserRecord?
             do throws(AuthError) {
                 stored = try Self.readRecord(configuration, in: group)
+                if let stored { try checkTenant(of: stored, from: "The user stored in group \(group)") }
             } catch {
                 logger.warning(
-                    "The shared user changed but cannot be read; keeping the current user",
+                    "The shared user changed but cannot be adopted; keeping the current user",
                     metadata: ["group": "\(group)", "error": "\(error)"])
                 return
             }
             state.withLock { state in
+                if state.userUnread {
+                    state.userUnread = false
+                    state.startupError = nil
+                }
                 let current = state.currentUser
                 switch (current, stored) {
                 case (nil, nil):
@@ -454,55 +562,165 @@ public final class Auth: Sendable {
         return try result.get()
     }
 
-    /// Saves `user` to the current group's item and makes it current; on failure nothing changes.
-    private func commit(_ user: User) async throws(AuthError) {
+    /// Saves `record` to the current group's item and makes the user `makeUser` returns (given the
+    /// current user) current; on failure nothing changes. Refused while the group choice is unknown.
+    @discardableResult
+    private func commit(
+        _ record: StoredUserRecord, _ makeUser: @escaping @Sendable (User?) -> User
+    ) async throws(AuthError) -> User {
         try await transitionOffPool { () throws(AuthError) in
+            try self.completeStartupForWriting()
             let group = self.state.withLock { $0.group }
-            try self.save(user.snapshot, in: group)
-            self.state.withLock { state in
+            try self.save(record, in: group)
+            return self.state.withLock { state in
+                let user = makeUser(state.currentUser)
                 state.currentUser = user
                 self.publish(&state)
+                return user
             }
         }
     }
 
-    private func finishSignIn(_ signedIn: BackendSignIn, anonymous: Bool) async throws(AuthError) -> AuthDataResult {
+    /// The record of a user the backend just signed in, with the profile it looks up.
+    private func signedInRecord(_ signedIn: BackendSignIn, anonymous: Bool) async throws(AuthError) -> StoredUserRecord {
         let account = try await configuration.backend.lookUp(idToken: signedIn.tokens.idToken)
         var record = StoredUserRecord(
             uid: signedIn.uid, isAnonymous: anonymous, hasEmailPassword: false, email: nil, emailVerified: false,
             displayName: nil, photoURL: nil, phoneNumber: nil, providerData: [], creationDate: nil, lastSignInDate: nil,
             tenantID: options.tenantID, apiKey: configuration.backend.apiKey, appID: options.appID, tokens: signedIn.tokens)
         record.apply(account)
-        let user = User(record: record, auth: self)
-        try await commit(user)
-        return AuthDataResult(user: user)
+        return record
     }
 
-    private func save(_ record: StoredUserRecord, in group: AccessGroup?) throws(AuthError) {
-        let key = StoredUserKeys.user(options, in: group)
-        let label = "Firebase user \(record.uid) of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
-        try AuthError.catchingKeychain { () throws(KeychainError) in
-            try store.setData(record.encoded(), for: key, label: label)
+    private func finishSignIn(_ signedIn: BackendSignIn, anonymous: Bool) async throws(AuthError) -> AuthDataResult {
+        let record = try await signedInRecord(signedIn, anonymous: anonymous)
+        return AuthDataResult(user: try await commit(record) { _ in User(record: record, auth: self) })
+    }
+
+    // MARK: Start-up completed late
+
+    /// Reads again what start-up could not: the group choice, then the group's user. No-op once loaded.
+    ///
+    /// - Throws: ``AuthError`` when it still cannot be read; the state is then as it was.
+    private func completeStartupHoldingTransitions() throws(AuthError) {
+        let (choiceUnknown, userUnread, savedGroup) = state.withLock { ($0.choiceUnknown, $0.userUnread, $0.group) }
+        guard choiceUnknown || userUnread else { return }
+        let group = choiceUnknown ? try loadGroupChoice() : savedGroup
+        if choiceUnknown {
+            state.withLock { state in
+                state.group = group
+                state.choiceUnknown = false
+            }
+            let observation = followSharedUser(in: group)
+            let previous = groupObservation.withLock { live in
+                defer { live = observation }
+                return live
+            }
+            previous?.cancel()
+        }
+        let user = try readAdoptableUser(in: group)
+        state.withLock { state in
+            state.userUnread = false
+            state.startupError = nil
+            state.currentUser = user
+            publish(&state)
+        }
+        logger.info("Loaded the stored user that could not be read at start-up", metadata: ["group": "\(Self.describe(group))"])
+    }
+
+    /// Before a write: the group choice must be known (it says where to write); the group's user
+    /// is read again if it could not be, but a write may replace an unreadable item.
+    private func completeStartupForWriting() throws(AuthError) {
+        do throws(AuthError) {
+            try completeStartupHoldingTransitions()
+        } catch where state.withLock({ $0.choiceUnknown }) {
+            throw error
+        } catch {
+            // The group is known: the write goes there, and replaces what could not be read.
         }
     }
 
-    private func saveGroupChoice(_ group: AccessGroup?) throws(AuthError) {
-        let key = StoredUserKeys.accessGroupChoice(options)
+    private func completeStartupOffPool() async throws(AuthError) {
+        guard state.withLock({ $0.choiceUnknown || $0.userUnread }) else { return }
+        try await transitionOffPool { () throws(AuthError) in try self.completeStartupForWriting() }
+    }
+
+    // MARK: Stored state
+
+    private static func describe(_ group: AccessGroup?) -> String {
+        group.map { "group \($0)" } ?? "the private scope"
+    }
+
+    /// The user stored in `group`, as a new ``User`` of this app, or `nil`.
+    ///
+    /// - Throws: ``AuthError``: a keychain failure, a corrupt record, or a user of another tenant
+    ///   (``AuthErrorCode/tenantIDMismatch``); the item is left as it is.
+    private func readAdoptableUser(in group: AccessGroup?) throws(AuthError) -> User? {
+        guard let record = try Self.readRecord(configuration, in: group) else { return nil }
+        try checkTenant(of: record, from: "The user stored in \(Self.describe(group))")
+        return User(record: record, auth: self)
+    }
+
+    /// Firebase's rule: a user becomes current only in an app of the same tenant (or both none).
+    private func checkTenant(of record: StoredUserRecord, from source: String) throws(AuthError) {
+        guard record.tenantID != options.tenantID else { return }
+        throw AuthError(
+            .tenantIDMismatch,
+            "\(source) belongs to tenant \(record.tenantID ?? "none"), this app to \(options.tenantID ?? "none"); "
+                + "it was left as it is. Use the same tenantID in every app of a group.")
+    }
+
+    private func save(_ record: StoredUserRecord, in group: AccessGroup?) throws(AuthError) {
         try AuthError.catchingKeychain { () throws(KeychainError) in
-            if let group {
-                try store.setData(Data(group.rawValue.utf8), for: key, label: "Firebase access group of app \(options.appName)")
+            try store.setData(record.encoded(), for: StoredUserKeys.user(options, in: group), label: label(of: record.uid, in: group))
+        }
+    }
+
+    private func label(of uid: String, in group: AccessGroup?) -> String {
+        "Firebase user \(uid) of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
+    }
+
+    /// Puts back the bytes `previous` read from `key` before a step that is being undone (`nil`: deletes it).
+    private func restore(_ previous: Data?, at key: KeychainKey, in group: AccessGroup?) throws(AuthError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
+            if let previous {
+                try store.setData(previous, for: key, label: "Firebase user of \(group.map { "group \($0)" } ?? "app \(options.appName)")")
             } else {
                 try store.removeData(for: key)
             }
         }
     }
 
-    private static func readGroupChoice(_ configuration: AuthConfiguration) throws(AuthError) -> AccessGroup? {
-        let key = StoredUserKeys.accessGroupChoice(configuration.options)
-        return try AuthError.catchingKeychain { () throws(KeychainError) in
-            guard let data = try configuration.store.data(for: key) else { return nil }
-            return try AccessGroup(String(decoding: data, as: UTF8.self))
+    /// The saved access-group choice; the first time, the one earlier versions kept in the keychain
+    /// is moved to ``AuthConfiguration/groupChoices`` (and the keychain item removed).
+    private func loadGroupChoice() throws(AuthError) -> AccessGroup? {
+        let choices = configuration.groupChoices
+        if case .choice(let group) = try choices.saved(forAppID: options.appID) { return group }
+        let legacyKey = StoredUserKeys.legacyAccessGroupChoice(options)
+        let legacy = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: legacyKey) }
+        let group = try legacy.map { (data) throws(AuthError) -> AccessGroup in
+            do throws(KeychainError) {
+                return try AccessGroup(String(validating: data, as: UTF8.self) ?? "\u{FFFD}")
+            } catch {
+                throw AuthError(
+                    .accessGroupChoiceError,
+                    "The access-group choice an earlier version kept in the keychain (\(legacyKey)) is not valid: \(error). "
+                        + "It was left as it is; remove it with `secret-tool clear service \(legacyKey.service) account "
+                        + "\(legacyKey.account)`, or call useUserAccessGroup (keyring-auth use-group) to choose.")
+            }
         }
+        try choices.save(group, forAppID: options.appID)
+        if legacy != nil {
+            do throws(KeychainError) {
+                try store.removeData(for: legacyKey)
+                logger.info("Moved the access-group choice out of the keychain", metadata: ["group": "\(Self.describe(group))"])
+            } catch {
+                logger.warning(
+                    "Moved the access-group choice out of the keychain, but the old item could not be removed; it is ignored",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+        return group
     }
 
     private static func readRecord(_ configuration: AuthConfiguration, in group: AccessGroup?) throws(AuthError) -> StoredUserRecord? {

@@ -17,16 +17,23 @@ public struct AuthConfiguration: Sendable {
     /// they happen (sign-in, token refresh, sign-out), instead of at its next launch. On by default;
     /// turn it off for short-lived processes that never wait for another app.
     public var liveSync: Bool
+    /// Where the app's access-group choice is remembered across launches (outside the keychain,
+    /// as Firebase keeps it in `UserDefaults`).
+    public var groupChoices: AccessGroupChoices
 
-    /// - Parameter backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
-    ///   the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
+    /// - Parameters:
+    ///   - backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
+    ///     the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
+    ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
+    ///     or, with an ``InMemoryStore``, choices kept in memory with this configuration.
     public init(
         options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
-        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true
+        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil
     ) {
         self.options = options
         self.store = store
+        self.groupChoices = groupChoices ?? (store is InMemoryStore ? .inMemory() : .standard())
         self.backend = backend ?? IdentityToolkitBackend(apiKey: options.apiKey, logger: logger)
         self.callbackQueue = callbackQueue
         self.logger = logger

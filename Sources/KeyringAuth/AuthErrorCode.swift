@@ -44,6 +44,9 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidConfiguration
     /// The stored user record cannot be read; it was left as it is.
     case corruptStoredUser
+    /// The app's saved access-group choice (a file outside the keychain, see ``AccessGroupChoices``)
+    /// cannot be read or written; the message names the file.
+    case accessGroupChoiceError
     /// The backend answered something unexpected.
     case internalError
 }

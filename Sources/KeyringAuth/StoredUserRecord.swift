@@ -106,8 +106,9 @@ enum StoredUserKeys {
         group.map { sharedUser(options, in: $0) } ?? privateUser(options)
     }
 
-    /// The app's private item remembering its access group across launches.
-    static func accessGroupChoice(_ options: AuthAppOptions) -> KeychainKey {
+    /// The private item in which earlier versions of KeyringAuth remembered the app's access group; read once
+    /// to move the choice to ``AccessGroupChoices``, then removed.
+    static func legacyAccessGroupChoice(_ options: AuthAppOptions) -> KeychainKey {
         KeychainKey(service: "firebase_auth_\(options.appID)", account: "firebase_auth_1_\(options.appName)_user_access_group")
     }
 }

@@ -21,6 +21,9 @@ public final class User: Sendable {
     }
 
     var snapshot: StoredUserRecord { record.withLock { $0 } }
+
+    /// Makes `auth` the owner that this user's operations go through.
+    func adopt(by auth: Auth) { owner.withLock { $0.auth = auth } }
     var auth: Auth? { owner.withLock { $0.auth } }
 
     /// The ``Auth`` this user belongs to.

@@ -38,7 +38,7 @@ struct CLIFailure: Error {
             return
         }
         switch error.code {
-        case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
+        case .keychainError, .corruptStoredUser, .accessGroupChoiceError, .nullUser, .tenantIDMismatch:
             self.init(.failure, error.description)
         case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword:
             self.init(.invalidInput, error.description)

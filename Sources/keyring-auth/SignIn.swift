@@ -8,9 +8,10 @@ struct SignIn: AsyncParsableCommand {
         commandName: "sign-in",
         abstract: "Sign the app in, anonymously or with email and password, privately or in --group G.",
         discussion: """
-            With --group G the app first switches to G as useUserAccessGroup does (leaving its private \
-            scope signs its private user out); without it, the app switches to its private scope. \
-            The password is read from standard input, never from the command line.
+            With --group G the app ends up in G as useUserAccessGroup does (leaving its private \
+            scope signs its private user out); without it, in its private scope. The backend is asked \
+            first: a sign-in that fails changes nothing stored. The password is read from standard \
+            input, never from the command line.
             """)
 
     @OptionGroup var app: AppOptions
@@ -45,13 +46,12 @@ struct SignIn: AsyncParsableCommand {
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
         let user = try await reporting { () async throws(AuthError) -> User in
-            if auth.userAccessGroup != group { try auth.useUserAccessGroup(group) }
             if let email, let password {
                 return create
-                    ? try await auth.createUser(withEmail: email, password: password).user
-                    : try await auth.signIn(withEmail: email, password: password).user
+                    ? try await auth.createUser(withEmail: email, password: password, switchingTo: group).user
+                    : try await auth.signIn(withEmail: email, password: password, switchingTo: group).user
             }
-            return try await auth.signInAnonymously().user
+            return try await auth.signInAnonymously(switchingTo: group).user
         }
         let scope = group.map { "group \($0)" } ?? "its private scope"
         if output.json {

@@ -216,24 +216,22 @@ struct ChaosRun {
         return try await waitForEachApp { $0.last == .batchDone }.map { $0.compactMap(\.operation) }
     }
 
-    /// The group's shared user is one item, and every app's remembered group choice one item each.
+    /// The group's shared user is at most one item (the apps' group choices are files, not items).
     func expectOneItemPerKey() throws {
         let items = try RawSecretService.items(matching: [SecretServiceSchema.schemaAttribute: SecretServiceSchema.name])
             .filter { $0.attributes[SecretServiceSchema.accessGroupAttribute] == group.rawValue
                 || $0.attributes[SecretServiceSchema.serviceAttribute]?.hasSuffix(namespace) == true }
         let perKey = Dictionary(grouping: items, by: \.attributes).mapValues(\.count)
         #expect(perKey.values.allSatisfy { $0 == 1 }, "\(perKey.filter { $0.value > 1 })")
-        #expect(perKey.count >= apps.count, "every app's group choice is stored: \(perKey.count) keys")
+        #expect(perKey.count <= 1, "only the group's shared user: \(perKey.keys)")
     }
 
-    /// Each app's choice of the group, stored when it started, is still there.
+    /// Each app's choice of the group, saved when it started, is still there.
     func expectGroupChoicesKept() throws {
         for app in 0..<apps.count {
-            let choices = try RawSecretService.items(matching: [
-                SecretServiceSchema.schemaAttribute: SecretServiceSchema.name,
-                SecretServiceSchema.serviceAttribute: "firebase_auth_1:42:linux:app\(app)\(namespace)",
-            ])
-            #expect(choices.map(\.secret) == [Data(group.rawValue.utf8)], "app \(app)")
+            let file = try #require(AccessGroupChoices.standard().fileURL(forAppID: "1:42:linux:app\(app)\(namespace)"))
+            let choice = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: String]
+            #expect(choice == ["firebase_auth_stored_user_access_group": group.rawValue], "app \(app)")
         }
     }
 

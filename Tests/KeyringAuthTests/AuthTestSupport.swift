@@ -6,22 +6,32 @@ import Synchronization
 @testable import KeyringAuth
 import KeyringTestSupport
 
-/// A store whose writes or deletes fail, over a working one.
+/// A store whose reads, writes or deletes fail (of every key, or of ``failingKey`` only), over a working one.
 final class FailingStore: KeychainStore {
     let base = InMemoryStore()
+    let failReads = Atomic(false)
     let failWrites = Atomic(false)
     let failRemoves = Atomic(false)
+    /// When set, only operations on this key fail.
+    let failingKey = Mutex<KeychainKey?>(nil)
     static let failure = KeychainError.locked(collection: "the default alias")
 
-    func data(for key: KeychainKey) throws(KeychainError) -> Data? { try base.data(for: key) }
+    private func fails(_ flag: borrowing Atomic<Bool>, _ key: KeychainKey) -> Bool {
+        flag.load(ordering: .relaxed) && failingKey.withLock { $0.map { $0 == key } ?? true }
+    }
+
+    func data(for key: KeychainKey) throws(KeychainError) -> Data? {
+        if fails(failReads, key) { throw Self.failure }
+        return try base.data(for: key)
+    }
 
     func setData(_ data: Data, for key: KeychainKey, label: String) throws(KeychainError) {
-        if failWrites.load(ordering: .relaxed) { throw Self.failure }
+        if fails(failWrites, key) { throw Self.failure }
         try base.setData(data, for: key, label: label)
     }
 
     func removeData(for key: KeychainKey) throws(KeychainError) -> Bool {
-        if failRemoves.load(ordering: .relaxed) { throw Self.failure }
+        if fails(failRemoves, key) { throw Self.failure }
         return try base.removeData(for: key)
     }
 

@@ -79,7 +79,7 @@ import Testing
         let seen = try #require(b.auth.currentUser)
         let key = StoredUserKeys.sharedUser(apps.options("A"), in: try AccessGroup(TwoApps.group))
         try await apps.store.setData(Data("{ not a user".utf8), for: key, label: "corrupt")
-        #expect(try await log.warnings.next() == "The shared user changed but cannot be read; keeping the current user")
+        #expect(try await log.warnings.next() == "The shared user changed but cannot be adopted; keeping the current user")
         #expect(b.auth.currentUser === seen)
         #expect(try await apps.store.data(for: key) == Data("{ not a user".utf8), "left as it is")
 

@@ -10,11 +10,15 @@ public struct TwoApps: Sendable {
     public let backend: FakeBackend
     /// Makes the app IDs (and so the private items) unique, for tests sharing one keyring.
     public let namespace: String
+    /// Where the apps' group choices are kept: beside a ``SecretServiceStore`` the standard files
+    /// (under the harness's throwaway `XDG_STATE_HOME`), otherwise in memory. Shared by every launch.
+    public let groupChoices: AccessGroupChoices
 
     public init(store: any KeychainStore = InMemoryStore(), backend: FakeBackend = FakeBackend(), namespace: String = "") {
         self.store = store
         self.backend = backend
         self.namespace = namespace
+        self.groupChoices = store is SecretServiceStore ? .standard() : .inMemory()
     }
 
     /// Two apps in their own corner of a shared keyring: a unique API key and unique app IDs.
@@ -28,7 +32,7 @@ public struct TwoApps: Sendable {
     }
 
     public func configuration(_ name: String, store: (any KeychainStore)? = nil) -> AuthConfiguration {
-        AuthConfiguration(options: options(name), store: store ?? self.store, backend: backend)
+        AuthConfiguration(options: options(name), store: store ?? self.store, backend: backend, groupChoices: groupChoices)
     }
 
     /// A fresh start of app `name`: a new instance that loads what is stored.
