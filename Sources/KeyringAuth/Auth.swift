@@ -207,12 +207,8 @@ public final class Auth: Sendable {
             publish(&state)
         }
         if !keepsFollowing {
-            let previous = groupObservation.withLock { live in
-                defer { live = newObservation }
-                return live
-            }
+            replaceObservation(with: newObservation)
             newObservation = nil
-            previous?.cancel()
         }
     }
 
@@ -499,6 +495,15 @@ public final class Auth: Sendable {
         }
     }
 
+    /// Makes `observation` the one that follows the group, ending the one before.
+    private func replaceObservation(with observation: KeychainObservation?) {
+        let previous = groupObservation.withLock { live in
+            defer { live = observation }
+            return live
+        }
+        previous?.cancel()
+    }
+
     /// Another app (or this one) changed the user item of `group`: reads it and, if it differs
     /// from the current user, makes it current and tells listeners by Firebase's rules. The same
     /// account is updated in place, so `User` references stay current. A deleted item signs the
@@ -601,7 +606,7 @@ public final class Auth: Sendable {
 
     /// Reads again what start-up could not: the group choice, then the group's user. No-op once loaded.
     ///
-    /// - Throws: ``AuthError`` when it still cannot be read; the state is then as it was.
+    /// - Throws: ``AuthError`` when either still cannot be read; what could be read is kept.
     private func completeStartupHoldingTransitions() throws(AuthError) {
         let (choiceUnknown, userUnread, savedGroup) = state.withLock { ($0.choiceUnknown, $0.userUnread, $0.group) }
         guard choiceUnknown || userUnread else { return }
@@ -611,12 +616,7 @@ public final class Auth: Sendable {
                 state.group = group
                 state.choiceUnknown = false
             }
-            let observation = followSharedUser(in: group)
-            let previous = groupObservation.withLock { live in
-                defer { live = observation }
-                return live
-            }
-            previous?.cancel()
+            replaceObservation(with: followSharedUser(in: group))
         }
         let user = try readAdoptableUser(in: group)
         state.withLock { state in
