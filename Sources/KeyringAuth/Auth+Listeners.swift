@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import Logging
+import SecretKeychain
+
+// Listeners and the state stream: who is told of a change of the current user, by Firebase's rules, in order.
+extension Auth {
+    /// Calls `listener` on the callback queue now, and whenever the signed-in user changes.
+    @discardableResult
+    public func addStateDidChangeListener(_ listener: @escaping Listener) -> AuthListenerHandle {
+        addListener(listener, to: \.stateListeners)
+    }
+
+    /// Calls `listener` on the callback queue now, and whenever the signed-in user or their ID token changes.
+    @discardableResult
+    public func addIDTokenDidChangeListener(_ listener: @escaping Listener) -> AuthListenerHandle {
+        addListener(listener, to: \.tokenListeners)
+    }
+
+    /// Stops calling a listener added by ``addStateDidChangeListener(_:)``.
+    public func removeStateDidChangeListener(_ handle: AuthListenerHandle) {
+        _ = state.withLock { $0.stateListeners.removeValue(forKey: handle.id) }
+    }
+
+    /// Stops calling a listener added by ``addIDTokenDidChangeListener(_:)``.
+    public func removeIDTokenDidChangeListener(_ handle: AuthListenerHandle) {
+        _ = state.withLock { $0.tokenListeners.removeValue(forKey: handle.id) }
+    }
+
+    /// The current user, then every change of the signed-in user, until the stream is dropped.
+    public var authStateChanges: AsyncStream<User?> {
+        let (stream, continuation) = AsyncStream<User?>.makeStream()
+        let id = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.streams[id] = continuation
+            continuation.yield(state.currentUser)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func addListener(_ listener: @escaping Listener, to list: WritableKeyPath<State, [Int: Listener]>) -> AuthListenerHandle {
+        state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state[keyPath: list][id] = listener
+            let user = state.currentUser
+            configuration.callbackQueue.async { listener(self, user) }
+            return AuthListenerHandle(id: id)
+        }
+    }
+
+    /// Tells listeners about a change of the current user, by Firebase's rules: state listeners
+    /// when the signed-in uid changed, token listeners when the uid or the ID token changed.
+    /// Called with the state locked, so notifications are queued in the order of the changes.
+    func publish(_ state: inout State) {
+        let user = state.currentUser
+        let uid = user?.uid
+        let token = user?.snapshot.tokens.idToken
+        let uidChanged = uid != state.notifiedUID
+        let tokenChanged = uidChanged || token != state.notifiedToken
+        state.notifiedUID = uid
+        state.notifiedToken = token
+        let queue = configuration.callbackQueue
+        if uidChanged {
+            for (_, listener) in state.stateListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+            for continuation in state.streams.values { continuation.yield(user) }
+        }
+        if tokenChanged {
+            for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Dispatch
+import Foundation
+import Logging
+import SecretKeychain
+
+// Live sync: following the group's item while the app runs, and adopting what other apps write there.
+extension Auth {
+    /// Starts following the user item of `group` when live sync applies to it (a shared group,
+    /// ``AuthConfiguration/liveSync`` on); `nil` otherwise or when the store cannot be followed.
+    func followSharedUser(in group: AccessGroup?) -> KeychainObservation? {
+        guard configuration.liveSync, let group else { return nil }
+        do {
+            return try store.refreshOnChanges(to: StoredUserKeys.user(options, in: group), on: worker) { [weak self] in
+                self?.adoptStoredUser(of: group)
+            }
+        } catch {
+            logger.warning(
+                "Live sync is off: the keychain's changes cannot be followed; other apps' changes are seen at the next launch",
+                metadata: ["group": "\(group)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Makes `observation` the one that follows the group, ending the one before.
+    func replaceObservation(with observation: KeychainObservation?) {
+        let previous = groupObservation.withLock { live in
+            defer { live = observation }
+            return live
+        }
+        previous?.cancel()
+    }
+
+    /// Another app (or this one) changed the user item of `group`: reads it and, if it differs
+    /// from the current user, makes it current and tells listeners by Firebase's rules. The same
+    /// account is updated in place, so `User` references stay current. A deleted item signs the
+    /// user out; an item that cannot be read, or holds a user of another tenant, is logged and the
+    /// current user kept. A user start-up could not read becomes current once it can be read.
+    func adoptStoredUser(of group: AccessGroup) {
+        transitions.withLock { _ in
+            guard state.withLock({ !$0.choiceUnknown && $0.group == group }) else { return }
+            let stored: StoredUserRecord?
+            do throws(AuthError) {
+                stored = try Self.readRecord(configuration, in: group)
+                if let stored { try checkTenant(of: stored, from: "The user stored in group \(group)") }
+            } catch {
+                logger.warning(
+                    "The shared user changed but cannot be adopted; keeping the current user",
+                    metadata: ["group": "\(group)", "error": "\(error)"])
+                return
+            }
+            state.withLock { state in
+                if state.userUnread {
+                    state.userUnread = false
+                    state.startupError = nil
+                }
+                let current = state.currentUser
+                switch (current, stored) {
+                case (nil, nil):
+                    return
+                case (let current?, let stored?) where current.uid == stored.uid:
+                    // Compared as stored: the record in memory has finer dates than the stored one.
+                    guard current.snapshot.encoded() != stored.encoded() else { return }
+                    current.record.withLock { $0 = stored }
+                default:
+                    state.currentUser = stored.map { User(record: $0, auth: self) }
+                }
+                logger.debug("Adopted a change of the shared user", metadata: ["group": "\(group)"])
+                publish(&state)
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+import Logging
+import SecretKeychain
+
+// Stored state: the user items and the group choice, read and written in Firebase's layout, with
+// Firebase's tenant rule on every user that becomes current.
+extension Auth {
+    static func describe(_ group: AccessGroup?) -> String {
+        group.map { "group \($0)" } ?? "the private scope"
+    }
+
+    /// The user stored in `group`, as a new ``User`` of this app, or `nil`.
+    ///
+    /// - Throws: ``AuthError``: a keychain failure, a corrupt record, or a user of another tenant
+    ///   (``AuthErrorCode/tenantIDMismatch``); the item is left as it is.
+    func readAdoptableUser(in group: AccessGroup?) throws(AuthError) -> User? {
+        guard let record = try Self.readRecord(configuration, in: group) else { return nil }
+        try checkTenant(of: record, from: "The user stored in \(Self.describe(group))")
+        return User(record: record, auth: self)
+    }
+
+    /// Firebase's rule: a user becomes current only in an app of the same tenant (or both none).
+    func checkTenant(of record: StoredUserRecord, from source: String) throws(AuthError) {
+        guard record.tenantID != options.tenantID else { return }
+        throw AuthError(
+            .tenantIDMismatch,
+            "\(source) belongs to tenant \(record.tenantID ?? "none"), this app to \(options.tenantID ?? "none"); "
+                + "it was left as it is. Use the same tenantID in every app of a group.")
+    }
+
+    func save(_ record: StoredUserRecord, in group: AccessGroup?) throws(AuthError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
+            try store.setData(record.encoded(), for: StoredUserKeys.user(options, in: group), label: label(of: record.uid, in: group))
+        }
+    }
+
+    func label(of uid: String, in group: AccessGroup?) -> String {
+        "Firebase user \(uid) of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
+    }
+
+    /// Puts back the bytes `previous` read from `key` before a step that is being undone (`nil`: deletes it).
+    func restore(_ previous: Data?, at key: KeychainKey, in group: AccessGroup?) throws(AuthError) {
+        try AuthError.catchingKeychain { () throws(KeychainError) in
+            if let previous {
+                try store.setData(previous, for: key, label: "Firebase user of \(group.map { "group \($0)" } ?? "app \(options.appName)")")
+            } else {
+                try store.removeData(for: key)
+            }
+        }
+    }
+
+    /// The saved access-group choice; the first time, the one earlier versions kept in the keychain
+    /// is moved to ``AuthConfiguration/groupChoices`` (and the keychain item removed).
+    func loadGroupChoice() throws(AuthError) -> AccessGroup? {
+        let choices = configuration.groupChoices
+        if case .choice(let group) = try choices.saved(forAppID: options.appID) { return group }
+        let legacyKey = StoredUserKeys.legacyAccessGroupChoice(options)
+        let legacy = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: legacyKey) }
+        let group = try legacy.map { (data) throws(AuthError) -> AccessGroup in
+            do throws(KeychainError) {
+                return try AccessGroup(String(validating: data, as: UTF8.self) ?? "\u{FFFD}")
+            } catch {
+                throw AuthError(
+                    .accessGroupChoiceError,
+                    "The access-group choice an earlier version kept in the keychain (\(legacyKey)) is not valid: \(error). "
+                        + "It was left as it is; remove it with `secret-tool clear service \(legacyKey.service) account "
+                        + "\(legacyKey.account)`, or call useUserAccessGroup (keyring-auth use-group) to choose.")
+            }
+        }
+        try choices.save(group, forAppID: options.appID)
+        if legacy != nil {
+            do throws(KeychainError) {
+                try store.removeData(for: legacyKey)
+                logger.info("Moved the access-group choice out of the keychain", metadata: ["group": "\(Self.describe(group))"])
+            } catch {
+                logger.warning(
+                    "Moved the access-group choice out of the keychain, but the old item could not be removed; it is ignored",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+        return group
+    }
+
+    static func readRecord(_ configuration: AuthConfiguration, in group: AccessGroup?) throws(AuthError) -> StoredUserRecord? {
+        let key = StoredUserKeys.user(configuration.options, in: group)
+        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try configuration.store.data(for: key) }
+        return try data.map { (data) throws(AuthError) in try StoredUserRecord.decode(data, key: key) }
+    }
+}

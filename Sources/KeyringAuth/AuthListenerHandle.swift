@@ -1,0 +1,4 @@
+/// A handle that removes a listener.
+public struct AuthListenerHandle: Hashable, Sendable {
+    let id: Int
+}
