@@ -55,6 +55,20 @@ extension KeyringTests {
             #expect(!result.standardError.contains("another port"))
         }
 
+        @Test(.enabled(if: IPv6Loopback.isBindable, "this machine has no IPv6 loopback: ::1 cannot be bound"))
+        func anEmulatorOnIPv6LoopbackServesWhatItPrints() async throws {
+            let (server, hostAndPort) = try await start(["--host", "::1", "--port", "0"])
+            #expect(hostAndPort.hasPrefix("[::1]:"))
+            let identity = ["--api-key", "AIza-ipv6", "--app-id", "1:42:linux:ipv6-\(UUID().uuidString.prefix(8))", "--store", "memory"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = hostAndPort
+            let viaVariable = try await Subprocess.run(program, ["sign-in", "--anonymous"] + identity, environment: environment)
+            #expect(viaVariable.status == 0, "FIREBASE_AUTH_EMULATOR_HOST=\(hostAndPort): \(viaVariable.standardError)")
+            let viaOption = try await Subprocess.run(program, ["sign-in", "--anonymous", "--emulator", hostAndPort] + identity)
+            #expect(viaOption.status == 0, "--emulator \(hostAndPort): \(viaOption.standardError)")
+            try await stop(server)
+        }
+
         /// With 64 descriptors and more connections waiting than it can accept, the emulator used to
         /// retry accepting at once, forever: 100 % CPU and no answers. Now it pauses between attempts
         /// and answers again once connections close.

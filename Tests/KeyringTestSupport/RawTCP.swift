@@ -6,7 +6,10 @@ import Glibc
 
 /// Plain POSIX sockets, to send what no HTTP client would.
 public enum RawTCP {
-    public struct Failure: Error, CustomStringConvertible { public let description: String }
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
 
     public static func exchange(host: String, port: Int, bytes: [UInt8]) throws -> Data {
         let fd = try connect(host: host, port: port)
