@@ -117,7 +117,8 @@ public final class Auth: Sendable {
     // MARK: Identity backend
 
     /// Sends this app's requests to an Auth emulator at `host:port` (Firebase's `useEmulator(withHost:port:)`),
-    /// for example the one `keyring-auth emulator` runs. Call it before signing in.
+    /// for example the one `keyring-auth emulator` runs. Call it before signing in. The host is a name, an
+    /// IPv4 address, or an IPv6 address with or without brackets (`::1`, `[::1]`).
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the address is not usable or the
     ///   configuration's backend is not an ``IdentityToolkitBackend``.

@@ -18,7 +18,8 @@ extension AuthEmulator {
 
     /// How the emulator is set up when it starts.
     public struct Configuration: Sendable {
-        /// The address to listen on; loopback unless you mean to expose it.
+        /// The address to listen on: a loopback address (127.0.0.0/8, `::1`, or a name such as `localhost`
+        /// that resolves to one) unless ``allowsNonLoopback`` is set. IPv6 addresses may be bracketed (`[::1]`).
         public var host: String
         /// The port; `0` picks a free one (read it from ``AuthEmulator/start()``'s answer).
         public var port: Int
@@ -34,11 +35,21 @@ extension AuthEmulator {
         public var settings: Settings
         /// Where the emulator logs requests (method, path, status); bodies and tokens are never logged.
         public var logger: Logger
+        /// Whether ``host`` may be an address other than loopback. Off by default: the emulator accepts any
+        /// API key and deletes every account on an unauthenticated request, so on another address anything
+        /// on the network can use it. When on and the address is not loopback, starting logs a warning.
+        public var allowsNonLoopback: Bool
+        /// A connection on which nothing is read or written for this long is closed (default one minute).
+        public var idleTimeout: Duration
+        /// At most this many client connections are open at once; more are closed as soon as they are
+        /// accepted (default 256).
+        public var maximumConnections: Int
 
         public init(
             host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-keyring-auth",
             tokenLifetime: Duration = .seconds(3600), maximumRequestBytes: Int = 64 * 1024, maximumAccounts: Int = 100_000,
-            settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator")
+            settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator"),
+            allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256
         ) {
             self.host = host
             self.port = port
@@ -48,6 +59,9 @@ extension AuthEmulator {
             self.maximumAccounts = maximumAccounts
             self.settings = settings
             self.logger = logger
+            self.allowsNonLoopback = allowsNonLoopback
+            self.idleTimeout = idleTimeout
+            self.maximumConnections = maximumConnections
         }
     }
 }

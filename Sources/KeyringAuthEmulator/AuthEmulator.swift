@@ -14,9 +14,15 @@ import Synchronization
 /// Accounts live in memory. Any non-empty API key is accepted. ID tokens are unsigned JWTs
 /// (`alg: none`) with Firebase's claims. Point an app at it with `Auth.useEmulator(withHost:port:)`
 /// or `FIREBASE_AUTH_EMULATOR_HOST=host:port`.
+///
+/// Because of that, it listens on loopback only unless ``Configuration/allowsNonLoopback`` says
+/// otherwise. Connections idle for ``Configuration/idleTimeout`` are closed, at most
+/// ``Configuration/maximumConnections`` are open at once, and when the process runs out of file
+/// descriptors it waits between attempts to accept instead of spinning.
 public final class AuthEmulator: Sendable {
     /// Where the emulator listens.
     public struct Address: Hashable, Sendable, CustomStringConvertible {
+        /// The host as configured, without the brackets of an IPv6 address.
         public var host: String
         public var port: Int
         /// `host:port`, the form `FIREBASE_AUTH_EMULATOR_HOST` takes (`[::1]:port` for IPv6).
@@ -29,18 +35,22 @@ public final class AuthEmulator: Sendable {
     public let configuration: Configuration
     let service: EmulatorService
     private let lifecycle = Mutex<Lifecycle>(.stopped)
-    /// Open client connections, closed by ``stop()`` so that no kept-alive connection is served after it.
-    private let connections = OpenConnections()
+    /// Open client connections, at most ``Configuration/maximumConnections``; ``stop()`` closes them so that
+    /// no kept-alive connection is served after it.
+    private let connections: OpenConnections
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.service = EmulatorService(configuration: configuration)
+        self.connections = OpenConnections(limit: configuration.maximumConnections, logger: configuration.logger)
     }
 
     /// Starts listening and returns the address (with the port chosen when ``Configuration/port`` is 0).
     /// Calling it again, or concurrently, while starting or running returns the same address.
     ///
-    /// - Throws: ``AuthEmulatorError/cannotListen(host:port:reason:)`` or ``AuthEmulatorError/invalidConfiguration(_:)``.
+    /// - Throws: ``AuthEmulatorError/hostDoesNotResolve(host:)``, ``AuthEmulatorError/notLoopback(host:address:)``
+    ///   (a host other than loopback without ``Configuration/allowsNonLoopback``),
+    ///   ``AuthEmulatorError/cannotListen(host:port:reason:)`` or ``AuthEmulatorError/invalidConfiguration(_:)``.
     @discardableResult
     public func start() async throws(AuthEmulatorError) -> Address {
         let pending = lifecycle.withLock { state -> StartStep in
@@ -93,14 +103,37 @@ public final class AuthEmulator: Sendable {
             return .failure(.invalidConfiguration(
                 "the request size and account limit must be positive, the token lifetime from 1 s to 366 days"))
         }
+        guard configuration.idleTimeout > .zero, configuration.maximumConnections > 0 else {
+            return .failure(.invalidConfiguration("the idle timeout and the connection limit must be positive"))
+        }
+        let listening: ListeningAddress
+        do throws(AuthEmulatorError) {
+            listening = try ListeningAddress.resolve(configuration.host, port: configuration.port)
+        } catch {
+            return .failure(error)
+        }
+        if !listening.isLoopback {
+            guard configuration.allowsNonLoopback else {
+                return .failure(.notLoopback(host: configuration.host, address: listening.numeric))
+            }
+        }
         let service = service
         let connections = connections
+        let idleTimeout = TimeAmount(configuration.idleTimeout)
+        let logger = configuration.logger
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff(pause: .milliseconds(100), logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(ConnectionLimiter(connections: connections))
+                }
+            }
             .childChannelInitializer { channel in
-                connections.add(channel)
-                return channel.eventLoop.makeCompletedFuture {
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(allTimeout: idleTimeout))
+                    try channel.pipeline.syncOperations.addHandler(IdleConnectionCloser())
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(
                         EmulatorHTTPHandler(
@@ -109,12 +142,17 @@ public final class AuthEmulator: Sendable {
                 }
             }
         do {
-            let channel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-            let bound = Address(host: configuration.host, port: channel.localAddress?.port ?? configuration.port)
+            let channel = try await bootstrap.bind(to: listening.socketAddress).get()
+            let bound = Address(host: listening.host, port: channel.localAddress?.port ?? configuration.port)
+            if !listening.isLoopback {
+                let warning = "The Auth emulator listens on \(bound) (\(listening.numeric)), which is not loopback: any process "
+                    + "on the network can use it; it accepts any API key and an unauthenticated delete-all."
+                configuration.logger.warning("\(warning)")
+            }
             configuration.logger.info("Auth emulator listening", metadata: ["address": "\(bound)", "project": "\(configuration.projectID)"])
             return .success((channel, bound))
         } catch {
-            return .failure(.cannotListen(host: configuration.host, port: configuration.port, reason: "\(error)"))
+            return .failure(.cannotListen(host: listening.host, port: configuration.port, reason: "\(error)"))
         }
     }
 
@@ -219,17 +257,4 @@ public final class AuthEmulator: Sendable {
         var kind = "identitytoolkit#DownloadAccountResponse"
         var users: [EmulatorAccount]?
     }
-}
-
-/// The server's open client connections.
-private final class OpenConnections: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
-
-    func add(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        channels.withLock { $0[id] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in _ = self?.channels.withLock { $0.removeValue(forKey: id) } }
-    }
-
-    var all: [any Channel] { channels.withLock { Array($0.values) } }
 }

@@ -1,7 +1,11 @@
 /// Why the emulator could not start, or refused an administrative request.
 public enum AuthEmulatorError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The address could not be listened on (in use, not local, not an address).
+    /// The address could not be listened on (the port is in use, or the address is not this machine's).
     case cannotListen(host: String, port: Int, reason: String)
+    /// The host names no address: it does not resolve.
+    case hostDoesNotResolve(host: String)
+    /// The host is not a loopback address and ``AuthEmulator/Configuration/allowsNonLoopback`` is off.
+    case notLoopback(host: String, address: String)
     /// The configuration is not usable.
     case invalidConfiguration(String)
     /// An accounts file could not be imported; nothing was changed.
@@ -12,7 +16,14 @@ public enum AuthEmulatorError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let reason):
-            "The emulator cannot listen on \(host):\(port) (\(reason)); choose another port with --port, or stop what uses it."
+            "The emulator cannot listen on \(AuthEmulator.Address(host: host, port: port)) (\(reason)); choose another port "
+                + "with --port, or stop what uses it."
+        case .hostDoesNotResolve(let host):
+            "The emulator's host \(host) does not resolve to an address; use a loopback address such as 127.0.0.1, ::1 or localhost."
+        case .notLoopback(let host, let address):
+            "The emulator will not listen on \(host) (\(address)): it is not a loopback address, and the emulator accepts "
+                + "any API key and deletes every account on an unauthenticated request. Use 127.0.0.1, ::1 or localhost, "
+                + "or, to let the network reach it, opt in with --allow-non-loopback (Configuration.allowsNonLoopback)."
         case .invalidConfiguration(let reason):
             "The emulator's configuration is not usable: \(reason)."
         case .invalidImport(let reason):

@@ -6,10 +6,23 @@ import Logging
 struct Emulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
-        discussion: "Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT. Accounts live in memory.")
+        discussion: """
+            Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT ([::1]:PORT for IPv6). \
+            Accounts live in memory. It accepts any API key and deletes every account on an unauthenticated request, \
+            so it listens on loopback only (127.0.0.0/8, ::1, localhost) unless --allow-non-loopback is given.
+            """)
 
-    @Option(help: "The address to listen on.")
+    @Option(help: "The address to listen on: a loopback address unless --allow-non-loopback.")
     var host = "127.0.0.1"
+
+    @Flag(help: "Allow a --host other than loopback. Anything on the network can then use the emulator, with any API key.")
+    var allowNonLoopback = false
+
+    @Option(help: "Close a connection after this many seconds without traffic.")
+    var idleTimeout = 60
+
+    @Option(name: .customLong("max-connections"), help: "Close new connections while this many are open.")
+    var maxConnections = 256
 
     @Option(help: "The port; 0 picks a free one.")
     var port = 9099
@@ -37,6 +50,7 @@ struct Emulator: AsyncParsableCommand {
         guard (1...AuthEmulator.maximumTokenLifetimeSeconds).contains(tokenLifetime) else {
             throw ValidationError("--token-lifetime takes 1 to \(AuthEmulator.maximumTokenLifetimeSeconds) seconds (366 days)")
         }
+        guard idleTimeout > 0, maxConnections > 0 else { throw ValidationError("--idle-timeout and --max-connections take a positive number") }
     }
 
     func run() async throws {
@@ -45,7 +59,8 @@ struct Emulator: AsyncParsableCommand {
         let emulator = AuthEmulator(configuration: .init(
             host: host, port: port, projectID: projectID, tokenLifetime: .seconds(tokenLifetime),
             settings: .init(allowsAnonymousSignUp: !noAnonymous, emailEnumerationProtection: emailEnumerationProtection),
-            logger: logger))
+            logger: logger, allowsNonLoopback: allowNonLoopback, idleTimeout: .seconds(idleTimeout),
+            maximumConnections: maxConnections))
         if let importFile {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {
@@ -57,7 +72,10 @@ struct Emulator: AsyncParsableCommand {
         }
         let address: AuthEmulator.Address
         do throws(AuthEmulatorError) { address = try await emulator.start() } catch {
-            throw CLIFailure(.failure, error.description)
+            switch error {
+            case .hostDoesNotResolve, .notLoopback: throw CLIFailure(.invalidInput, error.description)
+            default: throw CLIFailure(.failure, error.description)
+            }
         }
         printNow("Auth emulator for project \(projectID) listening on http://\(address)")
         printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")

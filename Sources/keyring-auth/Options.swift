@@ -75,7 +75,7 @@ struct AppOptions: ParsableArguments {
     @Option(name: .customLong("project-id"), help: "The Firebase project ID (default demo-keyring-auth).")
     var projectID: String?
 
-    @Option(help: "host:port of an Auth emulator (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).")
+    @Option(help: "host:port of an Auth emulator, [::1]:port for IPv6 (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).")
     var emulator: String?
 
     func validate() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import KeyringAuth
+import KeyringTestSupport
 import KeyringAuthEmulator
 import Testing
 

@@ -203,6 +203,63 @@ import Testing
         }
     }
 
+    @Test func ipv6EmulatorAddressesMakeBracketedURLs() throws {
+        for endpoint in [
+            try IdentityToolkitEndpoint.emulator(hostAndPort: "[::1]:9099"),
+            try IdentityToolkitEndpoint.emulator(host: "::1", port: 9099),
+            try IdentityToolkitEndpoint.emulator(host: "[::1]", port: 9099),
+            try IdentityToolkitEndpoint.fromEnvironment(["FIREBASE_AUTH_EMULATOR_HOST": "[::1]:9099"]),
+        ] {
+            #expect(endpoint.emulatorHost == "[::1]:9099")
+            let url = endpoint.accountsURL("signUp", apiKey: "k")
+            #expect(url.absoluteString == "http://[::1]:9099/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k")
+            #expect(url.host == "::1" || url.host == "[::1]", "a URL whose host is the address")
+            #expect(url.port == 9099)
+            #expect(endpoint.tokenURL(apiKey: "k").absoluteString == "http://[::1]:9099/securetoken.googleapis.com/v1/token?key=k")
+        }
+    }
+
+    @Test func malformedIPv6EmulatorAddressesAreRefusedWithAdvice() {
+        let cases: [(String, String)] = [
+            ("::1:9099", "[::1]:9099"),
+            ("[::1", "[::1]:9099"),
+            ("[::1]", "[::1]:9099"),
+            ("[::1]9099", "[::1]:9099"),
+            ("[::1]:", "[::1]:9099"),
+            ("[::1]:0", "[::1]:9099"),
+            ("[127.0.0.1]:9099", "127.0.0.1:9099"),
+            ("[not:an:address]:9099", "[::1]:9099"),
+            ("::1]:9099", "[::1]:9099"),
+        ]
+        for (bad, advice) in cases {
+            do {
+                _ = try IdentityToolkitEndpoint.fromEnvironment(["FIREBASE_AUTH_EMULATOR_HOST": bad])
+                Issue.record("\(bad) was accepted")
+            } catch {
+                #expect(error.code == .invalidConfiguration, "\(bad)")
+                #expect(error.message.contains(advice), "\(bad): \(error.message)")
+            }
+        }
+        #expect(throws: AuthError.self) { try IdentityToolkitEndpoint.emulator(host: "[::1", port: 9099) }
+        #expect(throws: AuthError.self) { try IdentityToolkitEndpoint.emulator(host: "::1]", port: 9099) }
+        #expect(throws: AuthError.self) { try IdentityToolkitEndpoint.emulator(host: "1:2:3", port: 9099) }
+    }
+
+    @Test func answersReadOverTheIPv6TransportKeepTheirBody() throws {
+        func parse(_ text: String) throws -> (status: Int, body: String) {
+            let (status, body) = try IPv6LiteralTransport.Response.parse(Array(text.utf8))
+            return (status, String(decoding: body, as: UTF8.self))
+        }
+        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}") == (200, "{}"))
+        #expect(try parse("HTTP/1.1 400 Bad Request\r\ncontent-length: 4\r\n\r\n{\"a\"}trailing") == (400, "{\"a\""))
+        #expect(try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\n{\"\r\n3\r\na\"}\r\n0\r\n\r\n") == (200, "{\"a\"}"))
+        #expect(try parse("HTTP/1.0 200 OK\r\n\r\nuntil close") == (200, "until close"))
+        for malformed in ["", "HTTP/1.1 200 OK\r\n", "SSH-2.0\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
+            #expect(throws: (any Error).self, "\(malformed)") { try parse(malformed) }
+        }
+    }
+
     @Test func aMalformedVariableFailsEachRequestWithAdviceUntilFixed() async throws {
         let backend = IdentityToolkitBackend(apiKey: "k", environment: ["FIREBASE_AUTH_EMULATOR_HOST": "nonsense"])
         await #expect(throws: AuthError.self) { _ = try await backend.signUpAnonymously(tenantID: nil) }

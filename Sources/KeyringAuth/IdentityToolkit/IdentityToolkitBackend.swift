@@ -145,23 +145,32 @@ public final class IdentityToolkitBackend: AuthBackend {
     private func send<Reply: Decodable>(
         _ url: URL, operation: String, contentType: String, body: Data
     ) async throws(AuthError) -> Reply {
-        var request = URLRequest(url: url, timeoutInterval: requestTimeout.seconds)
-        request.httpMethod = "POST"
-        request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.httpBody = body
         let started = ContinuousClock.now
         let data: Data
-        let response: URLResponse
+        let status: Int
         do {
-            (data, response) = try await session.data(for: request)
+            (status, data) = try await exchange(url, contentType: contentType, body: body)
         } catch {
             logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
             throw transportError(error, host: url.host ?? "?", elapsed: ContinuousClock.now - started)
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         logger.debug("\(operation) answered", metadata: ["status": "\(status)", "bytes": "\(data.count)"])
         return try IdentityToolkitReply.decode(Reply.self, status: status, body: data, operation: operation)
+    }
+
+    /// One POST: through `URLSession`, or for an IPv6 address in the URL (which `URLSession` on Linux
+    /// refuses) through ``IPv6LiteralTransport``.
+    private func exchange(_ url: URL, contentType: String, body: Data) async throws -> (status: Int, body: Data) {
+        let headers = [("Content-Type", contentType), ("Accept", "application/json")]
+        if IPv6LiteralTransport.handles(url) {
+            return try await IPv6LiteralTransport.post(to: url, headers: headers, body: body, timeout: requestTimeout)
+        }
+        var request = URLRequest(url: url, timeoutInterval: requestTimeout.seconds)
+        request.httpMethod = "POST"
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        let (data, response) = try await session.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
     private func transportError(_ error: any Error, host: String, elapsed: Duration) -> AuthError {

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where Identity Toolkit requests go: Google's production hosts, or a local emulator that serves
 /// the same paths over plain HTTP (`http://HOST:PORT/identitytoolkit.googleapis.com/v1/…`).
 public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertible {
@@ -25,32 +29,90 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
         self.emulatorHost = emulatorHost
     }
 
-    /// An emulator at `host:port`, as Firebase's `useEmulator(withHost:port:)` takes them.
+    /// An emulator at `host:port`, as Firebase's `useEmulator(withHost:port:)` takes them. An IPv6
+    /// address may be bare or bracketed (`::1` or `[::1]`).
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the host or port is not usable.
     public static func emulator(host: String, port: Int) throws(AuthError) -> IdentityToolkitEndpoint {
-        let trimmed = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-:"))
-        guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy(allowed.contains), (1...65535).contains(port) else {
+        let hostPart = try urlHost(host, port: port)
+        let example = hostPart.hasPrefix("[") ? "[::1]:9099" : "127.0.0.1:9099"
+        guard (1...65535).contains(port) else {
+            throw AuthError(
+                .invalidConfiguration,
+                "The emulator address \(hostPart):\(port) does not have a port from 1 to 65535; use for example \(example).")
+        }
+        let root = "http://\(hostPart):\(port)/"
+        guard let identity = URL(string: root + "identitytoolkit.googleapis.com/v1/"),
+            let secure = URL(string: root + "securetoken.googleapis.com/v1/")
+        else {
+            throw AuthError(.invalidConfiguration, "The emulator address \(hostPart):\(port) does not make a valid URL.")
+        }
+        return IdentityToolkitEndpoint(identityToolkitBase: identity, secureTokenBase: secure, emulatorHost: "\(hostPart):\(port)")
+    }
+
+    /// `host` as a URL writes it: an IPv6 address in brackets, a name or IPv4 address as it is.
+    private static func urlHost(_ host: String, port: Int) throws(AuthError) -> String {
+        let opens = host.hasPrefix("["), closes = host.hasSuffix("]")
+        guard opens == closes else {
+            throw AuthError(
+                .invalidConfiguration,
+                "The emulator host '\(host)' has an unmatched bracket; write an IPv6 address as ::1 or [::1] "
+                    + "(in \(emulatorHostVariable): [::1]:9099).")
+        }
+        let bare = opens ? String(host.dropFirst().dropLast()) : host
+        if isIPv6Address(bare) { return "[\(bare)]" }
+        if opens {
+            throw AuthError(
+                .invalidConfiguration,
+                "The emulator host '\(host)' is not an IPv6 address, the only kind written in brackets; "
+                    + "use \(bare):\(port) without them, or an IPv6 address as in [::1]:9099.")
+        }
+        if bare.contains(":") {
+            throw AuthError(
+                .invalidConfiguration, "The emulator host '\(host)' is not an IPv6 address; write one as ::1, or [::1]:9099 with its port.")
+        }
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-"))
+        guard !bare.isEmpty, bare.unicodeScalars.allSatisfy(allowed.contains) else {
             throw AuthError(
                 .invalidConfiguration,
                 "The emulator address \(host):\(port) is not a host name or IP address with a port from 1 to 65535; "
                     + "use for example 127.0.0.1:9099.")
         }
-        let hostPart = trimmed.contains(":") ? "[\(trimmed)]" : trimmed
-        let root = "http://\(hostPart):\(port)/"
-        guard let identity = URL(string: root + "identitytoolkit.googleapis.com/v1/"),
-            let secure = URL(string: root + "securetoken.googleapis.com/v1/")
-        else {
-            throw AuthError(.invalidConfiguration, "The emulator address \(host):\(port) does not make a valid URL.")
-        }
-        return IdentityToolkitEndpoint(identityToolkitBase: identity, secureTokenBase: secure, emulatorHost: "\(hostPart):\(port)")
+        return bare
+    }
+
+    private static func isIPv6Address(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
     }
 
     /// An emulator named the way ``emulatorHostVariable`` names it: `host:port` or `[ipv6]:port`.
     ///
-    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` naming the expected form.
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` naming the expected form; an
+    ///   IPv6 address without brackets (`::1:9099`) is refused as ambiguous.
     public static func emulator(hostAndPort value: String) throws(AuthError) -> IdentityToolkitEndpoint {
+        if value.hasPrefix("[") {
+            guard let close = value.firstIndex(of: "]") else {
+                throw AuthError(
+                    .invalidConfiguration, "The emulator address '\(value)' opens a bracket it does not close; use for example [::1]:9099.")
+            }
+            let rest = value[value.index(after: close)...]
+            guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()) else {
+                throw AuthError(
+                    .invalidConfiguration, "The emulator address '\(value)' is not [IPv6 address]:port; use for example [::1]:9099.")
+            }
+            return try emulator(host: String(value[...close]), port: port)
+        }
+        guard !value.contains("/") else {
+            throw AuthError(
+                .invalidConfiguration,
+                "The emulator address '\(value)' is not host:port (no scheme or path); use for example 127.0.0.1:9099.")
+        }
+        guard value.filter({ $0 == ":" }).count <= 1 else {
+            throw AuthError(
+                .invalidConfiguration,
+                "The emulator address '\(value)' is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:9099.")
+        }
         guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]) else {
             throw AuthError(
                 .invalidConfiguration,
