@@ -118,7 +118,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// lists the scope's items, in that order so that no change falls between the list and the signals.
     private func begin() throws(KeychainError) {
         let limit = store.configuration.timeout
-        let (path, locked) = try store.perform("Watching \(scope)") { attempt throws(SecretServiceFailure) in
+        let (path, locked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
             (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
         }
         collectionPath = path
@@ -142,7 +142,7 @@ final class CollectionWatcher: @unchecked Sendable {
             owner = try SecretServiceClient.busDaemonCall(
                 bus, "GetNameOwner", [g_variant_new_string(SecretServiceClient.busName)], limit: limit)
         } catch {
-            throw store.keychainError(for: error, operation: "Watching \(scope)")
+            throw store.keychainError(for: error, operation: "Watching \(scope)", writes: false)
         }
         follow(owner)
         known = try listItems()
@@ -207,7 +207,7 @@ final class CollectionWatcher: @unchecked Sendable {
     private func itemStored(at path: String) {
         let key: KeychainKey?
         do throws(KeychainError) {
-            key = try store.perform("Reading a changed item") { attempt throws(SecretServiceFailure) in
+            key = try store.perform("Reading a changed item", writes: false) { attempt throws(SecretServiceFailure) in
                 try attempt.key(ofItemAt: path)
             }
         } catch {
@@ -246,7 +246,7 @@ final class CollectionWatcher: @unchecked Sendable {
         guard newOwner != nil else { return }
         store.forgetResolvedCollection()
         do throws(KeychainError) {
-            collectionPath = try store.perform("Watching \(scope)") { attempt throws(SecretServiceFailure) in attempt.collectionPath }
+            collectionPath = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in attempt.collectionPath }
             let before = Set(known.values)
             known = try listItems()
             let now = Set(known.values)
@@ -262,7 +262,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// The unlocked items of the scope in the collection, by path. Never unlocks.
     private func listItems() throws(KeychainError) -> [String: KeychainKey] {
         let attributes = SecretServiceSchema.attributes(for: scope)
-        return try store.perform("Listing the watched items") { attempt throws(SecretServiceFailure) in
+        return try store.perform("Listing the watched items", writes: false) { attempt throws(SecretServiceFailure) in
             var items: [String: KeychainKey] = [:]
             for path in attempt.inCollection(try attempt.client.search(attributes).unlocked) {
                 if let key = try attempt.key(ofItemAt: path), scope.contains(key) { items[path] = key }

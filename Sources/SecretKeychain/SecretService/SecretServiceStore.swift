@@ -40,7 +40,7 @@ public final class SecretServiceStore: KeychainStore {
     public func data(for key: KeychainKey) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let secret = try perform("Reading \(key)") { attempt throws(SecretServiceFailure) in
+        let secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) in
             try attempt.newestSecret(matching: attributes)
         }
         logger.debug("Read keychain item", metadata: ["key": "\(key)", "found": "\(secret != nil)"])
@@ -52,7 +52,7 @@ public final class SecretServiceStore: KeychainStore {
         try KeychainLimits.validate(secretSize: data.count)
         let attributes = SecretServiceSchema.attributes(for: key)
         let contentType = SecretServiceSchema.contentType(for: data)
-        try perform("Storing \(key)") { attempt throws(SecretServiceFailure) in
+        try perform("Storing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             let written = try attempt.createItem(label: label, attributes: attributes, secret: data, contentType: contentType)
             attempt.removeDuplicates(of: attributes, keeping: written)
         }
@@ -63,7 +63,7 @@ public final class SecretServiceStore: KeychainStore {
     public func removeData(for key: KeychainKey) throws(KeychainError) -> Bool {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let removed = try perform("Removing \(key)") { attempt throws(SecretServiceFailure) in
+        let removed = try perform("Removing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             try attempt.deleteAll(matching: attributes)
         }
         logger.debug("Removed keychain item", metadata: ["key": "\(key)", "removed": "\(removed)"])
@@ -72,7 +72,7 @@ public final class SecretServiceStore: KeychainStore {
 
     public func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo] {
         let attributes = SecretServiceSchema.attributes(for: scope)
-        return try perform("Listing items") { attempt throws(SecretServiceFailure) in
+        return try perform("Listing items", writes: false) { attempt throws(SecretServiceFailure) in
             try attempt.describeItems(matching: attributes)
         }
     }
@@ -80,7 +80,7 @@ public final class SecretServiceStore: KeychainStore {
     @discardableResult
     public func removeAll(in group: AccessGroup) throws(KeychainError) -> Int {
         let attributes = SecretServiceSchema.attributes(for: .group(group))
-        return try perform("Removing the items of group \(group)") { attempt throws(SecretServiceFailure) in
+        return try perform("Removing the items of group \(group)", writes: true) { attempt throws(SecretServiceFailure) in
             try attempt.deleteAll(matching: attributes)
         }
     }
@@ -162,10 +162,15 @@ public final class SecretServiceStore: KeychainStore {
 
     /// Runs one operation against the provider. When the provider went away (it restarted, so
     /// libsecret's connection addresses a name nobody owns) it reconnects once and runs the
-    /// operation again; likewise once when a cached alias resolution has gone stale.
+    /// operation again; likewise once when a cached alias resolution has gone stale. `writes` says
+    /// whether the operation stores or removes, so that a time-out says whether its outcome is unknown.
     func perform<Result>(
-        _ operation: String, _ body: (Attempt) throws(SecretServiceFailure) -> Result
+        _ operation: String, writes: Bool, _ body: (Attempt) throws(SecretServiceFailure) -> Result
     ) throws(KeychainError) -> Result {
+        // An invalid path must never reach GLib, which asserts instead of failing.
+        if case .objectPath(let path) = configuration.collection, let reason = Collection.objectPathViolation(in: path) {
+            throw .invalidCollectionPath(path, reason: reason)
+        }
         var reconnected = false
         var reresolved = false
         while true {
@@ -185,7 +190,7 @@ public final class SecretServiceStore: KeychainStore {
                 resolvedCollection.withLock { $0 = nil }
                 reresolved = true
             } catch {
-                throw keychainError(for: error, operation: operation)
+                throw keychainError(for: error, operation: operation, writes: writes)
             }
         }
     }
@@ -226,7 +231,7 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     /// The one place a failure becomes the error the user sees.
-    func keychainError(for failure: SecretServiceFailure, operation: String) -> KeychainError {
+    func keychainError(for failure: SecretServiceFailure, operation: String, writes: Bool) -> KeychainError {
         let collection = configuration.collection.description
         switch failure {
         case .keychain(let error):
@@ -234,11 +239,11 @@ public final class SecretServiceStore: KeychainStore {
         case .expired(.unlock, _):
             return .locked(collection: collection)
         case .expired(let call, let limit):
-            return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: limit)
+            return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: limit, writes: writes)
         case .glib(let error, let call):
             if error.isProviderGone { return .noProvider(detail: error.message) }
             if error.isDBusTimeout {
-                return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: configuration.timeout)
+                return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: configuration.timeout, writes: writes)
             }
             if error.isLocked { return .locked(collection: collection) }
             if error.isNoSuchObject && call.addressesCollection {
