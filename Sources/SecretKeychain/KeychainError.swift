@@ -74,7 +74,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidAccessGroup(let value, let violation):
             return "\(value.debugDescription) is not a valid access group: \(violation). Use a non-empty "
                 + "identifier such as TEAMID.com.example.group1, at most \(AccessGroup.maximumByteCount) bytes, "
-                + "with no white space or control characters."
+                + "with no white space, control or invisible characters."
         case .invalidKey(let key, let reason):
             return "The key \(key) cannot be stored: \(reason). Use a non-empty service and account "
                 + "without NUL characters."

@@ -31,6 +31,9 @@ struct Watch: AsyncParsableCommand {
         let printer = WatchPrinter(options: options, group: group, store: store, json: output.json)
         let queue = DispatchQueue(label: "keyring-auth.watch")
         let key = StoredAuthRecord.key(of: options, in: group)
+        // Caught from before the first line: a script may interrupt as soon as it sees it.
+        let (interrupted, interrupt) = AsyncStream<Void>.makeStream()
+        let interrupts = Interrupts { interrupt.finish() }
         let observation = try await reporting { try await store.refreshOnChanges(to: key, on: queue) { printer.refresh() } }
         // The first line is printed once changes are followed: a script may act as soon as it sees it.
         await withCheckedContinuation { continuation in
@@ -39,8 +42,9 @@ struct Watch: AsyncParsableCommand {
                 continuation.resume()
             }
         }
-        await waitForInterrupt()
+        for await _ in interrupted {}
         observation.cancel()
+        withExtendedLifetime(interrupts) {}
     }
 }
 
@@ -100,12 +104,13 @@ private final class WatchPrinter: Sendable {
             printNow(jsonLine(object))
             return
         }
+        // Stored values are escaped: an item anyone in the session can write must not steer the terminal.
         var line = "\(time) \(event)"
         if let error {
-            line += " \(error)"
+            line += " \(error.escapedForTerminal)"
         } else if let user {
-            line += " uid=\(user.uid) anonymous=\(user.isAnonymous ? "yes" : "no")"
-            if let email = user.email { line += " email=\(email)" }
+            line += " uid=\(user.uid.escapedForTerminal) anonymous=\(user.isAnonymous ? "yes" : "no")"
+            if let email = user.email { line += " email=\(email.escapedForTerminal)" }
             line += " token-expires=\(timestamp(user.tokens.expirationDate))"
         } else {
             line += " no user"
