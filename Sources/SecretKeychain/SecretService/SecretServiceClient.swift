@@ -8,7 +8,6 @@ enum SecretServiceCall: String, Sendable {
     case readAlias = "resolving the collection alias"
     case search = "searching items"
     case getSecret = "reading a secret"
-    case getSecrets = "reading secrets"
     case createItem = "storing an item"
     case deleteItem = "deleting an item"
     case unlock = "unlocking the collection"
@@ -174,34 +173,37 @@ struct SecretServiceClient {
         return (takeStringArray(unlocked), takeStringArray(locked))
     }
 
-    /// The secret of the item at `path`, or `nil` when the provider returned none.
-    func secret(at path: String) throws(SecretServiceFailure) -> StoredSecret? {
+    /// The secret of the item at `path`, or `nil` when the provider returned none. A secret over
+    /// `sizeLimit` bytes is not copied: it throws ``KeychainError/oversizedItem(_:size:limit:)``.
+    /// (The Secret Service sends the whole secret; libsecret's copy is freed at once.)
+    func secret(at path: String, sizeLimit: Int) throws(SecretServiceFailure) -> StoredSecret? {
         let value = try bounded(.getSecret) { cancellable, error in
             secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
         }
         guard let value else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        _ = secret_value_get(value, &length)
+        guard Int(length) <= sizeLimit else { throw .keychain(.oversizedItem(path, size: Int(length), limit: sizeLimit)) }
         return Self.storedSecret(value)
     }
 
-    /// The sizes of the secrets at `paths`, read in one call; items that vanished are left out.
-    func secretSizes(at paths: [String]) throws(SecretServiceFailure) -> [String: Int] {
-        guard !paths.isEmpty else { return [:] }
-        let table = try withStringArray(paths) { array throws(SecretServiceFailure) in
-            try bounded(.getSecrets) { cancellable, error in
-                secret_service_get_secrets_for_dbus_paths_sync(service.pointer, array, cancellable, error)
+    /// The size of the secret at `path`, or `nil` when the item is gone. Reads the one secret and
+    /// keeps only its length.
+    func secretSize(at path: String) throws(SecretServiceFailure) -> Int? {
+        let value: OpaquePointer?
+        do {
+            value = try bounded(.getSecret) { cancellable, error in
+                secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
             }
+        } catch .glib(let error, _) where error.isNoSuchObject {
+            return nil
         }
-        guard let table else { return [:] }
-        defer { g_hash_table_unref(table) }
-        var sizes: [String: Int] = [:]
-        for path in paths {
-            guard let value = g_hash_table_lookup(table, path) else { continue }
-            var length: gsize = 0
-            _ = secret_value_get(OpaquePointer(value), &length)
-            sizes[path] = Int(length)
-        }
-        return sizes
+        guard let value else { return nil }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        _ = secret_value_get(value, &length)
+        return Int(length)
     }
 
     /// Stores an item in `collectionPath`, replacing the item with the same attributes, and

@@ -40,8 +40,13 @@ public final class SecretServiceStore: KeychainStore {
     public func data(for key: KeychainKey) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) in
-            try attempt.newestSecret(matching: attributes)
+        let secret: StoredSecret?
+        do {
+            secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
+                try attempt.newestSecret(matching: attributes)
+            }
+        } catch .oversizedItem(let path, let size, let limit) {
+            throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
         }
         logger.debug("Read keychain item", metadata: ["key": "\(key)", "found": "\(secret != nil)"])
         return secret?.data
@@ -71,6 +76,10 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     public func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo] {
+        try listing(in: scope).items
+    }
+
+    public func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing {
         let attributes = SecretServiceSchema.attributes(for: scope)
         return try perform("Listing items", writes: false) { attempt throws(SecretServiceFailure) in
             try attempt.describeItems(matching: attributes)
@@ -100,6 +109,10 @@ public final class SecretServiceStore: KeychainStore {
 
     public func items(in scope: KeychainScope) async throws(KeychainError) -> [KeychainItemInfo] {
         try await offload { () throws(KeychainError) in try self.items(in: scope) }
+    }
+
+    public func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing {
+        try await offload { () throws(KeychainError) in try self.listing(in: scope) }
     }
 
     @discardableResult
@@ -334,7 +347,7 @@ extension SecretServiceStore {
             for _ in 0..<Self.readTries {
                 guard let path = try newest(of: matchingItems(attributes)) else { return nil }
                 do throws(SecretServiceFailure) {
-                    if let secret = try client.secret(at: path) { return secret }
+                    if let secret = try client.secret(at: path, sizeLimit: KeychainLimits.maximumSecretSize) { return secret }
                     // libsecret answers no secret and no error for an item deleted since the search.
                     _ = try client.itemProperties(at: path)
                     throw .keychain(.corruptItem(path, reason: "the provider returned no secret for it"))
@@ -392,25 +405,34 @@ extension SecretServiceStore {
             }
         }
 
-        /// One description per key (the newest item's), never a secret. Items that carry our
-        /// schema but no valid key are logged and left out.
-        func describeItems(matching attributes: [String: String]) throws(SecretServiceFailure) -> [KeychainItemInfo] {
+        /// One description per key (the newest item's), never a secret, and a description of each
+        /// item that carries our schema but no valid key. Sizes come from reading one secret at a
+        /// time and keeping only its length: a listing never holds more than one secret.
+        func describeItems(matching attributes: [String: String]) throws(SecretServiceFailure) -> KeychainListing {
             var newestByKey: [KeychainKey: SecretItemProperties] = [:]
+            var unrecognized: [UnrecognizedKeychainItem] = []
             for item in try properties(of: matchingItems(attributes)) {
                 switch SecretServiceSchema.key(from: item.attributes) {
                 case .success(let key):
                     if let current = newestByKey[key], !SecretItemProperties.isNewer(item, than: current) { continue }
                     newestByKey[key] = item
                 case .failure(let error):
-                    logger.warning("Skipping an unreadable item", metadata: ["path": "\(item.path)", "error": "\(error)"])
+                    let reason: String
+                    if case .corruptItem(_, let why) = error { reason = why } else { reason = error.description }
+                    unrecognized.append(UnrecognizedKeychainItem(
+                        identifier: item.path, label: item.label, attributes: item.attributes, reason: reason,
+                        created: item.created, modified: item.modified))
                 }
             }
-            let sizes = try client.secretSizes(at: newestByKey.values.map(\.path))
-            return newestByKey.compactMap { key, item in
-                guard let size = sizes[item.path] else { return nil }
-                return KeychainItemInfo(key: key, label: item.label, created: item.created, modified: item.modified, size: size)
+            var items: [KeychainItemInfo] = []
+            for (key, item) in newestByKey {
+                // An item deleted since the search is left out.
+                guard let size = try client.secretSize(at: item.path) else { continue }
+                items.append(KeychainItemInfo(key: key, label: item.label, created: item.created, modified: item.modified, size: size))
             }
-            .sorted { KeychainKey.listingOrder($0.key, $1.key) }
+            return KeychainListing(
+                items: items.sorted { KeychainKey.listingOrder($0.key, $1.key) },
+                unrecognized: unrecognized.sorted { $0.identifier < $1.identifier })
         }
     }
 }
