@@ -103,6 +103,33 @@ struct SecretServiceClient {
         return bus
     }
 
+    /// A connection of its own to the session bus (not GLib's shared one), constructed in the
+    /// calling thread's thread-default main context, where it emits `closed` when the bus goes
+    /// away. The caller releases it with `g_object_unref` after `g_dbus_connection_close`.
+    ///
+    /// - Throws: ``KeychainError/noSessionBus(detail:)`` (as `.keychain`) when there is no bus.
+    static func privateSessionBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
+        let bus: OpaquePointer?
+        do throws(SecretServiceFailure) {
+            let address = try bounded(.connectBus, limit: limit) { cancellable, error in
+                g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, cancellable, error)
+            }
+            guard let address else { throw SecretServiceFailure.keychain(.noSessionBus(detail: "GLib found no bus address")) }
+            defer { g_free(address) }
+            let flags = GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+            bus = try bounded(.connectBus, limit: limit) { cancellable, error in
+                g_dbus_connection_new_for_address_sync(address, flags, nil, cancellable, error)
+            }
+        } catch .glib(let error, _) {
+            throw .keychain(.noSessionBus(detail: error.message))
+        } catch {
+            throw error
+        }
+        guard let bus else { throw .keychain(.noSessionBus(detail: "GLib returned no connection")) }
+        return bus
+    }
+
     /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
     static func busDaemonCall(
         _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
