@@ -89,7 +89,7 @@ extension AsyncParsableCommand {
         do {
             try await body()
         } catch {
-            FileHandle.standardError.write(Data("secret-keychain: error[\(error.code)]: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("secret-keychain: error[\(error.code)]: \(error.description.escapedForTerminal)\n".utf8))
             throw ExitCode(error.exitCode)
         }
     }

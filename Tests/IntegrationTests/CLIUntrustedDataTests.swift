@@ -95,6 +95,18 @@ extension KeyringTests {
             #expect(show.standardError.split(separator: "\n").count == 1)
         }
 
+        @Test func secretKeychainListsStoredValuesEscaped() async throws {
+            let group = uniqueGroup()
+            let key = KeychainKey(service: "svc\u{1B}[2J\(UUID().uuidString.prefix(8))", account: "acct\u{9B}1A", accessGroup: group)
+            let store = SecretServiceStore()
+            try await store.setData(.text("x"), for: key, label: "label\u{1B}]0;title\u{07}")
+            defer { _ = try? store.removeAll(in: group) }
+            let list = try await Subprocess.run(try Harness.product("secret-keychain"), ["list", "--group", group.rawValue])
+            #expect(list.status == 0, "\(list.standardError)")
+            #expect(list.output.contains("svc\\u{1B}[2J") && list.output.contains("acct\\u{9B}1A") && list.output.contains("label\\u{1B}]0;title\\u{7}"))
+            #expect(!Self.containsTerminalControls(list.output), "\(list.output.debugDescription)")
+        }
+
         @Test func anInvisibleCharacterInAGroupIsExitTwo() async throws {
             for group in ["TEAMID.com.example.\u{202E}1puorg", "TEAMID.com.example.group\u{200B}1", "\u{FEFF}TEAMID.g"] {
                 let show = try await run(["show", "--group", group, "--api-key", "k", "--app-id", "1:42:linux:x"])
