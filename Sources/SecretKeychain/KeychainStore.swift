@@ -50,7 +50,9 @@ public protocol KeychainStore: Sendable {
     ///
     /// `handler` is called for one change at a time, in order, on a thread of the store's; it must
     /// not block. ``SecretServiceStore`` follows the collection's D-Bus signals (no polling) and
-    /// keeps following them when the provider restarts; ``InMemoryStore`` reports this process's writes.
+    /// keeps following them when the provider restarts, and ends the observation by itself when the
+    /// session bus goes away (``KeychainObservation/whenEnded(_:)``); ``InMemoryStore`` reports this
+    /// process's writes.
     ///
     /// - Throws: ``KeychainError`` when the changes cannot be followed (no bus, no provider, no
     ///   such collection).

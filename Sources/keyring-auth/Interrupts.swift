@@ -3,16 +3,16 @@ import Foundation
 /// SIGINT and SIGTERM caught instead of ending the process, from when this is made until it is
 /// released; `handler` runs on a global queue for each one.
 final class Interrupts: @unchecked Sendable {
-    // @unchecked: the sources are only created in `init` and cancelled in `deinit`.
-    private var sources: [any DispatchSourceSignal] = []
+    // @unchecked: the sources are set once in `init` and only cancelled (thread-safe) in `deinit`.
+    private let sources: [any DispatchSourceSignal]
 
     init(_ handler: @escaping @Sendable () -> Void) {
-        for signalNumber in [SIGINT, SIGTERM] {
+        sources = [SIGINT, SIGTERM].map { signalNumber in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler(handler: handler)
             source.resume()
-            sources.append(source)
+            return source
         }
     }
 
