@@ -48,21 +48,50 @@ public struct StoredAuthRecord: Sendable {
     /// The user, or ``AuthErrorCode/corruptStoredUser`` when the record does not decode.
     public let user: Result<StoredUserSnapshot, AuthError>
 
-    /// Every stored user in `store`, private and shared, corrupt ones included; other items
-    /// (group choices, other programs' items) are left out. Sorted by scope, then key.
+    /// Every stored user in `store`, private and shared, corrupt and oversized ones included;
+    /// other items (group choices, other programs' items) are left out. Sorted by scope, then key.
+    /// ``inventory(in:)`` also describes the items of the schema that hold no key.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/keychainError``.
     public static func all(in store: any KeychainStore) throws(AuthError) -> [StoredAuthRecord] {
-        let items = try AuthError.catchingKeychain { () throws(KeychainError) in try store.items(in: .all) }
+        try inventory(in: store).records
+    }
+
+    /// Every stored user in `store`, as ``all(in:)``, and every item of the keychain schema whose
+    /// attributes form no key. A record over the size limit is not read: its `user` is a
+    /// ``AuthErrorCode/keychainError`` with ``KeychainError/oversizedItem(_:size:limit:)``.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/keychainError``.
+    public static func inventory(in store: any KeychainStore) throws(AuthError) -> StoredAuthInventory {
+        let listing = try AuthError.catchingKeychain { () throws(KeychainError) in try store.listing(in: .all) }
         var records: [StoredAuthRecord] = []
-        for item in items {
+        for item in listing.items {
             guard let scope = Scope(item.key) else { continue }
-            let data = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: item.key) }
-            guard let data else { continue }  // removed since the listing
-            let user = Result { () throws(AuthError) in StoredUserSnapshot(try StoredUserRecord.decode(data, key: item.key)) }
+            let user: Result<StoredUserSnapshot, AuthError>
+            if item.isOversized {
+                let error = KeychainError.oversizedItem(
+                    item.key.description, size: item.size, limit: KeychainLimits.maximumSecretSize)
+                user = .failure(.keychain(error))
+            } else {
+                let data: Data?
+                do throws(KeychainError) {
+                    data = try store.data(for: item.key)
+                } catch .oversizedItem(let name, let size, let limit) {
+                    // Grew since the listing.
+                    records.append(StoredAuthRecord(
+                        key: item.key, scope: scope, modified: item.modified,
+                        user: .failure(.keychain(.oversizedItem(name, size: size, limit: limit)))))
+                    continue
+                } catch {
+                    throw .keychain(error)
+                }
+                guard let data else { continue }  // removed since the listing
+                user = Result { () throws(AuthError) in StoredUserSnapshot(try StoredUserRecord.decode(data, key: item.key)) }
+            }
             records.append(StoredAuthRecord(key: item.key, scope: scope, modified: item.modified, user: user))
         }
-        return records.sorted { KeychainKey.listingOrder($0.key, $1.key) }
+        return StoredAuthInventory(
+            records: records.sorted { KeychainKey.listingOrder($0.key, $1.key) }, unrecognized: listing.unrecognized)
     }
 
     /// The user stored for `options` in `group` (`nil`: the app's private item), or `nil`.
@@ -80,6 +109,15 @@ public struct StoredAuthRecord: Sendable {
     public static func key(of options: AuthAppOptions, in group: AccessGroup?) -> KeychainKey {
         StoredUserKeys.user(options, in: group)
     }
+}
+
+/// What ``StoredAuthRecord/inventory(in:)`` found: the stored users, and the items of the keychain
+/// schema that hold no key (listed, never read, never changed).
+public struct StoredAuthInventory: Sendable {
+    /// The stored users, as ``StoredAuthRecord/all(in:)`` returns them.
+    public let records: [StoredAuthRecord]
+    /// Items of the schema whose attributes form no key: written by another program, or damaged.
+    public let unrecognized: [UnrecognizedKeychainItem]
 }
 
 extension StoredAuthRecord.Scope {

@@ -1,7 +1,8 @@
 /// A validated access-group identifier, such as `TEAMID.com.example.group1`.
 ///
 /// Apps that use the same access group share the items stored in it. The identifier is
-/// stored verbatim as a Secret Service attribute, so it must be a short, printable string.
+/// stored verbatim as a Secret Service attribute, so it must be a short, printable string: no
+/// white space, control, format (bidi, zero-width), private-use or unassigned characters.
 public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The largest identifier accepted, in bytes of UTF-8.
     public static let maximumByteCount = 255
@@ -19,6 +20,10 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
         case containsWhitespace
         /// The identifier contains a control character (including NUL).
         case containsControlCharacter
+        /// The identifier contains a character that is invisible or reorders text (a bidi override,
+        /// a zero-width or other format character, a private-use or unassigned code point), which
+        /// would make two different groups look alike.
+        case containsInvisibleCharacter(Unicode.Scalar)
 
         public var description: String {
             switch self {
@@ -30,6 +35,9 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
                 return "it contains white space"
             case .containsControlCharacter:
                 return "it contains a control character"
+            case .containsInvisibleCharacter(let scalar):
+                let code = String(scalar.value, radix: 16, uppercase: true)
+                return "it contains U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code), an invisible or formatting character"
             }
         }
     }
@@ -53,6 +61,9 @@ public struct AccessGroup: Hashable, Sendable, Codable, CustomStringConvertible 
         for scalar in candidate.unicodeScalars {
             if scalar.properties.isWhitespace { return .containsWhitespace }
             if scalar.properties.generalCategory == .control { return .containsControlCharacter }
+            if scalar.isControlOrInvisible || scalar.properties.generalCategory == .privateUse {
+                return .containsInvisibleCharacter(scalar)
+            }
         }
         return nil
     }

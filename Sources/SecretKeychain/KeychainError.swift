@@ -1,7 +1,7 @@
 /// Why a keychain operation failed. Every message says what to do about it.
 ///
 /// A failed operation never loses or overwrites what was stored before it,
-/// except where a case says the outcome is unknown (``timedOut(operation:limit:)``).
+/// except where a case says the outcome is unknown (``timedOut(operation:limit:writes:)`` of a write).
 public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     /// No D-Bus session bus could be reached.
     case noSessionBus(detail: String)
@@ -9,16 +9,21 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case noProvider(detail: String)
     /// The configured collection does not exist (for example, the `default` alias points nowhere).
     case noSuchCollection(String, detail: String)
+    /// A collection's object path breaks the D-Bus object path grammar (for example `/a//b` or `/a/`).
+    case invalidCollectionPath(String, reason: String)
     /// The collection is locked and an unlock did not complete (refused, dismissed, not allowed, or not in time).
     case locked(collection: String)
-    /// A call to the provider did not answer within the time limit.
-    case timedOut(operation: String, limit: Duration)
+    /// A call to the provider did not answer within the time limit. When the operation `writes`
+    /// (stores or removes), its outcome is unknown; a read changed nothing.
+    case timedOut(operation: String, limit: Duration, writes: Bool = true)
     /// An access-group identifier breaks a rule.
     case invalidAccessGroup(String, violation: AccessGroup.Violation)
     /// A key cannot be stored (an empty service or account, or a NUL character).
     case invalidKey(KeychainKey, reason: String)
     /// The secret is larger than ``KeychainLimits/maximumSecretSize``.
     case payloadTooLarge(size: Int, limit: Int)
+    /// A stored item's secret is larger than ``KeychainLimits/maximumSecretSize``; it was not read.
+    case oversizedItem(String, size: Int, limit: Int)
     /// A stored item matches a key but cannot be read as one.
     case corruptItem(String, reason: String)
     /// Any other libsecret, GLib or D-Bus failure, as reported.
@@ -30,11 +35,13 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .noSessionBus: return "noSessionBus"
         case .noProvider: return "noProvider"
         case .noSuchCollection: return "noSuchCollection"
+        case .invalidCollectionPath: return "invalidCollectionPath"
         case .locked: return "locked"
         case .timedOut: return "timedOut"
         case .invalidAccessGroup: return "invalidAccessGroup"
         case .invalidKey: return "invalidKey"
         case .payloadTooLarge: return "payloadTooLarge"
+        case .oversizedItem: return "oversizedItem"
         case .corruptItem: return "corruptItem"
         case .underlying: return "underlying"
         }
@@ -56,20 +63,28 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .locked(let collection):
             return "The keyring collection \(collection) is locked and was not unlocked. Unlock it in your keyring "
                 + "manager (or answer the unlock prompt) and try again; nothing stored was changed."
-        case .timedOut(let operation, let limit):
+        case .timedOut(let operation, let limit, let writes):
             return "\(operation) got no answer from the Secret Service within \(limit.formattedSeconds). Check that "
                 + "the provider is running and not waiting behind a prompt, or raise the time limit. "
-                + "The operation may or may not have taken effect."
+                + (writes ? "The operation may or may not have taken effect." : "Nothing stored was changed.")
+        case .invalidCollectionPath(let path, let reason):
+            return "\(path.debugDescription) is not a valid D-Bus object path: \(reason). Name a collection by a path "
+                + "such as /org/freedesktop/secrets/collection/login (elements of letters, digits and _, "
+                + "separated by single slashes, no trailing slash), or use the default or session alias."
         case .invalidAccessGroup(let value, let violation):
             return "\(value.debugDescription) is not a valid access group: \(violation). Use a non-empty "
                 + "identifier such as TEAMID.com.example.group1, at most \(AccessGroup.maximumByteCount) bytes, "
-                + "with no white space or control characters."
+                + "with no white space, control or invisible characters."
         case .invalidKey(let key, let reason):
             return "The key \(key) cannot be stored: \(reason). Use a non-empty service and account "
                 + "without NUL characters."
         case .payloadTooLarge(let size, let limit):
             return "The secret is \(size) bytes; the limit is \(limit) bytes. Store a smaller value; "
                 + "nothing was written."
+        case .oversizedItem(let item, let size, let limit):
+            return "The stored item \(item) holds \(size) bytes, over the limit of \(limit) bytes; it was not read "
+                + "and was left as it is. Inspect it with `secret-tool search --all xdg:schema \(SecretServiceSchema.name)` "
+                + "and remove it if it is not needed."
         case .corruptItem(let item, let reason):
             return "The stored item \(item) cannot be read: \(reason). It was left as it is; inspect it with "
                 + "`secret-tool search --all xdg:schema \(SecretServiceSchema.name)` and remove it if it is not needed."

@@ -13,6 +13,10 @@ public struct KeychainItemInfo: Hashable, Sendable {
     /// The size of the secret in bytes.
     public var size: Int
 
+    /// Whether the secret is over ``KeychainLimits/maximumSecretSize``: reading it throws
+    /// ``KeychainError/oversizedItem(_:size:limit:)``.
+    public var isOversized: Bool { size > KeychainLimits.maximumSecretSize }
+
     public init(key: KeychainKey, label: String, created: Date, modified: Date, size: Int) {
         self.key = key
         self.label = label

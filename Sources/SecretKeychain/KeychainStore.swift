@@ -24,10 +24,18 @@ public protocol KeychainStore: Sendable {
     @discardableResult
     func removeData(for key: KeychainKey) throws(KeychainError) -> Bool
 
-    /// Describes the items in `scope`, one per key, sorted by key. Never returns a secret.
+    /// Describes the items in `scope`, one per key, sorted by key. Never returns a secret. Items
+    /// that hold no valid key are left out: ``listing(in:)`` describes them too.
     ///
     /// - Throws: ``KeychainError``.
     func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo]
+
+    /// Describes the items in `scope` as ``items(in:)`` does, and also the items of the schema
+    /// whose attributes form no key. Never returns a secret; reads each item's secret only to
+    /// learn its size, one item at a time.
+    ///
+    /// - Throws: ``KeychainError``.
+    func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing
 
     /// Removes every item shared in `group`.
     ///
@@ -42,7 +50,9 @@ public protocol KeychainStore: Sendable {
     ///
     /// `handler` is called for one change at a time, in order, on a thread of the store's; it must
     /// not block. ``SecretServiceStore`` follows the collection's D-Bus signals (no polling) and
-    /// keeps following them when the provider restarts; ``InMemoryStore`` reports this process's writes.
+    /// keeps following them when the provider restarts, and ends the observation by itself when the
+    /// session bus goes away (``KeychainObservation/whenEnded(_:)``); ``InMemoryStore`` reports this
+    /// process's writes.
     ///
     /// - Throws: ``KeychainError`` when the changes cannot be followed (no bus, no provider, no
     ///   such collection).
@@ -64,6 +74,8 @@ public protocol KeychainStore: Sendable {
     func removeData(for key: KeychainKey) async throws(KeychainError) -> Bool
     /// The `async` form of ``items(in:)``.
     func items(in scope: KeychainScope) async throws(KeychainError) -> [KeychainItemInfo]
+    /// The `async` form of ``listing(in:)``.
+    func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing
     /// The `async` form of ``removeAll(in:)``.
     @discardableResult
     func removeAll(in group: AccessGroup) async throws(KeychainError) -> Int
@@ -98,6 +110,16 @@ extension KeychainStore {
     @discardableResult
     public func removeAll(in group: AccessGroup) async throws(KeychainError) -> Int {
         let call = { () throws(KeychainError) -> Int in try self.removeAll(in: group) }
+        return try call()
+    }
+
+    /// For stores that hold nothing but valid keys: their items, nothing unrecognized.
+    public func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing {
+        KeychainListing(items: try items(in: scope))
+    }
+
+    public func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing {
+        let call = { () throws(KeychainError) -> KeychainListing in try self.listing(in: scope) }
         return try call()
     }
 

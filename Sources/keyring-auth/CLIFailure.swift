@@ -25,9 +25,9 @@ struct CLIFailure: Error {
         switch error {
         case .noSessionBus, .noProvider, .noSuchCollection, .locked, .timedOut:
             self.init(.keyringUnavailable, error.description)
-        case .invalidAccessGroup, .invalidKey, .payloadTooLarge:
+        case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)
-        case .corruptItem, .underlying:
+        case .corruptItem, .oversizedItem, .underlying:
             self.init(.failure, error.description)
         }
     }

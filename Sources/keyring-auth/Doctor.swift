@@ -28,8 +28,9 @@ struct Doctor: AsyncParsableCommand {
             ])
         } else {
             for check in checks {
-                print("\(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail)")
-                if let fix = check.fix { print("     fix: \(fix)") }
+                // Details quote the provider's process name and its errors: escaped.
+                print("\(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail.escapedForTerminal)")
+                if let fix = check.fix { print("     fix: \(fix.escapedForTerminal)") }
             }
             print(report.isHealthy ? "The keyring works." : "The keyring does not work; see the fix above.")
         }

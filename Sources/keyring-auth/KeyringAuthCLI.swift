@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecretKeychain
 
 /// `keyring-auth`: inspect and manage Firebase auth state shared through the Secret Service.
 struct KeyringAuthCLI: AsyncParsableCommand {
@@ -26,6 +27,10 @@ struct KeyringAuthCLI: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
+        if let position = firstArgumentNotInUTF8() {
+            printError("argument \(position) is not valid UTF-8; pass every argument as UTF-8 text (check the locale or the script's encoding).")
+            exit(ExitStatus.invalidInput.rawValue)
+        }
         do {
             var command = try KeyringAuthCLI.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -51,6 +56,19 @@ enum Main {
     }
 }
 
+/// Writes `keyring-auth: MESSAGE` on standard error as one line; the message is escaped
+/// (``Swift/String/escapedForTerminal``), since errors may echo stored data.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("keyring-auth: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("keyring-auth: \(message.escapedForTerminal)\n".utf8))
+}
+
+/// The position (1 for the first argument) of the first command-line argument whose bytes are not
+/// valid UTF-8, or `nil`. Swift would turn such bytes into U+FFFD and name something else.
+func firstArgumentNotInUTF8() -> Int? {
+    for index in 1..<Int(CommandLine.argc) {
+        guard let argument = CommandLine.unsafeArgv[index] else { continue }
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument))
+        if String(validating: bytes, as: UTF8.self) == nil { return index }
+    }
+    return nil
 }

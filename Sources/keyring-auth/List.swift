@@ -5,25 +5,57 @@ import SecretKeychain
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List every stored sign-in in the collection, private and shared; corrupt ones too.")
+        abstract: "List every stored sign-in in the collection, private and shared; corrupt, oversized and unrecognized items too.",
+        discussion: """
+            Corrupt records are listed as CORRUPT, records over 1 MiB as OVERSIZED (not read), and items of \
+            the keychain schema whose attributes form no key as UNRECOGNIZED with their attributes.
+            """)
 
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let store = storeOptions.makeStore()
-        let records = try await reporting { try StoredAuthRecord.all(in: store) }
+        let inventory = try await reporting { try StoredAuthRecord.inventory(in: store) }
         if output.json {
-            printJSON(records.map(\.json))
+            printJSON(inventory.records.map(\.json) + inventory.unrecognized.map(\.json))
             return
         }
-        guard !records.isEmpty else {
+        guard !inventory.records.isEmpty || !inventory.unrecognized.isEmpty else {
             print("No stored sign-ins in the \(storeOptions.collection) collection.")
             return
         }
         printTable(
             ["SCOPE", "GROUP", "API KEY", "APP", "UID", "ANONYMOUS", "EMAIL", "TOKEN EXPIRES", "MODIFIED"],
-            records.map(\.row))
+            inventory.records.map(\.row) + inventory.unrecognized.map(\.row))
+    }
+}
+
+extension UnrecognizedKeychainItem {
+    /// The attributes that say where it would belong, as `name=value` pairs; the schema name left out.
+    private var attributeList: String {
+        attributes.filter { $0.key != SecretServiceSchema.schemaAttribute }.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+    }
+
+    /// A row of `list`'s table (printTable escapes it): the scope and group as stored, the reason and
+    /// the attributes in the UID column.
+    var row: [String] {
+        [
+            attributes[SecretServiceSchema.scopeAttribute] ?? "-", attributes[SecretServiceSchema.accessGroupAttribute] ?? "-",
+            attributes[SecretServiceSchema.serviceAttribute].map(shortened) ?? "-", "-",
+            "UNRECOGNIZED: \(reason); \(attributeList)", "-", "-", "-", timestamp(modified),
+        ]
+    }
+
+    var json: [String: Any] {
+        [
+            "unrecognized": true, "corrupt": true, "error": reason, "attributes": attributes, "item": identifier,
+            "scope": nullable(attributes[SecretServiceSchema.scopeAttribute]),
+            "accessGroup": nullable(attributes[SecretServiceSchema.accessGroupAttribute]),
+            "service": nullable(attributes[SecretServiceSchema.serviceAttribute]),
+            "account": nullable(attributes[SecretServiceSchema.accountAttribute]), "modified": timestamp(modified),
+        ]
     }
 }
 
@@ -46,7 +78,8 @@ extension StoredAuthRecord {
         case .failure(let error):
             return [
                 columns.scope, columns.group, columns.apiKey.map(shortened) ?? "-", columns.app ?? "-",
-                "CORRUPT: \(error.code.rawValue)", "-", "-", "-", timestamp(modified),
+                error.oversizedSize.map { "OVERSIZED: \($0) bytes, not read" } ?? "CORRUPT: \(error.code.rawValue)",
+                "-", "-", "-", timestamp(modified),
             ]
         }
     }
@@ -69,7 +102,17 @@ extension StoredAuthRecord {
         case .failure(let error):
             object["corrupt"] = true
             object["error"] = error.message
+            if let size = error.oversizedSize { object["oversized"] = size }
         }
+        object["unrecognized"] = false
         return object
+    }
+}
+
+extension AuthError {
+    /// The item's size when this is an item over the size limit.
+    fileprivate var oversizedSize: Int? {
+        if case .oversizedItem(_, let size, _) = keychainError { return size }
+        return nil
     }
 }

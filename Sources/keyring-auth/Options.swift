@@ -25,12 +25,19 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         guard SecretServiceStore.Collection(argument: collection) != nil else {
-            throw ValidationError("--collection takes default, session, or an object path starting with /")
+            let reason = SecretServiceStore.Collection.objectPathViolation(in: collection) ?? "unknown"
+            throw ValidationError(
+                "--collection takes default, session, or a D-Bus object path such as /org/freedesktop/secrets/collection/login; "
+                    + "\(collection.debugDescription) is not one: \(reason)")
         }
-        guard timeout > 0, timeout <= 3600, timeout.isFinite else {
-            throw ValidationError("--timeout takes a number of seconds from 0 to 3600")
+        // Whole milliseconds reach the store: anything under one would become no time at all.
+        guard timeout.isFinite, timeout >= Self.timeoutRange.lowerBound, timeout <= Self.timeoutRange.upperBound else {
+            throw ValidationError("--timeout takes a number of seconds from 0.001 (1 ms) to 3600")
         }
     }
+
+    /// The `--timeout` values accepted, in seconds.
+    static let timeoutRange = 0.001...3600.0
 
     /// A logger to standard error (standard output carries the command's answer).
     var logger: Logger {
@@ -41,7 +48,7 @@ struct StoreOptions: ParsableArguments {
 
     var secretServiceConfiguration: SecretServiceStore.Configuration {
         .init(
-            collection: SecretServiceStore.Collection(argument: collection)!, timeout: .milliseconds(Int(timeout * 1000)),
+            collection: SecretServiceStore.Collection(argument: collection)!, timeout: .milliseconds(max(1, Int((timeout * 1000).rounded()))),
             logger: logger)
     }
 

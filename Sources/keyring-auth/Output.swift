@@ -22,9 +22,12 @@ func printNow(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// `AIzaSyA…3xQ0`: enough to tell keys apart, not the whole key.
+/// `AIzaSyA…3xQ0`: enough to tell keys apart, not the whole key. Shortened by characters first,
+/// then each part escaped (``Swift/String/escapedForTerminal``), so no escape is ever cut in half.
+/// For human output and JSON alike: its parts are escaped, and JSON escapes a backslash again.
 func shortened(_ apiKey: String) -> String {
-    apiKey.count <= 12 ? apiKey : "\(apiKey.prefix(7))…\(apiKey.suffix(4))"
+    guard apiKey.count > 12 else { return apiKey.escapedForTerminal }
+    return "\(String(apiKey.prefix(7)).escapedForTerminal)…\(String(apiKey.suffix(4)).escapedForTerminal)"
 }
 
 /// Dates as ISO 8601 in UTC, as scripts expect.
@@ -32,10 +35,12 @@ func timestamp(_ date: Date) -> String {
     date.formatted(.iso8601)
 }
 
-/// Columns padded to their widest cell.
+/// Columns padded to their widest cell. Every cell is printed escaped (``Swift/String/escapedForTerminal``):
+/// stored data never reaches the terminal as control characters.
 func printTable(_ header: [String], _ rows: [[String]]) {
-    let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
-    for row in [header] + rows {
+    let table = ([header] + rows).map { $0.map(\.escapedForTerminal) }
+    let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+    for row in table {
         let cells = row.enumerated().map { index, cell in
             index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
         }
@@ -58,16 +63,18 @@ extension StoredUserSnapshot {
         return object
     }
 
+    /// The user as `show` prints it, one field a line, every stored value escaped.
     func printText(group: AccessGroup?, showingTokens: Bool) {
-        print("uid: \(uid)")
-        print("scope: \(group.map { "group \($0)" } ?? "private")")
-        print("anonymous: \(isAnonymous ? "yes" : "no")")
-        if let email { print("email: \(email)") }
-        if let displayName { print("display name: \(displayName)") }
-        print("token expires: \(timestamp(tokens.expirationDate))")
+        func field(_ name: String, _ value: String) { print("\(name): \(value.escapedForTerminal)") }
+        field("uid", uid)
+        field("scope", group.map { "group \($0)" } ?? "private")
+        field("anonymous", isAnonymous ? "yes" : "no")
+        if let email { field("email", email) }
+        if let displayName { field("display name", displayName) }
+        field("token expires", timestamp(tokens.expirationDate))
         if showingTokens {
-            print("id token: \(tokens.idToken)")
-            print("refresh token: \(tokens.refreshToken)")
+            field("id token", tokens.idToken)
+            field("refresh token", tokens.refreshToken)
         }
     }
 }

@@ -42,7 +42,7 @@ struct SignIn: AsyncParsableCommand {
 
     func run() async throws {
         _ = try app.endpoint()  // a malformed FIREBASE_AUTH_EMULATOR_HOST is invalid input here
-        let password = email == nil ? nil : try Self.readPassword()
+        let password = email == nil ? nil : try readPassword()
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
         let user = try await reporting { () async throws(AuthError) -> User in
@@ -62,15 +62,5 @@ struct SignIn: AsyncParsableCommand {
         } else {
             print("Signed in \(user.uid)\(user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? "") in \(scope) of app \(auth.configuration.options.appName).")
         }
-    }
-
-    /// The password: standard input up to its end, without the final line break.
-    static func readPassword() throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        var password = String(decoding: data, as: UTF8.self)
-        if password.hasSuffix("\n") { password.removeLast() }
-        if password.hasSuffix("\r") { password.removeLast() }
-        guard !password.isEmpty else { throw ValidationError("No password on standard input; pipe it in: printf %s \"$PASSWORD\" | keyring-auth sign-in …") }
-        return password
     }
 }

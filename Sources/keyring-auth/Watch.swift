@@ -11,7 +11,8 @@ struct Watch: AsyncParsableCommand {
         discussion: """
             The first line (event `now`) is what the group holds when watching starts; then one line per change: \
             signed-in, signed-out, user-changed, token-refreshed, profile-changed, or unreadable (the item cannot be \
-            read; apps keep their user). Follows the keyring's signals: nothing is polled. Tokens are never printed.
+            read; apps keep their user). Follows the keyring's signals: nothing is polled. Tokens are never printed. \
+            Exits 0 on SIGINT or SIGTERM, and 4 with one line on standard error when the session bus goes away.
             """)
 
     @OptionGroup var app: AppOptions
@@ -31,7 +32,12 @@ struct Watch: AsyncParsableCommand {
         let printer = WatchPrinter(options: options, group: group, store: store, json: output.json)
         let queue = DispatchQueue(label: "keyring-auth.watch")
         let key = StoredAuthRecord.key(of: options, in: group)
+        // Caught from before the first line: a script may interrupt as soon as it sees it.
+        // The stream ends at an interrupt, or yields why the observation ended by itself.
+        let (ends, end) = AsyncStream<KeychainError>.makeStream()
+        let interrupts = Interrupts { end.finish() }
         let observation = try await reporting { try await store.refreshOnChanges(to: key, on: queue) { printer.refresh() } }
+        observation.whenEnded { reason in end.yield(reason) }
         // The first line is printed once changes are followed: a script may act as soon as it sees it.
         await withCheckedContinuation { continuation in
             queue.async {
@@ -39,8 +45,15 @@ struct Watch: AsyncParsableCommand {
                 continuation.resume()
             }
         }
-        await waitForInterrupt()
+        var ended: KeychainError?
+        for await reason in ends {
+            ended = reason
+            break
+        }
         observation.cancel()
+        withExtendedLifetime(interrupts) {}
+        // The keyring can no longer be followed (the session bus went away): one line, exit 4.
+        if let ended { throw CLIFailure(ended) }
     }
 }
 
@@ -100,12 +113,13 @@ private final class WatchPrinter: Sendable {
             printNow(jsonLine(object))
             return
         }
+        // Stored values are escaped: an item anyone in the session can write must not steer the terminal.
         var line = "\(time) \(event)"
         if let error {
-            line += " \(error)"
+            line += " \(error.escapedForTerminal)"
         } else if let user {
-            line += " uid=\(user.uid) anonymous=\(user.isAnonymous ? "yes" : "no")"
-            if let email = user.email { line += " email=\(email)" }
+            line += " uid=\(user.uid.escapedForTerminal) anonymous=\(user.isAnonymous ? "yes" : "no")"
+            if let email = user.email { line += " email=\(email.escapedForTerminal)" }
             line += " token-expires=\(timestamp(user.tokens.expirationDate))"
         } else {
             line += " no user"

@@ -137,9 +137,10 @@ struct Demo: AsyncParsableCommand {
 
 private func table(_ items: [KeychainItemInfo]) -> String {
     guard !items.isEmpty else { return "(no items)\n" }
+    // Stored values are untrusted: escaped, so that an item cannot steer the terminal.
     let rows = [["SCOPE", "SERVICE", "ACCOUNT", "SIZE", "MODIFIED", "LABEL"]] + items.map { item in
         [item.key.accessGroup.map { "group \($0)" } ?? "private", item.key.service, item.key.account,
-         "\(item.size)", item.modified.formatted(.iso8601), item.label]
+         "\(item.size)", item.modified.formatted(.iso8601), item.label].map(\.escapedForTerminal)
     }
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     return rows.map { row in

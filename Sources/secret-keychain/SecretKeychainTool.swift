@@ -37,9 +37,10 @@ struct StoreOptions: ParsableArguments {
 
     func validate() throws {
         guard SecretServiceStore.Collection(argument: collection) != nil else {
-            throw ValidationError("--collection takes default, session, or an object path starting with /")
+            let reason = SecretServiceStore.Collection.objectPathViolation(in: collection) ?? "unknown"
+            throw ValidationError("--collection takes default, session, or a D-Bus object path; \(collection.debugDescription) is not one: \(reason)")
         }
-        guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout takes a positive number of seconds") }
+        guard timeout >= 0.001, timeout.isFinite else { throw ValidationError("--timeout takes a number of seconds, at least 0.001") }
     }
 
     func makeStore() -> any KeychainStore {
@@ -88,7 +89,7 @@ extension AsyncParsableCommand {
         do {
             try await body()
         } catch {
-            FileHandle.standardError.write(Data("secret-keychain: error[\(error.code)]: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("secret-keychain: error[\(error.code)]: \(error.description.escapedForTerminal)\n".utf8))
             throw ExitCode(error.exitCode)
         }
     }
@@ -97,9 +98,9 @@ extension AsyncParsableCommand {
 extension KeychainError {
     var exitCode: Int32 {
         switch self {
-        case .invalidAccessGroup, .invalidKey, .payloadTooLarge: return 2
+        case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath: return 2
         case .noSessionBus, .noProvider, .noSuchCollection, .locked, .timedOut: return 4
-        case .corruptItem, .underlying: return 1
+        case .corruptItem, .oversizedItem, .underlying: return 1
         }
     }
 }

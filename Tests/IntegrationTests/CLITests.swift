@@ -152,6 +152,23 @@ extension KeyringTests {
             #expect(unreachable.standardError.split(separator: "\n").count == 1, "one line")
         }
 
+        @Test func anInvalidCollectionPathOrTimeoutIsExitTwoInOneLine() async throws {
+            for path in ["/a//b", "/a/", "/a b"] {
+                let list = try await run(["list", "--collection", path])
+                #expect(list.status == 2, "\(path): \(list.standardError)")
+                #expect(list.standardError.contains("not a valid D-Bus object path") || list.standardError.contains("is not one:"))
+                #expect(!list.standardError.contains("CRITICAL"))
+                #expect(list.standardError.split(separator: "\n").count == 1, "one line: \(list.standardError)")
+            }
+            for timeout in ["0.0001", "0", "3601", "nan"] {
+                let list = try await run(["list", "--timeout", timeout])
+                #expect(list.status == 2, "\(timeout): \(list.standardError)")
+                #expect(list.standardError.contains("from 0.001 (1 ms) to 3600"), "\(timeout): \(list.standardError)")
+            }
+            let shortest = try await run(["list", "--timeout", "0.001"])
+            #expect(shortest.status != 2, "1 ms is accepted (the keyring may not answer that fast): \(shortest.standardError)")
+        }
+
         @Test func userInputTheBackendRefusesIsExitTwo() async throws {
             let emulator = try await startQuietEmulator()
             let (identity, _) = app(try #require(emulator.address))

@@ -46,8 +46,9 @@ extension KeyringTests {
             await #expect {
                 try await returnsWithin(.seconds(30)) { try await store.data(for: key) }
             } throws: { error in
-                guard case KeychainError.timedOut(let operation, let limit) = error else { return false }
-                return limit == .seconds(1) && operation.hasPrefix("Reading")
+                guard case KeychainError.timedOut(let operation, let limit, let writes) = error else { return false }
+                // A read changed nothing: its message must not say the outcome is unknown.
+                return limit == .seconds(1) && operation.hasPrefix("Reading") && !writes && !"\(error)".contains("may or may not")
             }
             kill(provider, SIGCONT)
 
@@ -79,6 +80,24 @@ extension KeyringTests {
                 ($0 as? KeychainError)?.code == "noSuchCollection"
             }
             #expect(try RawSecretService.items(matching: ["service": key.service]).isEmpty)
+        }
+
+        @Test(arguments: ["/a//b", "/a/", "/a b"])
+        func anInvalidCollectionPathIsRefusedBeforeAnyCall(_ path: String) async throws {
+            let store = SecretServiceStore(configuration: .init(collection: .objectPath(path)))
+            let key = uniqueKey(in: uniqueGroup())
+            let calls: [@Sendable () async throws -> Void] = [
+                { () async throws in _ = try await store.data(for: key) },
+                { () async throws in try await store.setData(.text("x"), for: key, label: "l") },
+                { () async throws in _ = try await store.items(in: .all) },
+                { () async throws in _ = try await store.observeChanges(in: .all) { _ in } },
+            ]
+            for call in calls {
+                await #expect { try await returnsWithin(.seconds(30), call) } throws: {
+                    ($0 as? KeychainError)?.code == "invalidCollectionPath"
+                }
+            }
+            #expect(store.diagnose().collectionError?.code == "invalidCollectionPath")
         }
 
         @Test func withoutASessionBusTheErrorIsNoSessionBus() async throws {

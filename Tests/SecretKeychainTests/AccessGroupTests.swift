@@ -19,6 +19,16 @@ import Testing
         ("a\u{0000}b", .containsControlCharacter),
         ("a\u{0007}b", .containsControlCharacter),
         ("a\u{007F}b", .containsControlCharacter),
+        ("a\u{009B}b", .containsControlCharacter),
+        ("TEAMID.com.example.\u{202E}1puorg", .containsInvisibleCharacter("\u{202E}")),
+        ("TEAMID.com.example.group\u{200B}1", .containsInvisibleCharacter("\u{200B}")),
+        ("\u{FEFF}TEAMID.com.example.group1", .containsInvisibleCharacter("\u{FEFF}")),
+        ("TEAMID.g\u{2066}x", .containsInvisibleCharacter("\u{2066}")),
+        ("TEAMID.g\u{00AD}x", .containsInvisibleCharacter("\u{00AD}")),
+        ("TEAMID.g\u{3164}x", .containsInvisibleCharacter("\u{3164}")),
+        ("TEAMID.g\u{FE0F}x", .containsInvisibleCharacter("\u{FE0F}")),
+        ("TEAMID.g\u{E000}x", .containsInvisibleCharacter("\u{E000}")),
+        ("TEAMID.g\u{E0041}x", .containsInvisibleCharacter("\u{E0041}")),
     ])
     func rejectsWithTheRuleBroken(_ identifier: String, _ violation: AccessGroup.Violation) {
         #expect(throws: KeychainError.invalidAccessGroup(identifier, violation: violation)) {
@@ -30,6 +40,11 @@ import Testing
         let error = KeychainError.invalidAccessGroup("a b", violation: .containsWhitespace)
         #expect(error.description.contains("\"a b\" is not a valid access group: it contains white space"))
         #expect(error.description.contains("TEAMID.com.example.group1"))
+    }
+
+    @Test func anInvisibleCharacterIsNamedByItsCodePoint() {
+        let error = KeychainError.invalidAccessGroup("x", violation: .containsInvisibleCharacter("\u{202E}"))
+        #expect(error.description.contains("it contains U+202E, an invisible or formatting character"))
     }
 
     @Test func decodingValidatesToo() throws {

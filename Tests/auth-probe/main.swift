@@ -55,7 +55,7 @@ do {
 /// session GROUP: a running app of GROUP with live sync, signing in against the emulator named by
 /// FIREBASE_AUTH_EMULATOR_HOST. Prints each listener call (`state uid=U`, `token uid=U token=F`,
 /// `none` for no user, F a fingerprint): first the listeners' first calls, then `ready live=true|false`; then runs one command per
-/// line of standard input (sign-in, sign-out, refresh, show), printing `done …` or `error …`.
+/// line of standard input (sign-in, sign-out, refresh, show, live), printing `done …` or `error …`.
 func runSession(_ app: String, group: String) async {
     @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     @Sendable func describe(_ user: User?) -> String { "uid=\(user?.uid ?? "none")" }
@@ -89,6 +89,8 @@ func runSession(_ app: String, group: String) async {
             case "refresh":
                 let token = try await auth.currentUser?.getIDToken(forcingRefresh: true)
                 say("done refreshed token=\(fingerprint(token))")
+            case "live":
+                say("done live=\(auth.isLiveSyncActive)")
             case "show":
                 say("done current \(describe(auth.currentUser)) token=\(fingerprint(auth.currentUser?.snapshot.tokens.idToken))")
             default:

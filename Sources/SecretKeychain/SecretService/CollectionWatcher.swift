@@ -12,6 +12,10 @@ import Synchronization
 /// new owner, lists the scope's items again and reports every key that may have changed meanwhile.
 /// Nothing polls: between signals the thread sleeps in its GLib main loop.
 ///
+/// The signals arrive on a bus connection of the watcher's own, made in its main context: when the
+/// session bus goes away (the connection is closed), the watcher ends the observation with
+/// ``KeychainError/noSessionBus(detail:)`` instead of waiting forever.
+///
 /// `@unchecked Sendable`: the mutable state is touched only on the watcher's thread (in `run` and
 /// the signal callbacks its main loop dispatches). Other threads only call ``start(_:)`` once and
 /// ``stop()``, which posts to the thread's main context (thread-safe in GLib).
@@ -26,6 +30,8 @@ final class CollectionWatcher: @unchecked Sendable {
     private let thread = Mutex<UnsafeMutablePointer<GThread>?>(nil)
 
     private var bus: OpaquePointer?
+    /// The handler of the connection's `closed` signal, 0 when none is connected.
+    private var closedHandler: gulong = 0
     private var ownerSubscription: guint = 0
     private var itemSubscription: guint = 0
     /// The unique bus name of the provider whose signals are followed, `nil` while there is none.
@@ -118,7 +124,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// lists the scope's items, in that order so that no change falls between the list and the signals.
     private func begin() throws(KeychainError) {
         let limit = store.configuration.timeout
-        let (path, locked) = try store.perform("Watching \(scope)") { attempt throws(SecretServiceFailure) in
+        let (path, locked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
             (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
         }
         collectionPath = path
@@ -128,7 +134,7 @@ final class CollectionWatcher: @unchecked Sendable {
         }
         let owner: String
         do throws(SecretServiceFailure) {
-            let bus = try SecretServiceClient.sessionBus(limit: limit)
+            let bus = try privateBus(limit: limit)
             self.bus = bus
             ownerSubscription = subscribe(
                 sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
@@ -142,21 +148,53 @@ final class CollectionWatcher: @unchecked Sendable {
             owner = try SecretServiceClient.busDaemonCall(
                 bus, "GetNameOwner", [g_variant_new_string(SecretServiceClient.busName)], limit: limit)
         } catch {
-            throw store.keychainError(for: error, operation: "Watching \(scope)")
+            throw store.keychainError(for: error, operation: "Watching \(scope)", writes: false)
         }
         follow(owner)
         known = try listItems()
     }
 
-    /// Unsubscribes, lets GLib release what the subscriptions hold, and drops the bus.
+    /// Unsubscribes, lets GLib release what the subscriptions hold, and closes and drops the bus connection.
     private func finish() {
         guard let bus else { return }
+        if closedHandler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(bus), closedHandler) }
         for subscription in [ownerSubscription, itemSubscription] where subscription != 0 {
             g_dbus_connection_signal_unsubscribe(bus, subscription)
         }
+        g_dbus_connection_close(bus, nil, nil, nil)
         while g_main_context_iteration(context, 0) != 0 {}
         g_object_unref(UnsafeMutableRawPointer(bus))
         self.bus = nil
+    }
+
+    /// A bus connection of the watcher's own, made in its main context so that its `closed`
+    /// signal (the bus went away) is dispatched on this thread, and that signal followed.
+    private func privateBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
+        g_main_context_push_thread_default(context)
+        defer { g_main_context_pop_thread_default(context) }
+        let bus = try SecretServiceClient.privateSessionBus(limit: limit)
+        typealias ClosedCallback = @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, gpointer?) -> Void
+        let closed: ClosedCallback = { _, _, error, watcher in
+            guard let watcher else { return }
+            let detail = error.map { String(cString: $0.pointee.message) } ?? "the connection was closed"
+            Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().busClosed(detail)
+        }
+        closedHandler = g_signal_connect_data(
+            UnsafeMutableRawPointer(bus), "closed", unsafeBitCast(closed, to: GCallback.self),
+            Unmanaged.passRetained(self).toOpaque(), { watcher, _ in Unmanaged<CollectionWatcher>.fromOpaque(watcher!).release() },
+            GConnectFlags(rawValue: 0))
+        return bus
+    }
+
+    /// The session bus went away: no change can be followed again, so the observation ends.
+    private func busClosed(_ detail: String) {
+        logger.warning("The session bus went away; the observation of the keychain has ended", metadata: ["detail": "\(detail)"])
+        let reason = KeychainError.noSessionBus(detail: "the session bus went away while changes were followed: \(detail)")
+        if let observation {
+            observation.end(reason)
+        } else {
+            g_main_loop_quit(loop)
+        }
     }
 
     /// Subscribes to a signal, dispatched to this watcher's main context. The subscription holds
@@ -207,7 +245,7 @@ final class CollectionWatcher: @unchecked Sendable {
     private func itemStored(at path: String) {
         let key: KeychainKey?
         do throws(KeychainError) {
-            key = try store.perform("Reading a changed item") { attempt throws(SecretServiceFailure) in
+            key = try store.perform("Reading a changed item", writes: false) { attempt throws(SecretServiceFailure) in
                 try attempt.key(ofItemAt: path)
             }
         } catch {
@@ -246,7 +284,7 @@ final class CollectionWatcher: @unchecked Sendable {
         guard newOwner != nil else { return }
         store.forgetResolvedCollection()
         do throws(KeychainError) {
-            collectionPath = try store.perform("Watching \(scope)") { attempt throws(SecretServiceFailure) in attempt.collectionPath }
+            collectionPath = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in attempt.collectionPath }
             let before = Set(known.values)
             known = try listItems()
             let now = Set(known.values)
@@ -262,7 +300,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// The unlocked items of the scope in the collection, by path. Never unlocks.
     private func listItems() throws(KeychainError) -> [String: KeychainKey] {
         let attributes = SecretServiceSchema.attributes(for: scope)
-        return try store.perform("Listing the watched items") { attempt throws(SecretServiceFailure) in
+        return try store.perform("Listing the watched items", writes: false) { attempt throws(SecretServiceFailure) in
             var items: [String: KeychainKey] = [:]
             for path in attempt.inCollection(try attempt.client.search(attributes).unlocked) {
                 if let key = try attempt.key(ofItemAt: path), scope.contains(key) { items[path] = key }

@@ -8,7 +8,6 @@ enum SecretServiceCall: String, Sendable {
     case readAlias = "resolving the collection alias"
     case search = "searching items"
     case getSecret = "reading a secret"
-    case getSecrets = "reading secrets"
     case createItem = "storing an item"
     case deleteItem = "deleting an item"
     case unlock = "unlocking the collection"
@@ -104,6 +103,33 @@ struct SecretServiceClient {
         return bus
     }
 
+    /// A connection of its own to the session bus (not GLib's shared one), constructed in the
+    /// calling thread's thread-default main context, where it emits `closed` when the bus goes
+    /// away. The caller releases it with `g_object_unref` after `g_dbus_connection_close`.
+    ///
+    /// - Throws: ``KeychainError/noSessionBus(detail:)`` (as `.keychain`) when there is no bus.
+    static func privateSessionBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
+        let bus: OpaquePointer?
+        do throws(SecretServiceFailure) {
+            let address = try bounded(.connectBus, limit: limit) { cancellable, error in
+                g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, cancellable, error)
+            }
+            guard let address else { throw SecretServiceFailure.keychain(.noSessionBus(detail: "GLib found no bus address")) }
+            defer { g_free(address) }
+            let flags = GDBusConnectionFlags(
+                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+            bus = try bounded(.connectBus, limit: limit) { cancellable, error in
+                g_dbus_connection_new_for_address_sync(address, flags, nil, cancellable, error)
+            }
+        } catch .glib(let error, _) {
+            throw .keychain(.noSessionBus(detail: error.message))
+        } catch {
+            throw error
+        }
+        guard let bus else { throw .keychain(.noSessionBus(detail: "GLib returned no connection")) }
+        return bus
+    }
+
     /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
     static func busDaemonCall(
         _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
@@ -174,34 +200,37 @@ struct SecretServiceClient {
         return (takeStringArray(unlocked), takeStringArray(locked))
     }
 
-    /// The secret of the item at `path`, or `nil` when the provider returned none.
-    func secret(at path: String) throws(SecretServiceFailure) -> StoredSecret? {
+    /// The secret of the item at `path`, or `nil` when the provider returned none. A secret over
+    /// `sizeLimit` bytes is not copied: it throws ``KeychainError/oversizedItem(_:size:limit:)``.
+    /// (The Secret Service sends the whole secret; libsecret's copy is freed at once.)
+    func secret(at path: String, sizeLimit: Int) throws(SecretServiceFailure) -> StoredSecret? {
         let value = try bounded(.getSecret) { cancellable, error in
             secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
         }
         guard let value else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        _ = secret_value_get(value, &length)
+        guard Int(length) <= sizeLimit else { throw .keychain(.oversizedItem(path, size: Int(length), limit: sizeLimit)) }
         return Self.storedSecret(value)
     }
 
-    /// The sizes of the secrets at `paths`, read in one call; items that vanished are left out.
-    func secretSizes(at paths: [String]) throws(SecretServiceFailure) -> [String: Int] {
-        guard !paths.isEmpty else { return [:] }
-        let table = try withStringArray(paths) { array throws(SecretServiceFailure) in
-            try bounded(.getSecrets) { cancellable, error in
-                secret_service_get_secrets_for_dbus_paths_sync(service.pointer, array, cancellable, error)
+    /// The size of the secret at `path`, or `nil` when the item is gone. Reads the one secret and
+    /// keeps only its length.
+    func secretSize(at path: String) throws(SecretServiceFailure) -> Int? {
+        let value: OpaquePointer?
+        do {
+            value = try bounded(.getSecret) { cancellable, error in
+                secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
             }
+        } catch .glib(let error, _) where error.isNoSuchObject {
+            return nil
         }
-        guard let table else { return [:] }
-        defer { g_hash_table_unref(table) }
-        var sizes: [String: Int] = [:]
-        for path in paths {
-            guard let value = g_hash_table_lookup(table, path) else { continue }
-            var length: gsize = 0
-            _ = secret_value_get(OpaquePointer(value), &length)
-            sizes[path] = Int(length)
-        }
-        return sizes
+        guard let value else { return nil }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        _ = secret_value_get(value, &length)
+        return Int(length)
     }
 
     /// Stores an item in `collectionPath`, replacing the item with the same attributes, and

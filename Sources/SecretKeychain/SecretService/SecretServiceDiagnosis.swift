@@ -93,7 +93,7 @@ extension SecretServiceStore {
         }
 
         do throws(KeychainError) {
-            let (path, locked) = try perform("checking the collection") { attempt throws(SecretServiceFailure) in
+            let (path, locked) = try perform("checking the collection", writes: false) { attempt throws(SecretServiceFailure) in
                 (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
             }
             report.collectionPath = path

@@ -40,8 +40,13 @@ public final class SecretServiceStore: KeychainStore {
     public func data(for key: KeychainKey) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let secret = try perform("Reading \(key)") { attempt throws(SecretServiceFailure) in
-            try attempt.newestSecret(matching: attributes)
+        let secret: StoredSecret?
+        do {
+            secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
+                try attempt.newestSecret(matching: attributes)
+            }
+        } catch .oversizedItem(let path, let size, let limit) {
+            throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
         }
         logger.debug("Read keychain item", metadata: ["key": "\(key)", "found": "\(secret != nil)"])
         return secret?.data
@@ -52,7 +57,7 @@ public final class SecretServiceStore: KeychainStore {
         try KeychainLimits.validate(secretSize: data.count)
         let attributes = SecretServiceSchema.attributes(for: key)
         let contentType = SecretServiceSchema.contentType(for: data)
-        try perform("Storing \(key)") { attempt throws(SecretServiceFailure) in
+        try perform("Storing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             let written = try attempt.createItem(label: label, attributes: attributes, secret: data, contentType: contentType)
             attempt.removeDuplicates(of: attributes, keeping: written)
         }
@@ -63,7 +68,7 @@ public final class SecretServiceStore: KeychainStore {
     public func removeData(for key: KeychainKey) throws(KeychainError) -> Bool {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let removed = try perform("Removing \(key)") { attempt throws(SecretServiceFailure) in
+        let removed = try perform("Removing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             try attempt.deleteAll(matching: attributes)
         }
         logger.debug("Removed keychain item", metadata: ["key": "\(key)", "removed": "\(removed)"])
@@ -71,8 +76,12 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     public func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo] {
+        try listing(in: scope).items
+    }
+
+    public func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing {
         let attributes = SecretServiceSchema.attributes(for: scope)
-        return try perform("Listing items") { attempt throws(SecretServiceFailure) in
+        return try perform("Listing items", writes: false) { attempt throws(SecretServiceFailure) in
             try attempt.describeItems(matching: attributes)
         }
     }
@@ -80,7 +89,7 @@ public final class SecretServiceStore: KeychainStore {
     @discardableResult
     public func removeAll(in group: AccessGroup) throws(KeychainError) -> Int {
         let attributes = SecretServiceSchema.attributes(for: .group(group))
-        return try perform("Removing the items of group \(group)") { attempt throws(SecretServiceFailure) in
+        return try perform("Removing the items of group \(group)", writes: true) { attempt throws(SecretServiceFailure) in
             try attempt.deleteAll(matching: attributes)
         }
     }
@@ -100,6 +109,10 @@ public final class SecretServiceStore: KeychainStore {
 
     public func items(in scope: KeychainScope) async throws(KeychainError) -> [KeychainItemInfo] {
         try await offload { () throws(KeychainError) in try self.items(in: scope) }
+    }
+
+    public func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing {
+        try await offload { () throws(KeychainError) in try self.listing(in: scope) }
     }
 
     @discardableResult
@@ -162,10 +175,15 @@ public final class SecretServiceStore: KeychainStore {
 
     /// Runs one operation against the provider. When the provider went away (it restarted, so
     /// libsecret's connection addresses a name nobody owns) it reconnects once and runs the
-    /// operation again; likewise once when a cached alias resolution has gone stale.
+    /// operation again; likewise once when a cached alias resolution has gone stale. `writes` says
+    /// whether the operation stores or removes, so that a time-out says whether its outcome is unknown.
     func perform<Result>(
-        _ operation: String, _ body: (Attempt) throws(SecretServiceFailure) -> Result
+        _ operation: String, writes: Bool, _ body: (Attempt) throws(SecretServiceFailure) -> Result
     ) throws(KeychainError) -> Result {
+        // An invalid path must never reach GLib, which asserts instead of failing.
+        if case .objectPath(let path) = configuration.collection, let reason = Collection.objectPathViolation(in: path) {
+            throw .invalidCollectionPath(path, reason: reason)
+        }
         var reconnected = false
         var reresolved = false
         while true {
@@ -185,7 +203,7 @@ public final class SecretServiceStore: KeychainStore {
                 resolvedCollection.withLock { $0 = nil }
                 reresolved = true
             } catch {
-                throw keychainError(for: error, operation: operation)
+                throw keychainError(for: error, operation: operation, writes: writes)
             }
         }
     }
@@ -226,7 +244,7 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     /// The one place a failure becomes the error the user sees.
-    func keychainError(for failure: SecretServiceFailure, operation: String) -> KeychainError {
+    func keychainError(for failure: SecretServiceFailure, operation: String, writes: Bool) -> KeychainError {
         let collection = configuration.collection.description
         switch failure {
         case .keychain(let error):
@@ -234,11 +252,11 @@ public final class SecretServiceStore: KeychainStore {
         case .expired(.unlock, _):
             return .locked(collection: collection)
         case .expired(let call, let limit):
-            return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: limit)
+            return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: limit, writes: writes)
         case .glib(let error, let call):
             if error.isProviderGone { return .noProvider(detail: error.message) }
             if error.isDBusTimeout {
-                return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: configuration.timeout)
+                return .timedOut(operation: "\(operation) (\(call.rawValue))", limit: configuration.timeout, writes: writes)
             }
             if error.isLocked { return .locked(collection: collection) }
             if error.isNoSuchObject && call.addressesCollection {
@@ -329,7 +347,7 @@ extension SecretServiceStore {
             for _ in 0..<Self.readTries {
                 guard let path = try newest(of: matchingItems(attributes)) else { return nil }
                 do throws(SecretServiceFailure) {
-                    if let secret = try client.secret(at: path) { return secret }
+                    if let secret = try client.secret(at: path, sizeLimit: KeychainLimits.maximumSecretSize) { return secret }
                     // libsecret answers no secret and no error for an item deleted since the search.
                     _ = try client.itemProperties(at: path)
                     throw .keychain(.corruptItem(path, reason: "the provider returned no secret for it"))
@@ -387,25 +405,34 @@ extension SecretServiceStore {
             }
         }
 
-        /// One description per key (the newest item's), never a secret. Items that carry our
-        /// schema but no valid key are logged and left out.
-        func describeItems(matching attributes: [String: String]) throws(SecretServiceFailure) -> [KeychainItemInfo] {
+        /// One description per key (the newest item's), never a secret, and a description of each
+        /// item that carries our schema but no valid key. Sizes come from reading one secret at a
+        /// time and keeping only its length: a listing never holds more than one secret.
+        func describeItems(matching attributes: [String: String]) throws(SecretServiceFailure) -> KeychainListing {
             var newestByKey: [KeychainKey: SecretItemProperties] = [:]
+            var unrecognized: [UnrecognizedKeychainItem] = []
             for item in try properties(of: matchingItems(attributes)) {
                 switch SecretServiceSchema.key(from: item.attributes) {
                 case .success(let key):
                     if let current = newestByKey[key], !SecretItemProperties.isNewer(item, than: current) { continue }
                     newestByKey[key] = item
                 case .failure(let error):
-                    logger.warning("Skipping an unreadable item", metadata: ["path": "\(item.path)", "error": "\(error)"])
+                    let reason: String
+                    if case .corruptItem(_, let why) = error { reason = why } else { reason = error.description }
+                    unrecognized.append(UnrecognizedKeychainItem(
+                        identifier: item.path, label: item.label, attributes: item.attributes, reason: reason,
+                        created: item.created, modified: item.modified))
                 }
             }
-            let sizes = try client.secretSizes(at: newestByKey.values.map(\.path))
-            return newestByKey.compactMap { key, item in
-                guard let size = sizes[item.path] else { return nil }
-                return KeychainItemInfo(key: key, label: item.label, created: item.created, modified: item.modified, size: size)
+            var items: [KeychainItemInfo] = []
+            for (key, item) in newestByKey {
+                // An item deleted since the search is left out.
+                guard let size = try client.secretSize(at: item.path) else { continue }
+                items.append(KeychainItemInfo(key: key, label: item.label, created: item.created, modified: item.modified, size: size))
             }
-            .sorted { KeychainKey.listingOrder($0.key, $1.key) }
+            return KeychainListing(
+                items: items.sorted { KeychainKey.listingOrder($0.key, $1.key) },
+                unrecognized: unrecognized.sorted { $0.identifier < $1.identifier })
         }
     }
 }

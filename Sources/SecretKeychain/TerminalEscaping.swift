@@ -1,0 +1,34 @@
+extension Unicode.Scalar {
+    /// Whether the scalar can steer a terminal or hide or reorder text instead of showing as itself:
+    /// C0 and C1 controls and DEL (`Cc`), format characters such as bidi overrides and zero-width
+    /// characters (`Cf`), line and paragraph separators (`Zl`, `Zp`), unassigned code points (`Cn`),
+    /// and the other default-ignorable code points (fillers, variation selectors, tags).
+    public var isControlOrInvisible: Bool {
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate:
+            return true
+        default:
+            return properties.isDefaultIgnorableCodePoint
+        }
+    }
+}
+
+extension String {
+    /// The string with every scalar that ``Unicode/Scalar/isControlOrInvisible`` written as
+    /// `\u{1B}` (uppercase hexadecimal), everything else unchanged: stored or received text made
+    /// safe to print to a terminal on one line. An escape is never split: escape whole values,
+    /// after any shortening.
+    public var escapedForTerminal: String {
+        guard unicodeScalars.contains(where: \.isControlOrInvisible) else { return self }
+        var escaped = ""
+        escaped.reserveCapacity(utf8.count + 8)
+        for scalar in unicodeScalars {
+            if scalar.isControlOrInvisible {
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+}
