@@ -10,9 +10,15 @@ extension Auth {
     func followSharedUser(in group: AccessGroup?) -> KeychainObservation? {
         guard configuration.liveSync, let group else { return nil }
         do {
-            return try store.refreshOnChanges(to: StoredUserKeys.user(options, in: group), on: worker) { [weak self] in
+            let observation = try store.refreshOnChanges(to: StoredUserKeys.user(options, in: group), on: worker) { [weak self] in
                 self?.adoptStoredUser(of: group)
             }
+            observation.whenEnded { [logger] reason in
+                logger.warning(
+                    "Live sync stopped: the keychain's changes can no longer be followed; other apps' changes are seen at the next launch",
+                    metadata: ["group": "\(group)", "error": "\(reason)"])
+            }
+            return observation
         } catch {
             logger.warning(
                 "Live sync is off: the keychain's changes cannot be followed; other apps' changes are seen at the next launch",

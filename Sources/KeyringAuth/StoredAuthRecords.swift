@@ -49,7 +49,8 @@ public struct StoredAuthRecord: Sendable {
     public let user: Result<StoredUserSnapshot, AuthError>
 
     /// Every stored user in `store`, private and shared, corrupt and oversized ones included;
-    /// other items (group choices, other programs' items) are left out. Sorted by scope, then key.
+    /// other items (group choices kept there by earlier versions, other programs' items) are left out.
+    /// Sorted by scope, then key.
     /// ``inventory(in:)`` also describes the items of the schema that hold no key.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/keychainError``.

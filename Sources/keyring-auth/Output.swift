@@ -17,6 +17,12 @@ func jsonLine(_ value: Any) -> String {
 /// A value for JSON: the string, or `null`.
 func nullable(_ value: String?) -> Any { value.map { $0 as Any } ?? NSNull() }
 
+/// Prints a line of human output with control and invisible characters escaped: it may hold
+/// values that came from the keyring or the backend.
+func printLine(_ line: String) {
+    print(line.escapedForTerminal)
+}
+
 /// Writes a line to standard output at once (`print` buffers when output is not a terminal).
 func printNow(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

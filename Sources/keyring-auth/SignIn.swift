@@ -60,7 +60,7 @@ struct SignIn: AsyncParsableCommand {
                 "accessGroup": nullable(group),
             ])
         } else {
-            print("Signed in \(user.uid)\(user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? "") in \(scope) of app \(auth.configuration.options.appName).")
+            printLine("Signed in \(user.uid)\(user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? "") in \(scope) of app \(auth.configuration.options.appName).")
         }
     }
 }

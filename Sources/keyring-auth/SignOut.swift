@@ -32,7 +32,7 @@ struct SignOut: AsyncParsableCommand {
         if output.json {
             printJSON(["signedOut": true, "accessGroup": nullable(group?.rawValue)])
         } else {
-            print(group == nil ? "Signed out of \(place)." : "Signed out of \(place): every app of the group is signed out.")
+            printLine(group == nil ? "Signed out of \(place)." : "Signed out of \(place): every app of the group is signed out.")
         }
     }
 }

@@ -39,7 +39,7 @@ struct UseGroup: AsyncParsableCommand {
         if output.json {
             printJSON(["accessGroup": nullable(group), "uid": nullable(uid)])
         } else {
-            print("App \(auth.configuration.options.appName) now uses \(group.map { "group \($0)" } ?? "its private scope"); current user: \(uid ?? "none").")
+            printLine("App \(auth.configuration.options.appName) now uses \(group.map { "group \($0)" } ?? "its private scope"); current user: \(uid ?? "none").")
         }
     }
 }
