@@ -131,7 +131,7 @@ public final class AccessGroupChoices: Sendable {
             AuthError(
                 .accessGroupChoiceError,
                 "The saved access-group choice of app \(appID) (\(location)) is not valid: \(reason). It was left as "
-                    + "it is; remove the file, or call useUserAccessGroup (keyring-auth use-group) to replace it.")
+                    + "it is; remove the file, or call useUserAccessGroup to replace it.")
         }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw unreadable("it is not a JSON object")

@@ -42,7 +42,7 @@ extension Auth {
             if let carried {
                 let key = StoredUserKeys.user(options, in: newGroup)
                 let previous = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: key) }
-                try save(carried.snapshot, in: newGroup)
+                try save(carried.storedRecord, in: newGroup)
                 undo.add("the user item of \(Self.describe(newGroup))") { () throws(AuthError) in
                     try self.restore(previous, at: key, in: newGroup)
                 }

@@ -27,8 +27,9 @@ extension Auth {
         _ = state.withLock { $0.tokenListeners.removeValue(forKey: handle.id) }
     }
 
-    /// The current user, then every change of the signed-in user, until the stream is dropped.
-    public var authStateChanges: AsyncStream<User?> {
+    /// A new stream of the current user, then every change of the signed-in user, until the stream
+    /// is dropped. Each call registers a stream of its own.
+    public func authStateChanges() -> AsyncStream<User?> {
         let (stream, continuation) = AsyncStream<User?>.makeStream()
         let id = state.withLock { state in
             let id = state.nextID
@@ -60,7 +61,7 @@ extension Auth {
     func publish(_ state: inout State) {
         let user = state.currentUser
         let uid = user?.uid
-        let token = user?.snapshot.tokens.idToken
+        let token = user?.storedRecord.tokens.idToken
         let uidChanged = uid != state.notifiedUID
         let tokenChanged = uidChanged || token != state.notifiedToken
         state.notifiedUID = uid

@@ -65,7 +65,7 @@ extension Auth {
                     return
                 case (let current?, let stored?) where current.uid == stored.uid:
                     // Compared as stored: the record in memory has finer dates than the stored one.
-                    guard current.snapshot.encoded() != stored.encoded() else { return }
+                    guard current.storedRecord.encoded() != stored.encoded() else { return }
                     current.record.withLock { $0 = stored }
                 default:
                     state.currentUser = stored.map { User(record: $0, auth: self) }

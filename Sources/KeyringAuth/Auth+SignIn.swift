@@ -16,7 +16,7 @@ extension Auth {
     ///   of another tenant, or a keychain or backend error; on failure nothing has changed.
     public func updateCurrentUser(_ user: User?) async throws(AuthError) {
         guard let user else { throw AuthError(.nullUser, "updateCurrentUser needs a user; pass a signed-in user.") }
-        var record = user.snapshot
+        var record = user.storedRecord
         if record.apiKey != configuration.backend.apiKey {
             let account = try await configuration.backend.lookUp(idToken: record.tokens.idToken)
             record.apply(account)

@@ -65,7 +65,7 @@ extension Auth {
                     .accessGroupChoiceError,
                     "The access-group choice an earlier version kept in the keychain (\(legacyKey)) is not valid: \(error). "
                         + "It was left as it is; remove it with `secret-tool clear service \(legacyKey.service) account "
-                        + "\(legacyKey.account)`, or call useUserAccessGroup (keyring-auth use-group) to choose.")
+                        + "\(legacyKey.account)`, or call useUserAccessGroup to choose.")
             }
         }
         try choices.save(group, forAppID: options.appID)

@@ -9,7 +9,7 @@ extension Auth {
     func refreshTokens(of user: User) async throws(AuthError) -> AuthTokens {
         let tokens: AuthTokens
         do throws(AuthError) {
-            tokens = try await configuration.backend.refresh(refreshToken: user.snapshot.tokens.refreshToken)
+            tokens = try await configuration.backend.refresh(refreshToken: user.storedRecord.tokens.refreshToken)
         } catch where [.userTokenExpired, .userNotFound, .userDisabled, .invalidUserToken].contains(error.code) {
             try await signOutIfCurrent(user)
             throw error
@@ -19,7 +19,7 @@ extension Auth {
     }
 
     func reload(_ user: User) async throws(AuthError) {
-        let account = try await configuration.backend.lookUp(idToken: user.snapshot.tokens.idToken)
+        let account = try await configuration.backend.lookUp(idToken: user.storedRecord.tokens.idToken)
         try await updateIfCurrent(user) { $0.apply(account) }
     }
 
@@ -33,7 +33,7 @@ extension Auth {
     }
 
     func deleteAccount(of user: User) async throws(AuthError) {
-        try await configuration.backend.delete(idToken: user.snapshot.tokens.idToken)
+        try await configuration.backend.delete(idToken: user.storedRecord.tokens.idToken)
         try await signOutIfCurrent(user)
     }
 
@@ -44,7 +44,7 @@ extension Auth {
             return
         }
         try await transitionOffPool { () throws(AuthError) in
-            var record = user.snapshot
+            var record = user.storedRecord
             change(&record)
             try self.save(record, in: self.state.withLock { $0.group })
             user.record.withLock { $0 = record }

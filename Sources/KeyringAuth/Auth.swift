@@ -48,7 +48,16 @@ public final class Auth: Sendable {
 
     private static let instances = Mutex<[String: Auth]>([:])
 
-    /// Creates the ``Auth`` of `configuration.options.appName`, replacing any earlier one.
+    /// Creates the ``Auth`` of `configuration.options.appName`, replacing any earlier one, and
+    /// returns it. This is the one way to make an `Auth`: one instance per app name, as Firebase.
+    ///
+    /// Creating it loads the saved access-group choice and the stored user, blocking the calling
+    /// thread on the keychain (bounded by the store's time limits). In a shared group with
+    /// ``AuthConfiguration/liveSync`` on, it starts following the group's item. A failure is kept in
+    /// ``startupError`` and logged; nothing stored is changed. When the choice is known but the
+    /// group's user cannot be read (a locked keyring, say), ``currentUser`` is `nil` until the user
+    /// can be read: through live sync, or by the next call that reads or writes it. Nothing is
+    /// written anywhere while the choice itself cannot be read.
     @discardableResult
     public static func configure(_ configuration: AuthConfiguration) -> Auth {
         let auth = Auth(configuration: configuration)
@@ -67,14 +76,9 @@ public final class Auth: Sendable {
         return auth
     }
 
-    /// Creates an instance and loads the saved access-group choice and the stored user (blocking).
-    /// In a shared group with ``AuthConfiguration/liveSync`` on, it starts following the group's item.
-    ///
-    /// A failure is kept in ``startupError`` and logged; nothing stored is changed. When the choice
-    /// is known but the group's user cannot be read (a locked keyring, say), ``currentUser`` is `nil`
-    /// until the user can be read: through live sync, or by the next call that reads or writes it.
-    /// Nothing is written anywhere while the choice itself cannot be read.
-    public init(configuration: AuthConfiguration) {
+    /// An instance outside the registry, as ``configure(_:)`` makes one: for this package's tools and
+    /// tests, which start several "launches" of one app in one process.
+    package init(configuration: AuthConfiguration) {
         self.configuration = configuration
         self.state = Mutex(State())
         // Held while loading, so that a change reported meanwhile is applied after the load.
@@ -92,7 +96,7 @@ public final class Auth: Sendable {
                 loaded.startupError = error
             }
             loaded.notifiedUID = loaded.currentUser?.uid
-            loaded.notifiedToken = loaded.currentUser?.snapshot.tokens.idToken
+            loaded.notifiedToken = loaded.currentUser?.storedRecord.tokens.idToken
             state.withLock { $0 = loaded }
         }
     }

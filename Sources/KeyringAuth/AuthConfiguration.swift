@@ -22,15 +22,17 @@ public struct AuthConfiguration: Sendable {
     public var groupChoices: AccessGroupChoices
 
     /// - Parameters:
+    ///   - store: `nil` for a ``SecretServiceStore`` on the default collection that logs to `logger`.
     ///   - backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
     ///     the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
     ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
     ///     or, with an ``InMemoryStore``, choices kept in memory with this configuration.
     public init(
-        options: AuthAppOptions, store: any KeychainStore = SecretServiceStore(), backend: (any AuthBackend)? = nil,
+        options: AuthAppOptions, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
         logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil
     ) {
+        let store = store ?? SecretServiceStore(configuration: .init(logger: logger))
         self.options = options
         self.store = store
         self.groupChoices = groupChoices ?? (store is InMemoryStore ? .inMemory() : .standard())

@@ -87,28 +87,3 @@ extension StoredUserRecord {
         tenantID = account.tenantID ?? tenantID
     }
 }
-
-/// Where users are stored: the same keys as Firebase's, so every app with one API key in one
-/// group shares exactly one item.
-enum StoredUserKeys {
-    /// The app's private item: service `firebase_auth_<appID>`, account `firebase_auth_1_<appName>_firebase_user`.
-    static func privateUser(_ options: AuthAppOptions) -> KeychainKey {
-        KeychainKey(service: "firebase_auth_\(options.appID)", account: "firebase_auth_1_\(options.appName)_firebase_user")
-    }
-
-    /// The shared item of `group`: service = the API key, account `firebase_auth_firebase_user`.
-    static func sharedUser(_ options: AuthAppOptions, in group: AccessGroup) -> KeychainKey {
-        KeychainKey(service: options.apiKey, account: "firebase_auth_firebase_user", accessGroup: group)
-    }
-
-    /// The item where the stored user of `group` lives (`nil`: the private scope).
-    static func user(_ options: AuthAppOptions, in group: AccessGroup?) -> KeychainKey {
-        group.map { sharedUser(options, in: $0) } ?? privateUser(options)
-    }
-
-    /// The private item in which earlier versions of KeyringAuth remembered the app's access group; read once
-    /// to move the choice to ``AccessGroupChoices``, then removed.
-    static func legacyAccessGroupChoice(_ options: AuthAppOptions) -> KeychainKey {
-        KeychainKey(service: "firebase_auth_\(options.appID)", account: "firebase_auth_1_\(options.appName)_user_access_group")
-    }
-}

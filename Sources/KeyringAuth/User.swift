@@ -20,7 +20,7 @@ public final class User: Sendable {
         self.owner = Mutex(Owner(auth: auth))
     }
 
-    var snapshot: StoredUserRecord { record.withLock { $0 } }
+    var storedRecord: StoredUserRecord { record.withLock { $0 } }
 
     /// Makes `auth` the owner that this user's operations go through.
     func adopt(by auth: Auth) { owner.withLock { $0.auth = auth } }
@@ -33,22 +33,22 @@ public final class User: Sendable {
     }
 
     /// The user's ID, unique within the project.
-    public var uid: String { snapshot.uid }
+    public var uid: String { storedRecord.uid }
     /// Whether the user signed in anonymously.
-    public var isAnonymous: Bool { snapshot.isAnonymous }
-    public var email: String? { snapshot.email }
-    public var isEmailVerified: Bool { snapshot.emailVerified }
-    public var displayName: String? { snapshot.displayName }
-    public var photoURL: URL? { snapshot.photoURL }
-    public var phoneNumber: String? { snapshot.phoneNumber }
+    public var isAnonymous: Bool { storedRecord.isAnonymous }
+    public var email: String? { storedRecord.email }
+    public var isEmailVerified: Bool { storedRecord.emailVerified }
+    public var displayName: String? { storedRecord.displayName }
+    public var photoURL: URL? { storedRecord.photoURL }
+    public var phoneNumber: String? { storedRecord.phoneNumber }
     /// The sign-in methods linked to the account.
-    public var providerData: [ProviderUserInfo] { snapshot.providerData }
+    public var providerData: [ProviderUserInfo] { storedRecord.providerData }
     public var metadata: UserMetadata {
-        let record = snapshot
+        let record = storedRecord
         return UserMetadata(creationDate: record.creationDate, lastSignInDate: record.lastSignInDate)
     }
     /// The tenant the user belongs to, if any.
-    public var tenantID: String? { snapshot.tenantID }
+    public var tenantID: String? { storedRecord.tenantID }
 
     /// The user's ID token, refreshed first when it expires within five minutes or when asked.
     ///
@@ -56,7 +56,7 @@ public final class User: Sendable {
     /// apps of the group get it too.
     /// - Throws: ``AuthError``; a refresh refused for good signs the user out.
     public func getIDToken(forcingRefresh: Bool = false) async throws(AuthError) -> String {
-        let current = snapshot
+        let current = storedRecord
         if !forcingRefresh && current.tokens.expirationDate.timeIntervalSinceNow > 5 * 60 {
             return current.tokens.idToken
         }

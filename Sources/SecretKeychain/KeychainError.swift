@@ -90,8 +90,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "`secret-tool search --all xdg:schema \(SecretServiceSchema.name)` and remove it if it is not needed."
         case .underlying(let domain, let code, let message):
             return "The Secret Service call failed: \(message) (\(domain) error \(code)). "
-                + "Run with --verbose or check the provider's log; `secret-tool search --all` shows whether "
-                + "the keyring works at all."
+                + "Check the provider's log (and this store's logger, at debug level); `secret-tool search --all` "
+                + "shows whether the keyring works at all."
         }
     }
 }

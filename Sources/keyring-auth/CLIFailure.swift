@@ -27,8 +27,10 @@ struct CLIFailure: Error {
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)
-        case .corruptItem, .oversizedItem, .underlying:
+        case .corruptItem, .oversizedItem:
             self.init(.failure, error.description)
+        case .underlying:
+            self.init(.failure, error.description + " Run the command again with --verbose to see the keyring calls.")
         }
     }
 
@@ -38,10 +40,14 @@ struct CLIFailure: Error {
             return
         }
         switch error.code {
-        case .keychainError, .corruptStoredUser, .accessGroupChoiceError, .nullUser, .tenantIDMismatch:
+        case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
             self.init(.failure, error.description)
         case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword:
             self.init(.invalidInput, error.description)
+        case .networkError:
+            self.init(.backendUnavailable, error.description + " For a local emulator, run `keyring-auth emulator`.")
+        case .accessGroupChoiceError:
+            self.init(.failure, error.description + " (`keyring-auth use-group` chooses again.)")
         default:
             self.init(.backendUnavailable, error.description)
         }

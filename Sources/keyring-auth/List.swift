@@ -16,7 +16,7 @@ struct List: AsyncParsableCommand {
 
     func run() async throws {
         let store = storeOptions.makeStore()
-        let inventory = try await reporting { try StoredAuthRecord.inventory(in: store) }
+        let inventory = try await reporting { try StoredUserItem.inventory(in: store) }
         if output.json {
             printJSON(inventory.records.map(\.json) + inventory.unrecognized.map(\.json))
             return
@@ -59,7 +59,7 @@ extension UnrecognizedKeychainItem {
     }
 }
 
-extension StoredAuthRecord {
+extension StoredUserItem {
     private var scopeColumns: (scope: String, group: String, apiKey: String?, app: String?) {
         switch scope {
         case .private(let appName, let appID): ("private", "-", nil, "\(appName) (\(appID))")

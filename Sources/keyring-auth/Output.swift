@@ -54,7 +54,7 @@ func printTable(_ header: [String], _ rows: [[String]]) {
     }
 }
 
-extension StoredUserSnapshot {
+extension StoredUserSummary {
     /// The user as `show` and `sign-in` print it; tokens only when asked.
     func json(group: AccessGroup?, showingTokens: Bool) -> [String: Any] {
         var object: [String: Any] = [

@@ -27,7 +27,7 @@ struct Show: AsyncParsableCommand {
             let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
             group = try auth.userAccessGroup.map { try AccessGroup($0) }
         }
-        let user = try await reporting { try StoredAuthRecord.user(of: options, in: group, store: store) }
+        let user = try await reporting { try StoredUserItem.user(of: options, in: group, store: store) }
         guard let user else {
             if output.json {
                 printJSON(["uid": NSNull(), "accessGroup": nullable(group?.rawValue)])

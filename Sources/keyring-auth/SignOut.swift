@@ -22,7 +22,7 @@ struct SignOut: AsyncParsableCommand {
         let options = try app.appOptions()
         let group = try scope.accessGroup()
         let store = storeOptions.makeStore()
-        let key = StoredAuthRecord.key(of: options, in: group)
+        let key = StoredUserItem.key(of: options, in: group)
         let removed = try await reporting { try await store.removeData(for: key) }
         let place = group.map { "group \($0)" } ?? "the private scope of app \(options.appName)"
         guard removed else {

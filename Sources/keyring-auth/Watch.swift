@@ -31,7 +31,7 @@ struct Watch: AsyncParsableCommand {
         let store = storeOptions.makeStore()
         let printer = WatchPrinter(options: options, group: group, store: store, json: output.json)
         let queue = DispatchQueue(label: "keyring-auth.watch")
-        let key = StoredAuthRecord.key(of: options, in: group)
+        let key = StoredUserItem.key(of: options, in: group)
         // Caught from before the first line: a script may interrupt as soon as it sees it.
         // The stream ends at an interrupt, or yields why the observation ended by itself.
         let (ends, end) = AsyncStream<KeychainError>.makeStream()
@@ -65,7 +65,7 @@ private final class WatchPrinter: Sendable {
     private let store: any KeychainStore
     private let json: Bool
     /// What was printed last: `nil` before the first line, `.some(nil)` for no user.
-    private let last = Mutex<StoredUserSnapshot??>(nil)
+    private let last = Mutex<StoredUserSummary??>(nil)
 
     init(options: AuthAppOptions, group: AccessGroup, store: any KeychainStore, json: Bool) {
         self.options = options
@@ -75,7 +75,7 @@ private final class WatchPrinter: Sendable {
     }
 
     func refresh() {
-        let read = Result { () throws(AuthError) in try StoredAuthRecord.user(of: options, in: group, store: store) }
+        let read = Result { () throws(AuthError) in try StoredUserItem.user(of: options, in: group, store: store) }
         last.withLock { last in
             switch read {
             case .failure(let error):
@@ -89,7 +89,7 @@ private final class WatchPrinter: Sendable {
     }
 
     /// The event that takes an app from `old` to `new`, or `nil` when it sees no difference.
-    private static func event(from old: StoredUserSnapshot??, to new: StoredUserSnapshot?) -> String? {
+    private static func event(from old: StoredUserSummary??, to new: StoredUserSummary?) -> String? {
         guard case .some(let old) = old else { return "now" }
         switch (old, new) {
         case (nil, nil): return nil
@@ -102,7 +102,7 @@ private final class WatchPrinter: Sendable {
         }
     }
 
-    private func print(event: String, user: StoredUserSnapshot?, error: String?) {
+    private func print(event: String, user: StoredUserSummary?, error: String?) {
         let time = timestamp(Date())
         if json {
             var object: [String: Any] = [

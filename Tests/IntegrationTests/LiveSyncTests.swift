@@ -102,16 +102,16 @@ extension KeyringTests {
             #expect(try await a.states.next() == user.uid)
             #expect(try await a.tokens.next() == user.uid)
             #expect(try await pair.b.nextLine() == "state uid=\(user.uid)")
-            #expect(try await pair.b.nextLine() == "token uid=\(user.uid) token=\(fingerprint(user.snapshot.tokens.idToken))")
+            #expect(try await pair.b.nextLine() == "token uid=\(user.uid) token=\(fingerprint(user.storedRecord.tokens.idToken))")
 
             // B refreshes the token: A's token listener fires, the same user object now holds B's token.
-            let firstToken = user.snapshot.tokens.idToken
+            let firstToken = user.storedRecord.tokens.idToken
             pair.b.send("refresh")
             let refreshed = try await pair.b.nextLine { $0.hasPrefix("done") || $0.hasPrefix("error") }
             #expect(try await a.tokens.next() == user.uid)
-            #expect(refreshed == "done refreshed token=\(fingerprint(a.auth.currentUser?.snapshot.tokens.idToken))")
+            #expect(refreshed == "done refreshed token=\(fingerprint(a.auth.currentUser?.storedRecord.tokens.idToken))")
             #expect(a.auth.currentUser === user)
-            #expect(user.snapshot.tokens.idToken != firstToken)
+            #expect(user.storedRecord.tokens.idToken != firstToken)
 
             // B signs out: A is signed out.
             pair.b.send("sign-out")

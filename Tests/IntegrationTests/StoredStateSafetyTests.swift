@@ -38,7 +38,7 @@ extension KeyringTests {
             #expect(try await states.next() == user.uid, "the user start-up could not read becomes current")
             #expect(launched.currentUser?.uid == user.uid)
             #expect(launched.startupError == nil)
-            let privateItem = StoredAuthRecord.key(of: apps.options("app-a"), in: nil)
+            let privateItem = StoredUserItem.key(of: apps.options("app-a"), in: nil)
             #expect(try await store.data(for: privateItem) == nil, "nothing was written to the private scope")
         }
 

@@ -79,10 +79,10 @@ import Testing
         let auth = apps.launch("app-a")
         let user = try await auth.signInAnonymously().user
         let token = try await user.getIDToken()
-        #expect(token == user.snapshot.tokens.idToken)
+        #expect(token == user.storedRecord.tokens.idToken)
         #expect(!apps.backend.calls.contains("refresh"))
         let refreshed = try await user.getIDToken(forcingRefresh: true)
         #expect(refreshed != token)
-        #expect(try auth.getStoredUser(forAccessGroup: nil)?.snapshot.tokens.idToken == refreshed, "saved for the group")
+        #expect(try auth.getStoredUser(forAccessGroup: nil)?.storedRecord.tokens.idToken == refreshed, "saved for the group")
     }
 }

@@ -36,14 +36,14 @@ import Testing
         #expect(try await b.states.next() == user.uid)
         #expect(try await b.tokens.next() == user.uid)
         let seenByB = try #require(b.auth.currentUser)
-        #expect(seenByB.snapshot.encoded() == user.snapshot.encoded())
+        #expect(seenByB.storedRecord.encoded() == user.storedRecord.encoded())
 
         // A refreshes the token: B's token listener fires (its state listener does not), and B's
         // user object is updated in place.
         let token = try await user.getIDToken(forcingRefresh: true)
         #expect(try await b.tokens.next() == user.uid)
         #expect(b.auth.currentUser === seenByB)
-        #expect(seenByB.snapshot.tokens.idToken == token)
+        #expect(seenByB.storedRecord.tokens.idToken == token)
 
         // B signs out: A is signed out.
         try b.auth.signOut()

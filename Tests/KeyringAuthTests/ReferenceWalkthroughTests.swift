@@ -113,7 +113,7 @@ import KeyringTestSupport
 
     @Test func theStateStreamStartsWithTheCurrentUser() async throws {
         let auth = TwoApps().launch("app-a")
-        var changes = auth.authStateChanges.makeAsyncIterator()
+        var changes = auth.authStateChanges().makeAsyncIterator()
         #expect(await changes.next().map { $0?.uid } == .some(nil))
         let user = try await auth.signInAnonymously().user
         #expect(await changes.next()??.uid == user.uid)
@@ -125,7 +125,7 @@ import KeyringTestSupport
         let apps = TwoApps()
         let auth = apps.launch("app-a")
         let user = try await auth.createUser(withEmail: "d@example.com", password: "secret1").user
-        try await apps.backend.delete(idToken: user.snapshot.tokens.idToken)
+        try await apps.backend.delete(idToken: user.storedRecord.tokens.idToken)
         await #expect { try await user.getIDToken(forcingRefresh: true) } throws: { ($0 as? AuthError)?.code == .userTokenExpired }
         #expect(auth.currentUser == nil)
         #expect(try auth.getStoredUser(forAccessGroup: nil) == nil)

@@ -17,7 +17,7 @@ import Testing
         (.payloadTooLarge(size: 2_000_000, limit: KeychainLimits.maximumSecretSize), "Store a smaller value"),
         (.oversizedItem("/x/2", size: 3_000_000, limit: KeychainLimits.maximumSecretSize), "remove it if it is not needed"),
         (.corruptItem("/x/1", reason: "y"), "secret-tool search --all xdg:schema org.keyringauth.KeychainItem.v1"),
-        (.underlying(domain: "d", code: 1, message: "m"), "--verbose"),
+        (.underlying(domain: "d", code: 1, message: "m"), "Check the provider's log"),
     ]
 
     @Test func everyMessageSaysWhatToDo() {

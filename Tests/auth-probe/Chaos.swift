@@ -72,7 +72,7 @@ private func readStoredUser(_ auth: Auth, group: String) -> String {
         return error.code == .corruptStoredUser ? "torn \(error.message.prefix(80))" : "fail \(describe(error))"
     }
     guard let user else { return "none" }
-    let tokens = user.snapshot.tokens
+    let tokens = user.storedRecord.tokens
     guard !user.uid.isEmpty, !tokens.refreshToken.isEmpty else { return "torn empty-uid-or-refresh-token" }
     guard idTokenSubject(tokens.idToken) == user.uid else { return "torn id-token-of-another-user" }
     return user.uid

@@ -72,7 +72,7 @@ func runSession(_ app: String, group: String) async {
     }
     auth.addStateDidChangeListener { _, user in say("state \(describe(user))") }
     auth.addIDTokenDidChangeListener { _, user in
-        say("token \(describe(user)) token=\(fingerprint(user.map { $0.snapshot.tokens.idToken }))")
+        say("token \(describe(user)) token=\(fingerprint(user.map { $0.storedRecord.tokens.idToken }))")
     }
     // Once the listeners' first calls are printed, so that `ready` comes after them.
     auth.configuration.callbackQueue.sync {}
@@ -92,7 +92,7 @@ func runSession(_ app: String, group: String) async {
             case "live":
                 say("done live=\(auth.isLiveSyncActive)")
             case "show":
-                say("done current \(describe(auth.currentUser)) token=\(fingerprint(auth.currentUser?.snapshot.tokens.idToken))")
+                say("done current \(describe(auth.currentUser)) token=\(fingerprint(auth.currentUser?.storedRecord.tokens.idToken))")
             default:
                 say("error unknown command \(line)")
             }

@@ -185,8 +185,9 @@ public final class IdentityToolkitBackend: AuthBackend {
         }
         return AuthError(
             .networkError,
-            "Cannot reach \(target) (\(error.localizedDescription)); check the network, or start the emulator "
-                + "(`keyring-auth emulator`) and check \(IdentityToolkitEndpoint.emulatorHostVariable).")
+            "Cannot reach \(target) (\(error.localizedDescription)); check the network, or, when "
+                + "using an emulator, that it runs at the address \(IdentityToolkitEndpoint.emulatorHostVariable) or "
+                + "useEmulator gave.")
     }
 }
 

@@ -1,0 +1,32 @@
+import Foundation
+import SecretKeychain
+
+/// A stored user as the keychain holds it, for tools that inspect stored state without signing
+/// anyone in or out (the `keyring-auth` CLI's `list` and `show`). Holds the tokens: print them
+/// only when asked.
+package struct StoredUserSummary: Hashable, Sendable {
+    package let uid: String
+    package let isAnonymous: Bool
+    package let email: String?
+    package let displayName: String?
+    /// The provider IDs linked to the account, for example `password`.
+    package let providers: [String]
+    package let tenantID: String?
+    /// The API key the user signed in with.
+    package let apiKey: String
+    /// The app that stored the record.
+    package let appID: String
+    package let tokens: AuthTokens
+
+    init(_ record: StoredUserRecord) {
+        uid = record.uid
+        isAnonymous = record.isAnonymous
+        email = record.email
+        displayName = record.displayName
+        providers = record.providerData.map(\.providerID)
+        tenantID = record.tenantID
+        apiKey = record.apiKey
+        appID = record.appID
+        tokens = record.tokens
+    }
+}
