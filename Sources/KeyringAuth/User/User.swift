@@ -1,12 +1,6 @@
 import Foundation
 import Synchronization
 
-/// When an account was created and last signed in.
-public struct UserMetadata: Hashable, Sendable {
-    public var creationDate: Date?
-    public var lastSignInDate: Date?
-}
-
 /// A signed-in user, as Firebase's `User`. Its properties reflect the record last loaded or saved;
 /// ``reload()`` refreshes them from the backend.
 public final class User: Sendable {
@@ -98,42 +92,5 @@ public final class User: Sendable {
     /// - Throws: ``AuthError``.
     public func delete() async throws(AuthError) {
         try await owningAuth().deleteAccount(of: self)
-    }
-}
-
-/// What a sign-in returns, as Firebase's `AuthDataResult`.
-public struct AuthDataResult: Sendable {
-    public let user: User
-}
-
-/// Changes to a user's profile, sent together by ``commitChanges()`` (Firebase's `UserProfileChangeRequest`).
-/// Setting a field to `nil` removes it from the account; a field never set is left as it is.
-public struct UserProfileChangeRequest: Sendable {
-    private let user: User
-    private var changes = AccountChanges()
-
-    init(user: User) { self.user = user }
-
-    public var displayName: String? {
-        get { changes.displayName }
-        set {
-            changes.displayName = newValue
-            if newValue == nil { changes.deletedAttributes.insert(.displayName) } else { changes.deletedAttributes.remove(.displayName) }
-        }
-    }
-
-    public var photoURL: URL? {
-        get { changes.photoURL }
-        set {
-            changes.photoURL = newValue
-            if newValue == nil { changes.deletedAttributes.insert(.photoURL) } else { changes.deletedAttributes.remove(.photoURL) }
-        }
-    }
-
-    /// Sends the changes to the backend and saves the updated user.
-    ///
-    /// - Throws: ``AuthError``; on failure the stored user is unchanged.
-    public func commitChanges() async throws(AuthError) {
-        try await user.update(changes)
     }
 }

@@ -34,8 +34,15 @@ public final class Auth: Sendable {
     public let configuration: AuthConfiguration
     let state: Mutex<State>
     /// Held across every keychain write and the state change it goes with, so that the stored
-    /// item and ``currentUser`` always agree, whatever calls run concurrently.
+    /// item and ``currentUser`` always agree, whatever calls run concurrently. It spans the keychain
+    /// calls themselves: with a locked collection and a desktop prompter, a call can wait for the
+    /// person to unlock, up to the store's `unlockTimeout` (60 s by default), and every other
+    /// transition of this `Auth` (another sign-in, a sign-out, a live-sync adoption) waits behind it.
+    /// Reads of ``currentUser`` and listener registration take only ``state`` and never wait.
+    /// Outermost lock: ``state`` and ``groupObservation`` are taken inside it, never the reverse.
     let transitions = Mutex(())
+    /// Runs the `async` calls' keychain transitions, so that they block this queue's thread and
+    /// never a thread of the cooperative pool; also runs live sync's re-reads.
     let worker = DispatchQueue(label: "KeyringAuth.Auth")
     /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
     let groupObservation = Mutex<KeychainObservation?>(nil)

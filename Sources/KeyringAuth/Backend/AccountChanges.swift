@@ -1,0 +1,35 @@
+import Foundation
+
+/// Changes to an account (`accounts:update`); `nil` leaves a field as it is.
+public struct AccountChanges: Hashable, Sendable {
+    /// A profile field that can be removed from an account.
+    public enum Attribute: String, Hashable, Sendable, CaseIterable {
+        case displayName, photoURL
+
+        /// The name `accounts:update` uses in `deleteAttribute`.
+        var serverName: String {
+            switch self {
+            case .displayName: "DISPLAY_NAME"
+            case .photoURL: "PHOTO_URL"
+            }
+        }
+    }
+
+    public var displayName: String?
+    public var photoURL: URL?
+    public var email: String?
+    public var password: String?
+    /// Fields to remove from the account.
+    public var deletedAttributes: Set<Attribute>
+
+    public init(
+        displayName: String? = nil, photoURL: URL? = nil, email: String? = nil, password: String? = nil,
+        deletedAttributes: Set<Attribute> = []
+    ) {
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.email = email
+        self.password = password
+        self.deletedAttributes = deletedAttributes
+    }
+}
