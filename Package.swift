@@ -12,7 +12,6 @@ let package = Package(
         .library(name: "KeyringAuth", targets: ["KeyringAuth"]),
         .library(name: "KeyringAuthEmulator", targets: ["KeyringAuthEmulator"]),
         .executable(name: "keyring-auth", targets: ["keyring-auth"]),
-        .executable(name: "secret-keychain", targets: ["secret-keychain"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -68,17 +67,6 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // A small command-line tool over SecretKeychain: the main job until the keyring-auth CLI lands,
-        // and the second process in the integration tests.
-        .executableTarget(
-            name: "secret-keychain",
-            dependencies: [
-                "SecretKeychain",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: strict
-        ),
         // Drives an Auth in a process of its own, for the cross-process tests.
         .executableTarget(
             name: "auth-probe",
@@ -86,6 +74,13 @@ let package = Package(
                 "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/auth-probe",
+            swiftSettings: strict
+        ),
+        // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
+        .executableTarget(
+            name: "keychain-probe",
+            dependencies: ["SecretKeychain", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/keychain-probe",
             swiftSettings: strict
         ),
         // Measurements reported as figures (`swift run -c release keyring-auth-bench …` under dbus/with-keyring).
@@ -132,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "secret-keychain", "auth-probe",
+                "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth",
             ],
             swiftSettings: strict

@@ -44,19 +44,19 @@ struct Doctor: AsyncParsableCommand {
         var fix: String?
     }
 
+    /// The checks in order, up to the first that failed. A failed check's fix is the store's own
+    /// advice (``KeychainError``'s message), with the CLI's flags added where they help.
     static func checks(_ report: SecretServiceDiagnosis, collection: String) -> [Check] {
         var checks: [Check] = []
         if let error = report.busError {
             checks.append(Check(
-                name: "session bus", ok: false, detail: "\(report.busAddress ?? "DBUS_SESSION_BUS_ADDRESS is not set"): \(error)",
-                fix: "run inside a desktop session, or under a session bus: dbus-run-session -- COMMAND (or dbus/with-keyring COMMAND)"))
+                name: "session bus", ok: false, detail: report.busAddress ?? "DBUS_SESSION_BUS_ADDRESS is not set",
+                fix: advice(error)))
             return checks
         }
         checks.append(Check(name: "session bus", ok: true, detail: report.busAddress ?? "reachable"))
         if let error = report.providerError {
-            checks.append(Check(
-                name: "provider", ok: false, detail: "nothing owns org.freedesktop.secrets (\(error))",
-                fix: "start a Secret Service provider: gnome-keyring-daemon --start --components=secrets, or enable KeePassXC's Secret Service integration"))
+            checks.append(Check(name: "provider", ok: false, detail: "nothing owns org.freedesktop.secrets", fix: advice(error)))
             return checks
         }
         let who = report.provider.map { "\($0)" } ?? "an unrecognised program"
@@ -64,12 +64,13 @@ struct Doctor: AsyncParsableCommand {
         checks.append(Check(name: "provider", ok: true, detail: "\(who) (\(pid)\(report.providerOwner ?? "?"))"))
         if let error = report.collectionError {
             checks.append(Check(
-                name: "collection", ok: false, detail: "\(collection): \(error)",
-                fix: "create or choose a default keyring (Seahorse: Passwords and Keys → set as default), or pass --collection PATH"))
+                name: "collection", ok: false, detail: collection,
+                fix: advice(error) + " (keyring-auth: --collection default, session or PATH.)"))
             return checks
         }
         let path = report.collectionPath ?? "?"
         if report.collectionLocked == true {
+            // Not an error of the store: diagnose() never asks to unlock, so there is no refused prompt to report.
             checks.append(Check(
                 name: "collection", ok: false, detail: "\(collection) → \(path) is locked",
                 fix: "unlock it: log in to the desktop session, open Seahorse and unlock the keyring, or start gnome-keyring-daemon with --unlock"))
@@ -78,8 +79,8 @@ struct Doctor: AsyncParsableCommand {
         checks.append(Check(name: "collection", ok: true, detail: "\(collection) → \(path), unlocked"))
         if let error = report.probeError {
             checks.append(Check(
-                name: "probe", ok: false, detail: "writing, reading and deleting a throwaway item failed: \(error)",
-                fix: "see the message; run with --verbose for the D-Bus calls"))
+                name: "probe", ok: false, detail: "writing, reading and deleting a throwaway item failed",
+                fix: advice(error)))
         } else if let duration = report.probeDuration {
             let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
             checks.append(Check(
@@ -87,5 +88,10 @@ struct Doctor: AsyncParsableCommand {
                 detail: "wrote, read back and deleted a throwaway item in \(String(format: "%.1f", milliseconds)) ms"))
         }
         return checks
+    }
+
+    /// What the store says to do about `error`, as every command tells it (``CLIFailure``).
+    private static func advice(_ error: KeychainError) -> String {
+        CLIFailure(error).message
     }
 }

@@ -13,7 +13,7 @@ extension KeyringTests {
         init() throws { _ = try Harness.require() }
 
         @Test(arguments: Walkthrough.all.map(\.0))
-        func referenceWalkthrough(_ scenario: String) async throws {
+        func theScenarioBehavesAsTheReferenceDocuments(_ scenario: String) async throws {
             let run = try #require(Walkthrough.all.first { $0.0 == scenario }?.1)
             try await run(TwoApps.isolated(store: SecretServiceStore()))
         }
@@ -52,7 +52,7 @@ extension KeyringTests {
 
         /// Sign-in, refresh, profile change and deletion against the bundled emulator over HTTP, with the
         /// user in a group's item of the real keyring: each step reaches the other app at its next launch.
-        @Test func emulatedAccountLifecycleInAGroup() async throws {
+        @Test func anAccountsLifeAgainstTheEmulatorReachesTheOtherAppAtItsNextLaunch() async throws {
             var logger = Logger(label: "IntegrationTests")
             logger.logLevel = .warning
             let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: .seconds(120), logger: logger))

@@ -8,17 +8,8 @@ extension KeyringTests {
     /// `keyring-auth` run as a user runs it: the built binary in a subprocess on the harness's bus,
     /// its output and exit code checked.
     @Suite struct CLI {
-        let harness: Harness
-        let program: String
-
-        init() throws {
-            harness = try Harness.require()
-            program = try Harness.product("keyring-auth")
-        }
-
-        private func run(_ arguments: [String], input: String = "", environment: [String: String]? = nil) async throws -> Subprocess.Result {
-            try await Subprocess.run(program, arguments, input: Data(input.utf8), environment: environment)
-        }
+        let cli: CLIProgram
+        init() throws { cli = try CLIProgram() }
 
         private func json(_ result: Subprocess.Result) throws -> [String: Any] {
             try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any], "\(result.output)")
@@ -32,7 +23,7 @@ extension KeyringTests {
         }
 
         @Test func theDemoPlaysTheWalkthrough() async throws {
-            let result = try await run(["demo"])
+            let result = try await cli.run(["demo"])
             #expect(result.status == 0, "\(result.standardError)")
             for step in [
                 "1. Both apps share", "2. Sign in once", "3. Sign out once", "4. Back to an unshared keychain", "5. Migration",
@@ -44,87 +35,87 @@ extension KeyringTests {
             #expect(result.output.contains("Every step behaved as documented"))
         }
 
-        @Test func signInShowListAndSignOutAGroup() async throws {
+        @Test func aGroupSignInIsShownListedAndSignedOut() async throws {
             let emulator = try await startQuietEmulator()
             let address = try #require(emulator.address)
             let (identity, apiKey) = app(address)
             let group = uniqueGroup().rawValue
 
-            let signIn = try await run(["sign-in", "--email", "cli@example.com", "--password-stdin", "--create", "--group", group, "--json"] + identity, input: "open sesame\n")
+            let signIn = try await cli.run(["sign-in", "--email", "cli@example.com", "--password-stdin", "--create", "--group", group, "--json"] + identity, input: "open sesame\n")
             #expect(signIn.status == 0, "\(signIn.standardError)")
             let uid = try #require(try json(signIn)["uid"] as? String)
             #expect(try json(signIn)["accessGroup"] as? String == group)
             #expect(emulator.accounts.first?.email == "cli@example.com", "the password came from standard input")
 
-            let show = try await run(["show", "--group", group] + identity)
+            let show = try await cli.run(["show", "--group", group] + identity)
             #expect(show.status == 0)
             #expect(show.output.contains("uid: \(uid)") && show.output.contains("email: cli@example.com"))
             #expect(!show.output.contains("token:") || show.output.contains("token expires"), "no token without --show-tokens")
-            let plainJSON = try json(try await run(["show", "--group", group, "--json"] + identity))
+            let plainJSON = try json(try await cli.run(["show", "--group", group, "--json"] + identity))
             #expect(plainJSON["uid"] as? String == uid && plainJSON["idToken"] == nil && plainJSON["refreshToken"] == nil)
-            let withTokens = try json(try await run(["show", "--group", group, "--json", "--show-tokens"] + identity))
+            let withTokens = try json(try await cli.run(["show", "--group", group, "--json", "--show-tokens"] + identity))
             #expect((withTokens["idToken"] as? String)?.split(separator: ".").count == 2, "an unsigned JWT")
             #expect(withTokens["refreshToken"] is String)
 
-            let list = try await run(["list", "--json"])
+            let list = try await cli.run(["list", "--json"])
             let entries = try #require(try JSONSerialization.jsonObject(with: list.standardOutput) as? [[String: Any]])
             let entry = try #require(entries.first { $0["uid"] as? String == uid })
             #expect(entry["scope"] as? String == "group" && entry["accessGroup"] as? String == group)
             #expect(entry["apiKey"] as? String != apiKey && (entry["apiKey"] as? String)?.hasSuffix(String(apiKey.suffix(4))) == true, "shortened")
-            let table = try await run(["list"])
+            let table = try await cli.run(["list"])
             #expect(table.output.hasPrefix("SCOPE") && table.output.contains(uid))
             #expect(!list.output.contains("eyJ") && !table.output.contains("eyJ"), "no token in listings")
 
-            let signOut = try await run(["sign-out", "--group", group] + identity)
+            let signOut = try await cli.run(["sign-out", "--group", group] + identity)
             #expect(signOut.status == 0 && signOut.output.contains("every app of the group is signed out"))
-            #expect(try await run(["show", "--group", group] + identity).status == 3)
-            let again = try await run(["sign-out", "--group", group] + identity)
+            #expect(try await cli.run(["show", "--group", group] + identity).status == 3)
+            let again = try await cli.run(["sign-out", "--group", group] + identity)
             #expect(again.status == 3 && again.standardError.contains("Nothing stored"))
             await emulator.stop()
         }
 
-        @Test func useGroupAndMigrate() async throws {
+        @Test func useGroupEntersAndLeavesAGroupWithAndWithoutMigrating() async throws {
             let emulator = try await startQuietEmulator()
             let (identity, _) = app(try #require(emulator.address))
             let group = uniqueGroup().rawValue
-            let signedIn = try json(try await run(["sign-in", "--anonymous", "--json"] + identity))
+            let signedIn = try json(try await cli.run(["sign-in", "--anonymous", "--json"] + identity))
             let uid = try #require(signedIn["uid"] as? String)
             #expect(signedIn["accessGroup"] is NSNull)
 
-            let migrated = try json(try await run(["use-group", group, "--migrate", "--json"] + identity))
+            let migrated = try json(try await cli.run(["use-group", group, "--migrate", "--json"] + identity))
             #expect(migrated["uid"] as? String == uid && migrated["accessGroup"] as? String == group)
-            let current = try json(try await run(["show", "--json"] + identity))
+            let current = try json(try await cli.run(["show", "--json"] + identity))
             #expect(current["uid"] as? String == uid && current["accessGroup"] as? String == group, "show follows the saved choice")
-            #expect(try await run(["show", "--private"] + identity).status == 3, "entering the group emptied the private item")
+            #expect(try await cli.run(["show", "--private"] + identity).status == 3, "entering the group emptied the private item")
 
-            let back = try json(try await run(["use-group", "--none", "--json"] + identity))
+            let back = try json(try await cli.run(["use-group", "--none", "--json"] + identity))
             #expect(back["uid"] is NSNull && back["accessGroup"] is NSNull)
-            #expect(try await run(["sign-out", "--group", group] + identity).status == 0)
+            #expect(try await cli.run(["sign-out", "--group", group] + identity).status == 0)
             await emulator.stop()
         }
 
         @Test func doctorReportsAHealthyKeyringAndAMissingBus() async throws {
-            let healthy = try await run(["doctor"])
+            let healthy = try await cli.run(["doctor"])
             #expect(healthy.status == 0, "\(healthy.output)\(healthy.standardError)")
             #expect(healthy.output.contains("provider: gnome-keyring"))
             #expect(healthy.output.contains("/org/freedesktop/secrets/collection/login, unlocked"))
-            let report = try json(try await run(["doctor", "--json"]))
+            let report = try json(try await cli.run(["doctor", "--json"]))
             #expect(report["healthy"] as? Bool == true)
 
             var noBus = ProcessInfo.processInfo.environment
-            noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(harness.root.path)/no-such-bus"
-            let broken = try await run(["doctor"], environment: noBus)
+            noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(cli.harness.root.path)/no-such-bus"
+            let broken = try await cli.run(["doctor"], environment: noBus)
             #expect(broken.status == 4)
             #expect(broken.output.contains("FAIL session bus") && broken.output.contains("fix: "))
-            let list = try await run(["list"], environment: noBus)
+            let list = try await cli.run(["list"], environment: noBus)
             #expect(list.status == 4 && list.standardError.contains("session bus"))
         }
 
         @Test func aLockedKeyringIsExitFour() async throws {
-            try await harness.lockLoginCollection()
-            let doctor = try await run(["doctor"])
-            let list = try await run(["list"])
-            try harness.unlockLoginCollection()
+            try await cli.harness.lockLoginCollection()
+            let doctor = try await cli.run(["doctor"])
+            let list = try await cli.run(["list"])
+            try cli.harness.unlockLoginCollection()
             #expect(doctor.status == 4 && doctor.output.contains("is locked") && doctor.output.contains("fix: unlock"))
             #expect(list.status == 4, "\(list.standardError)")
             #expect(list.standardError.split(separator: "\n").count == 1, "one line")
@@ -132,51 +123,51 @@ extension KeyringTests {
 
         @Test func badInputIsExitTwoAndAnUnreachableBackendExitFive() async throws {
             let identity = ["--api-key", "AIza-bad-input", "--app-id", "1:42:linux:bad"]
-            let invalidGroup = try await run(["show", "--group", "has space"] + identity)
+            let invalidGroup = try await cli.run(["show", "--group", "has space"] + identity)
             #expect(invalidGroup.status == 2 && invalidGroup.standardError.contains("not a valid access group"))
 
-            let config = harness.root.appendingPathComponent("malformed-\(UUID().uuidString).json")
+            let config = cli.harness.root.appendingPathComponent("malformed-\(UUID().uuidString).json")
             try Data("{\"apiKey\": 5}".utf8).write(to: config)
-            let malformed = try await run(["show", "--private", "--config", config.path])
+            let malformed = try await cli.run(["show", "--private", "--config", config.path])
             #expect(malformed.status == 2 && malformed.standardError.contains(config.path))
 
-            #expect(try await run(["sign-in"] + identity).status == 2, "neither --anonymous nor --email")
-            #expect(try await run(["sign-in", "--anonymous", "--emulator", "nonsense"] + identity).status == 2)
-            #expect(try await run(["sign-out"] + identity).status == 2, "no scope")
-            #expect(try await run(["no-such-command"]).status == 2)
-            let noPassword = try await run(["sign-in", "--email", "x@example.com", "--password-stdin"] + identity, input: "")
+            #expect(try await cli.run(["sign-in"] + identity).status == 2, "neither --anonymous nor --email")
+            #expect(try await cli.run(["sign-in", "--anonymous", "--emulator", "nonsense"] + identity).status == 2)
+            #expect(try await cli.run(["sign-out"] + identity).status == 2, "no scope")
+            #expect(try await cli.run(["no-such-command"]).status == 2)
+            let noPassword = try await cli.run(["sign-in", "--email", "x@example.com", "--password-stdin"] + identity, input: "")
             #expect(noPassword.status == 2)
 
-            let unreachable = try await run(["sign-in", "--anonymous", "--emulator", "127.0.0.1:9"] + identity)
+            let unreachable = try await cli.run(["sign-in", "--anonymous", "--emulator", "127.0.0.1:9"] + identity)
             #expect(unreachable.status == 5 && unreachable.standardError.contains("Cannot reach"))
             #expect(unreachable.standardError.split(separator: "\n").count == 1, "one line")
         }
 
         @Test func anInvalidCollectionPathOrTimeoutIsExitTwoInOneLine() async throws {
             for path in ["/a//b", "/a/", "/a b"] {
-                let list = try await run(["list", "--collection", path])
+                let list = try await cli.run(["list", "--collection", path])
                 #expect(list.status == 2, "\(path): \(list.standardError)")
                 #expect(list.standardError.contains("not a valid D-Bus object path") || list.standardError.contains("is not one:"))
                 #expect(!list.standardError.contains("CRITICAL"))
                 #expect(list.standardError.split(separator: "\n").count == 1, "one line: \(list.standardError)")
             }
             for timeout in ["0.0001", "0", "3601", "nan"] {
-                let list = try await run(["list", "--timeout", timeout])
+                let list = try await cli.run(["list", "--timeout", timeout])
                 #expect(list.status == 2, "\(timeout): \(list.standardError)")
                 #expect(list.standardError.contains("from 0.001 (1 ms) to 3600"), "\(timeout): \(list.standardError)")
             }
-            let shortest = try await run(["list", "--timeout", "0.001"])
+            let shortest = try await cli.run(["list", "--timeout", "0.001"])
             #expect(shortest.status != 2, "1 ms is accepted (the keyring may not answer that fast): \(shortest.standardError)")
         }
 
         @Test func userInputTheBackendRefusesIsExitTwo() async throws {
             let emulator = try await startQuietEmulator()
             let (identity, _) = app(try #require(emulator.address))
-            let weak = try await run(["sign-in", "--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
+            let weak = try await cli.run(["sign-in", "--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
             #expect(weak.status == 2 && weak.standardError.contains("at least 6 characters"))
-            let badEmail = try await run(["sign-in", "--email", "not-an-email", "--password-stdin", "--create"] + identity, input: "secret1")
+            let badEmail = try await cli.run(["sign-in", "--email", "not-an-email", "--password-stdin", "--create"] + identity, input: "secret1")
             #expect(badEmail.status == 2)
-            let wrong = try await run(["sign-in", "--email", "nobody@example.com", "--password-stdin"] + identity, input: "secret1")
+            let wrong = try await cli.run(["sign-in", "--email", "nobody@example.com", "--password-stdin"] + identity, input: "secret1")
             #expect(wrong.status == 5, "a refused sign-in is the backend's answer")
             await emulator.stop()
         }
@@ -185,9 +176,9 @@ extension KeyringTests {
             var environment = ProcessInfo.processInfo.environment
             environment["FIREBASE_AUTH_EMULATOR_HOST"] = "localhost"
             let identity = ["--api-key", "AIza-env-\(UUID().uuidString.prefix(8))", "--app-id", "1:42:linux:env"]
-            #expect(try await run(["show", "--private"] + identity, environment: environment).status == 3)
-            #expect(try await run(["sign-out", "--private"] + identity, environment: environment).status == 3)
-            let signIn = try await run(["sign-in", "--anonymous"] + identity, environment: environment)
+            #expect(try await cli.run(["show", "--private"] + identity, environment: environment).status == 3)
+            #expect(try await cli.run(["sign-out", "--private"] + identity, environment: environment).status == 3)
+            let signIn = try await cli.run(["sign-in", "--anonymous"] + identity, environment: environment)
             #expect(signIn.status == 2 && signIn.standardError.contains("FIREBASE_AUTH_EMULATOR_HOST"))
         }
 
@@ -196,19 +187,19 @@ extension KeyringTests {
             let key = KeychainKey(service: "firebase_auth_1:42:linux:corrupt-\(id)", account: "firebase_auth_1_corrupt_firebase_user")
             let store = SecretServiceStore()
             try await store.setData(Data("not a user".utf8), for: key, label: "corrupt test record")
-            let list = try await run(["list", "--json"])
+            let list = try await cli.run(["list", "--json"])
             #expect(list.status == 0)
             let entries = try #require(try JSONSerialization.jsonObject(with: list.standardOutput) as? [[String: Any]])
             let entry = try #require(entries.first { $0["service"] as? String == key.service })
             #expect(entry["corrupt"] as? Bool == true && (entry["error"] as? String)?.contains("cannot be read") == true)
-            #expect(try await run(["list"]).output.contains("CORRUPT: corruptStoredUser"))
-            let show = try await run(["show", "--private", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt"])
+            #expect(try await cli.run(["list"]).output.contains("CORRUPT: corruptStoredUser"))
+            let show = try await cli.run(["show", "--private", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt"])
             #expect(show.status == 1 && show.standardError.contains("cannot be read"))
             #expect(try await store.data(for: key) == Data("not a user".utf8), "left as it is")
 
             // Its advice: sign in again to replace it.
             let emulator = try await startQuietEmulator()
-            let signIn = try await run([
+            let signIn = try await cli.run([
                 "sign-in", "--anonymous", "--json", "--api-key", "k", "--app-id", "1:42:linux:corrupt-\(id)", "--app-name", "corrupt",
                 "--emulator", "\(try #require(emulator.address))",
             ])
@@ -221,12 +212,12 @@ extension KeyringTests {
 
         @Test func theEmulatorCommandServesUntilInterrupted() async throws {
             // Standard output is read as it is printed: the test reads the address the moment the server prints it.
-            let server = try LineChannel([program, "emulator", "--port", "0"])
+            let server = try LineChannel([cli.program, "emulator", "--port", "0"])
             let prefix = "export FIREBASE_AUTH_EMULATOR_HOST="
             let host = String(try await server.nextLine { $0.hasPrefix(prefix) }.dropFirst(prefix.count))
             var environment = ProcessInfo.processInfo.environment
             environment["FIREBASE_AUTH_EMULATOR_HOST"] = host
-            let signIn = try await run(
+            let signIn = try await cli.run(
                 ["sign-in", "--anonymous", "--api-key", "AIza-emu-cmd", "--app-id", "1:42:linux:emu-\(UUID().uuidString.prefix(8))", "--store", "memory"],
                 environment: environment)
             #expect(signIn.status == 0, "the variable points the CLI at the emulator: \(signIn.standardError)")

@@ -7,17 +7,8 @@ extension KeyringTests {
     /// Stored items are untrusted input: anyone in the session can plant one. `keyring-auth` prints
     /// what they hold escaped and lists what it cannot read; arguments are checked before parsing.
     @Suite struct CLIUntrustedData {
-        let harness: Harness
-        let program: String
-
-        init() throws {
-            harness = try Harness.require()
-            program = try Harness.product("keyring-auth")
-        }
-
-        private func run(_ arguments: [String], input: String = "") async throws -> Subprocess.Result {
-            try await Subprocess.run(program, arguments, input: Data(input.utf8))
-        }
+        let cli: CLIProgram
+        init() throws { cli = try CLIProgram() }
 
         /// A user record as `Auth` stores it, with the given fields.
         static func record(uid: String, email: String?, displayName: String?, apiKey: String) throws -> String {
@@ -53,7 +44,7 @@ extension KeyringTests {
             defer { _ = try? SecretServiceStore().removeAll(in: group) }
             #expect(path.hasPrefix(Harness.loginCollection))
 
-            let list = try await run(["list"])
+            let list = try await cli.run(["list"])
             #expect(list.status == 0, "\(list.standardError)")
             let row = try #require(list.output.split(separator: "\n").first { $0.contains(group.rawValue) }.map(String.init))
             #expect(!Self.containsTerminalControls(list.output), "\(list.output.debugDescription)")
@@ -61,19 +52,19 @@ extension KeyringTests {
             #expect(row.contains("\\u{1B}]0;pwned\\u{7}@example.com"))
             #expect(row.contains("AIzaS\\u{1B}]…\\u{1B}[1A"), "shortened by characters, then escaped: \(row)")
 
-            let json = try #require(try JSONSerialization.jsonObject(with: try await run(["list", "--json"]).standardOutput) as? [[String: Any]])
+            let json = try #require(try JSONSerialization.jsonObject(with: try await cli.run(["list", "--json"]).standardOutput) as? [[String: Any]])
             let entry = try #require(json.first { $0["accessGroup"] as? String == group.rawValue })
             #expect(entry["uid"] as? String == Self.uid, "JSON carries the value itself, escaped by JSON")
 
             let identity = ["--api-key", apiKey, "--app-id", "1:42:linux:planted"]
-            let show = try await run(["show", "--group", group.rawValue, "--show-tokens"] + identity)
+            let show = try await cli.run(["show", "--group", group.rawValue, "--show-tokens"] + identity)
             #expect(show.status == 0, "\(show.standardError)")
             #expect(!Self.containsTerminalControls(show.output), "\(show.output.debugDescription)")
             #expect(show.output.contains("uid: evil\\u{1B}[1Auid"))
             #expect(show.output.contains("display name: \\u{1B}[2Jname\\u{9B}"))
             #expect(show.output.contains("id token: id\\u{1B}[2Jtoken"))
 
-            let watch = try LineChannel([program, "watch", "--group", group.rawValue] + identity)
+            let watch = try LineChannel([cli.program, "watch", "--group", group.rawValue] + identity)
             let now = try await watch.nextLine()
             watch.child.send(SIGINT)
             #expect(await watch.finish() == 0)
@@ -88,20 +79,20 @@ extension KeyringTests {
             let store = SecretServiceStore()
             try await store.setData(Data("not a user".utf8), for: key, label: "corrupt test record")
             defer { _ = try? store.removeData(for: key) }
-            let show = try await run(["show", "--private", "--api-key", "k", "--app-id", appID, "--app-name", "corrupt"])
+            let show = try await cli.run(["show", "--private", "--api-key", "k", "--app-id", appID, "--app-name", "corrupt"])
             #expect(show.status == 1)
             #expect(show.standardError.contains("cannot be read") && show.standardError.contains("\\u{1B}[2J"))
             #expect(!Self.containsTerminalControls(show.standardError), "\(show.standardError.debugDescription)")
             #expect(show.standardError.split(separator: "\n").count == 1)
         }
 
-        @Test func secretKeychainListsStoredValuesEscaped() async throws {
+        @Test func anotherClientsListingPrintsStoredValuesEscaped() async throws {
             let group = uniqueGroup()
             let key = KeychainKey(service: "svc\u{1B}[2J\(UUID().uuidString.prefix(8))", account: "acct\u{9B}1A", accessGroup: group)
             let store = SecretServiceStore()
             try await store.setData(.text("x"), for: key, label: "label\u{1B}]0;title\u{07}")
             defer { _ = try? store.removeAll(in: group) }
-            let list = try await Subprocess.run(try Harness.product("secret-keychain"), ["list", "--group", group.rawValue])
+            let list = try await Subprocess.run(try Harness.product("keychain-probe"), ["list", "--group", group.rawValue])
             #expect(list.status == 0, "\(list.standardError)")
             #expect(list.output.contains("svc\\u{1B}[2J") && list.output.contains("acct\\u{9B}1A") && list.output.contains("label\\u{1B}]0;title\\u{7}"))
             #expect(!Self.containsTerminalControls(list.output), "\(list.output.debugDescription)")
@@ -109,7 +100,7 @@ extension KeyringTests {
 
         @Test func anInvisibleCharacterInAGroupIsExitTwo() async throws {
             for group in ["TEAMID.com.example.\u{202E}1puorg", "TEAMID.com.example.group\u{200B}1", "\u{FEFF}TEAMID.g"] {
-                let show = try await run(["show", "--group", group, "--api-key", "k", "--app-id", "1:42:linux:x"])
+                let show = try await cli.run(["show", "--group", group, "--api-key", "k", "--app-id", "1:42:linux:x"])
                 #expect(show.status == 2, "\(group.debugDescription): \(show.standardError)")
                 #expect(show.standardError.contains("invisible or formatting character"))
                 #expect(!Self.containsTerminalControls(show.standardError))
@@ -119,7 +110,7 @@ extension KeyringTests {
         @Test func anArgumentThatIsNotUTF8IsExitTwo() async throws {
             // A shell passes the byte 0xFF as it is; Swift alone would make it U+FFFD.
             let result = try await Subprocess.run(
-                "/bin/sh", ["-c", #""$0" show --group "$(printf 'TEAMID.\377')" --api-key k --app-id 1:42:linux:x"#, program])
+                "/bin/sh", ["-c", #""$0" show --group "$(printf 'TEAMID.\377')" --api-key k --app-id 1:42:linux:x"#, cli.program])
             #expect(result.status == 2, "\(result.standardError)")
             #expect(result.standardError == "keyring-auth: argument 3 is not valid UTF-8; pass every argument as UTF-8 text (check the locale or the script's encoding).\n")
         }

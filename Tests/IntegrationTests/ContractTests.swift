@@ -22,7 +22,7 @@ extension KeyringTests {
         }
 
         @Test(arguments: StoreUnderTest.allCases, Payload.allCases)
-        func roundTrips(_ kind: StoreUnderTest, _ payload: Payload) async throws {
+        func everyPayloadRoundTrips(_ kind: StoreUnderTest, _ payload: Payload) async throws {
             let store = try kind.make()
             let key = uniqueKey(in: uniqueGroup())
             try await store.setData(payload.data, for: key, label: "round trip")

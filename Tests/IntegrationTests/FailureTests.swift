@@ -101,7 +101,7 @@ extension KeyringTests {
         }
 
         @Test func withoutASessionBusTheErrorIsNoSessionBus() async throws {
-            let tool = try Harness.product("secret-keychain")
+            let tool = try Harness.product("keychain-probe")
             let emptyRuntime = harness.root.appendingPathComponent("no-bus-runtime-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: emptyRuntime, withIntermediateDirectories: true)
             var environment = ProcessInfo.processInfo.environment
@@ -115,7 +115,7 @@ extension KeyringTests {
         }
 
         @Test func withoutAProviderTheErrorIsNoProviderAndNothingFallsBackToMemory() async throws {
-            let tool = try Harness.product("secret-keychain")
+            let tool = try Harness.product("keychain-probe")
             let withBus = harness.scripts.appendingPathComponent("with-bus").path
             let result = try await Subprocess.run(
                 withBus, [tool, "write", "--service", "s", "--account", "a"], input: .text("x"))

@@ -13,7 +13,7 @@ extension KeyringTests {
         let harness: Harness
         init() throws { harness = try Harness.require() }
 
-        @Test func eightAppsMakingTwoHundredRandomOperationsEach() async throws {
+        @Test func eightAppsMakingTwoHundredRandomOperationsEachLoseNothing() async throws {
             let run = try await ChaosRun.start(apps: 8)
             let operations = try await run.all(200)
 

@@ -151,7 +151,7 @@ extension KeyringTests {
         // MARK: keyring-auth watch
 
         @Test func theWatchCommandPrintsEachChangeUntilInterrupted() async throws {
-            let program = try Harness.product("keyring-auth")
+            let program = try CLIProgram().program
             let emulator = try await startQuietEmulator()
             let group = uniqueGroup().rawValue
             let id = String(UUID().uuidString.prefix(8))
@@ -179,7 +179,7 @@ extension KeyringTests {
         }
 
         @Test func theWatchCommandWithoutASessionBusExits4() async throws {
-            let program = try Harness.product("keyring-auth")
+            let program = try CLIProgram().program
             var noBus = ProcessInfo.processInfo.environment
             noBus["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(harness.root.path)/no-such-bus"
             let result = try await Subprocess.run(

@@ -10,7 +10,7 @@ extension KeyringTests {
         init() throws { harness = try Harness.require() }
 
         @Test func processesWritingOneSharedKeyLeaveOneItem() async throws {
-            let tool = try Harness.product("secret-keychain")
+            let tool = try Harness.product("keychain-probe")
             let key = uniqueKey(in: uniqueGroup())
             let values = (1...4).map { "written by process \($0)" }
             try await withThrowingTaskGroup(of: Subprocess.Result.self) { processes in
@@ -22,7 +22,7 @@ extension KeyringTests {
                         ], input: .text(value))
                     }
                 }
-                for try await result in processes { try result.requireSuccess("secret-keychain write") }
+                for try await result in processes { try result.requireSuccess("keychain-probe write") }
             }
             let raw = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: key))
             #expect(raw.count == 1)

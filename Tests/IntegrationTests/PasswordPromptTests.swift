@@ -83,18 +83,15 @@ final class PseudoTerminal: Sendable {
 extension KeyringTests {
     /// `sign-in --password-stdin` on a terminal: a prompt, no echo, the terminal restored.
     @Suite struct PasswordPrompt {
-        let program: String
-        init() throws {
-            _ = try Harness.require()
-            program = try Harness.product("keyring-auth")
-        }
+        let cli: CLIProgram
+        init() throws { cli = try CLIProgram() }
 
         private func signIn(on terminal: PseudoTerminal, emulator: String) throws -> ChildProcess {
             let id = UUID().uuidString.prefix(8)
             let device = URL(fileURLWithPath: terminal.terminalPath)
             return try ChildProcess(
                 [
-                    program, "sign-in", "--email", "tty-\(id)@example.com", "--password-stdin", "--create", "--store", "memory",
+                    cli.program, "sign-in", "--email", "tty-\(id)@example.com", "--password-stdin", "--create", "--store", "memory",
                     "--api-key", "AIza-tty-\(id)", "--app-id", "1:42:linux:tty-\(id)", "--emulator", emulator,
                 ],
                 stdin: device, stdout: device, stderr: device)

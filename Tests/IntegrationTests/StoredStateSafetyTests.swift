@@ -9,9 +9,8 @@ extension KeyringTests {
     /// Over the real gnome-keyring: a keyring locked at launch does not send an app that chose a
     /// group to its private scope, and a failed `keyring-auth sign-in --group` changes nothing stored.
     @Suite struct StoredStateSafety {
-        let harness: Harness
-
-        init() throws { harness = try Harness.require() }
+        let cli: CLIProgram
+        init() throws { cli = try CLIProgram() }
 
         @Test func aKeyringLockedAtLaunchKeepsTheGroupAndTheUserAppearsOnceUnlocked() async throws {
             let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: nil))
@@ -20,9 +19,9 @@ extension KeyringTests {
             try first.useUserAccessGroup(TwoApps.group)
             let user = try await first.signInAnonymously().user
 
-            try await harness.lockLoginCollection()
+            try await cli.harness.lockLoginCollection()
             var unlocked = false
-            defer { if !unlocked { try? harness.unlockLoginCollection() } }
+            defer { if !unlocked { try? cli.harness.unlockLoginCollection() } }
             let launched = apps.launch("app-a")
             let states = ListenerLog()
             launched.addStateDidChangeListener { _, user in states.record(user) }
@@ -33,7 +32,7 @@ extension KeyringTests {
 
             // Unlocking is seen through live sync (gnome-keyring announces every item changed).
             #expect(launched.isLiveSyncActive)
-            try harness.unlockLoginCollection()
+            try cli.harness.unlockLoginCollection()
             unlocked = true
             #expect(try await states.next() == user.uid, "the user start-up could not read becomes current")
             #expect(launched.currentUser?.uid == user.uid)
@@ -43,14 +42,13 @@ extension KeyringTests {
         }
 
         @Test func aFailedSignInIntoAGroupLeavesThePrivateUserAndTheChoice() async throws {
-            let program = try Harness.product("keyring-auth")
             let emulator = try await startQuietEmulator()
             let address = try #require(emulator.address)
             let id = String(UUID().uuidString.prefix(8))
             let identity = ["--api-key", "AIza-safe-\(id)", "--app-id", "1:42:linux:safe-\(id)", "--app-name", "safe-app"]
             let group = uniqueGroup().rawValue
             func run(_ arguments: [String], input: String = "") async throws -> Subprocess.Result {
-                try await Subprocess.run(program, arguments + identity, input: Data(input.utf8))
+                try await cli.run(arguments + identity, input: input)
             }
 
             let signIn = try await run(
@@ -75,14 +73,13 @@ extension KeyringTests {
         }
 
         @Test func aPlantedInvalidGroupChoiceIsStoredDataNotUserInput() async throws {
-            let program = try Harness.product("keyring-auth")
             let appID = "1:42:linux:planted-\(UUID().uuidString.prefix(8))"
             let file = try #require(AccessGroupChoices.standard().fileURL(forAppID: appID))
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(#"{"firebase_auth_stored_user_access_group":"not a group"}"#.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
 
-            let show = try await Subprocess.run(program, ["show", "--api-key", "AIza-planted", "--app-id", appID])
+            let show = try await cli.run(["show", "--api-key", "AIza-planted", "--app-id", appID])
             #expect(show.status == 1, "\(show.output)")
             #expect(show.standardError.contains(file.path) && show.standardError.contains("remove the file"), "\(show.standardError)")
         }

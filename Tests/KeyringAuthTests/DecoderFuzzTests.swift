@@ -67,8 +67,7 @@ import Testing
     /// Mutated stored records decode to records that keep the decoder's promises (a uid, a version from 1) and
     /// read back unchanged once stored again, or fail with `corruptStoredUser` naming the item: the decoder
     /// turns every `DecodingError`, and any other error, into that one code (`StoredUserRecord.decode`).
-    @Test("Mutated stored records decode to records that store again unchanged, or are corruptStoredUser")
-    func storedRecords() {
+    @Test func mutatedStoredRecordsDecodeToRecordsThatStoreAgainUnchangedOrAreCorruptStoredUser() {
         for (position, record) in Self.records.enumerated() {
             let reread = try? StoredUserRecord.decode(record.encoded(), key: Self.storedKey)
             #expect(reread == record, "seed record \(position) reads back")
@@ -193,8 +192,8 @@ import Testing
     /// keep the client's promises, or fail as `IdentityToolkitReply` does: `internalError` for a 2xx answer
     /// it cannot read (`malformed`) or whose tokens it cannot use (`AuthTokens(…expiresIn:)`,
     /// `SecureTokenReply.tokens`), one of ``serverCodes`` for any other status (`serverError`).
-    @Test("Mutated replies decode and convert to usable values, or fail with the client's codes", arguments: ReplyKind.allCases)
-    func replies(_ kind: ReplyKind) {
+    @Test(arguments: ReplyKind.allCases)
+    func mutatedRepliesDecodeToUsableValuesOrFailWithTheClientsCodes(_ kind: ReplyKind) {
         for (position, body) in kind.bodies.enumerated() {
             if case .accepted(let problems) = Self.outcome(kind, status: 200, body: Data(body.utf8)) {
                 #expect(problems.isEmpty, "seed body \(position): \(problems)")
@@ -328,8 +327,7 @@ import Testing
     /// Mutated error bodies with any status give a typed error with a message: for a body that reads as
     /// `ServerErrorReply`, the code its message maps to (never `networkError`, and never `internalError` for a
     /// 429); for any other body, `networkError` from 500 up or with no status, `internalError` otherwise.
-    @Test("Mutated error bodies with any status give a typed error with a message")
-    func serverErrors() {
+    @Test func mutatedErrorBodiesWithAnyStatusGiveATypedErrorWithAMessage() {
         let mutator = Mutator(seeds: Self.errorBodies.map { Data($0.utf8) })
         let decoder = JSONDecoder()
         var readable = 0
@@ -361,8 +359,7 @@ import Testing
     // MARK: The mutator
 
     /// The same run and index give the same case, and the cases differ from each other and from the seeds.
-    @Test("The mutator is reproducible and its cases are varied")
-    func mutatorIsReproducible() {
+    @Test func theMutatorIsReproducibleAndItsCasesAreVaried() {
         let seeds = Self.records.map { $0.encoded() }
         let mutator = Mutator(seeds: seeds)
         var inputs: [Data] = []

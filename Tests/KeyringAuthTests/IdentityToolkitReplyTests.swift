@@ -15,7 +15,7 @@ import Testing
         IdentityToolkitReply.serverError(status: status, body: Data(body.utf8), operation: "test")
     }
 
-    @Test func anonymousSignUp() throws {
+    @Test func anAnonymousSignUpReplyGivesTheUserAndItsTokens() throws {
         let reply = try decode(SignInReply.self, """
             {"idToken": "[ID_TOKEN]", "email": "", "refreshToken": "[REFRESH_TOKEN]", "expiresIn": "3600",
              "localId": "Jws4SVjpT..."}
@@ -27,7 +27,7 @@ import Testing
         #expect(lifetime > 3500 && lifetime <= 3600)
     }
 
-    @Test func passwordSignInWithTheDocumentedExtraFields() throws {
+    @Test func aPasswordSignInReplyDecodesWithTheDocumentedExtraFields() throws {
         let reply = try decode(SignInReply.self, """
             {"kind": "identitytoolkit#VerifyPasswordResponse", "localId": "ZY1rJK0eYLg...", "email": "[user@example.com]",
              "displayName": "", "idToken": "[ID_TOKEN]", "registered": true, "refreshToken": "[REFRESH_TOKEN]",
@@ -79,7 +79,7 @@ import Testing
         _ = try decode(DeleteReply.self, "{}")
     }
 
-    @Test func secureTokenRefreshInSnakeCase() throws {
+    @Test func aSecureTokenRefreshReplyDecodesInSnakeCase() throws {
         let documented = try decode(SecureTokenReply.self, """
             {"expires_in": "3600", "token_type": "Bearer", "refresh_token": "[REFRESH_TOKEN]", "id_token": "[ID_TOKEN]",
              "user_id": "tRcfmLH7o2XrNELi...", "project_id": "1234567890"}
@@ -173,7 +173,7 @@ import Testing
         #expect(throws: AuthError.self) { _ = try decode(SecureTokenReply.self, #"{"refresh_token": "r", "expires_in": "3600"}"#).tokens }
     }
 
-    @Test func failuresWithoutAnErrorBody() {
+    @Test func failuresWithoutAnErrorBodyAreNetworkOrInternalErrors() {
         #expect(failure("<html>Bad Gateway</html>", status: 502).code == .networkError)
         #expect(failure("", status: 503).code == .networkError)
         #expect(failure("<html>Not Found</html>", status: 404).code == .internalError)
@@ -182,7 +182,7 @@ import Testing
 
     // MARK: Endpoints
 
-    @Test func productionAndEmulatorURLs() throws {
+    @Test func productionAndEmulatorURLsAreFirebasesPaths() throws {
         let production = IdentityToolkitEndpoint.production
         #expect(production.accountsURL("signUp", apiKey: "AIza+/key").absoluteString
             == "https://identitytoolkit.googleapis.com/v1/accounts:signUp?key=AIza%2B/key")
@@ -194,7 +194,7 @@ import Testing
         #expect(try IdentityToolkitEndpoint.emulator(hostAndPort: "[::1]:9099").emulatorHost == "[::1]:9099")
     }
 
-    @Test func theEmulatorVariable() throws {
+    @Test func theEmulatorVariableChoosesTheEndpointOrIsRefused() throws {
         #expect(try IdentityToolkitEndpoint.fromEnvironment([:]) == .production)
         #expect(try IdentityToolkitEndpoint.fromEnvironment(["FIREBASE_AUTH_EMULATOR_HOST": ""]) == .production)
         #expect(try IdentityToolkitEndpoint.fromEnvironment(["FIREBASE_AUTH_EMULATOR_HOST": "localhost:9099"]).emulatorHost == "localhost:9099")

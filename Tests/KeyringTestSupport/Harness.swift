@@ -79,12 +79,12 @@ public struct Harness: Sendable {
     /// The login collection, which the `default` alias points to in the harness.
     public static let loginCollection = "/org/freedesktop/secrets/collection/login"
 
-    /// The path of the built executable `name`, such as `secret-keychain`.
+    /// The path of the built executable `name`, such as `keychain-probe`.
     public static func product(_ name: String) throws -> String {
         try productsDirectory().appendingPathComponent(name).path
     }
 
-    /// The directory holding the built products, such as `secret-keychain`.
+    /// The directory holding the built products, such as `keychain-probe`.
     private static func productsDirectory() throws -> URL {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
@@ -92,9 +92,9 @@ public struct Harness: Sendable {
             Bundle.main.bundleURL,
         ]
         for directory in candidates
-        where FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("secret-keychain").path) {
+        where FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("keychain-probe").path) {
             return directory
         }
-        throw NotInHarness(description: "secret-keychain is not built next to the tests (looked in \(candidates.map(\.path)))")
+        throw NotInHarness(description: "keychain-probe is not built next to the tests (looked in \(candidates.map(\.path)))")
     }
 }

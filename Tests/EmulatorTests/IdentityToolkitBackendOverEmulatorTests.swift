@@ -10,7 +10,7 @@ import Glibc
 
 /// ``IdentityToolkitBackend`` against the bundled emulator over real loopback HTTP: every endpoint
 /// and every error the emulator can give, mapped to Firebase's codes.
-@Suite struct IdentityToolkitBackendTests {
+@Suite struct IdentityToolkitBackendOverEmulatorTests {
     private func expectCode(
         _ code: AuthErrorCode, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
         _ body: () async throws -> Void
@@ -25,7 +25,7 @@ import Glibc
         }
     }
 
-    @Test func everyEndpoint() async throws {
+    @Test func everyEndpointAnswersThroughTheClient() async throws {
         let fixture = try await EmulatorFixture.start()
         let backend = fixture.backend
 
@@ -72,7 +72,7 @@ import Glibc
         #expect(fixture.emulator.accounts.map(\.localId) == [anonymous.uid])
     }
 
-    @Test func signUpAndSignInRefusals() async throws {
+    @Test func signUpAndSignInRefusalsMapToFirebasesCodes() async throws {
         let fixture = try await EmulatorFixture.start()
         let backend = fixture.backend
         _ = try await backend.signUp(email: "taken@example.com", password: "secret1", tenantID: nil)
@@ -92,7 +92,7 @@ import Glibc
         await expectCode(.operationNotAllowed) { _ = try await backend.signUpAnonymously(tenantID: nil) }
     }
 
-    @Test func tokenRefusals() async throws {
+    @Test func tokenRefusalsMapToFirebasesCodes() async throws {
         let fixture = try await EmulatorFixture.start()
         let backend = fixture.backend
         let user = try await backend.signUp(email: "grace@example.com", password: "compiler", tenantID: nil)

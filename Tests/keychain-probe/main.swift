@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import SecretKeychain
+
+// keychain-probe write --service S --account A [--group G] [--repeats N]: stores standard input
+// under the key N times (default 1), as another client of the Secret Service would.
+// keychain-probe list --group G: one line per item of G, its service, account and label
+// separated by two spaces and escaped for the terminal (stored values are untrusted).
+// A KeychainError is one line `keychain-probe: error[CODE]: MESSAGE` on standard error, exit 4
+// when the keyring is unavailable, else 1; a usage error is exit 2.
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first, let options = ProbeOptions(arguments.dropFirst()) else {
+    fail("usage: keychain-probe write --service S --account A [--group G] [--repeats N] | list --group G", status: 2)
+}
+// Logs go to standard error only, warnings and up: standard output is what the tests read.
+var logger = Logger(label: "keychain-probe")
+logger.logLevel = .warning
+let store = SecretServiceStore(configuration: .init(logger: logger))
+
+do throws(KeychainError) {
+    switch (command, options.group) {
+    case ("write", _):
+        guard let service = options.service, let account = options.account else { fail("write needs --service and --account", status: 2) }
+        let key = KeychainKey(service: service, account: account, accessGroup: options.group)
+        let value = FileHandle.standardInput.readDataToEndOfFile()
+        for _ in 0..<options.repeats { try store.setData(value, for: key, label: "keychain-probe item") }
+    case ("list", let group?):
+        for item in try store.items(in: .group(group)) {
+            print([item.key.service, item.key.account, item.label].map(\.escapedForTerminal).joined(separator: "  "))
+        }
+    default:
+        fail("unknown command \(command.escapedForTerminal), or list without --group", status: 2)
+    }
+} catch {
+    switch error {
+    case .noSessionBus, .noProvider, .noSuchCollection, .locked, .timedOut:
+        fail("error[\(error.code)]: \(error.description.escapedForTerminal)", status: 4)
+    default:
+        fail("error[\(error.code)]: \(error.description.escapedForTerminal)", status: 1)
+    }
+}
+
+/// The options after the command: `--name value` pairs.
+struct ProbeOptions {
+    var service: String?
+    var account: String?
+    var group: AccessGroup?
+    var repeats = 1
+
+    init?(_ words: ArraySlice<String>) {
+        var words = words
+        while let name = words.popFirst() {
+            guard let value = words.popFirst() else { return nil }
+            switch name {
+            case "--service": service = value
+            case "--account": account = value
+            case "--group": guard let group = try? AccessGroup(value) else { return nil }; self.group = group
+            case "--repeats": guard let count = Int(value), count > 0 else { return nil }; repeats = count
+            default: return nil
+            }
+        }
+    }
+}
+
+/// Prints `message` on standard error and exits with `status`.
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("keychain-probe: \(message)\n".utf8))
+    exit(status)
+}
