@@ -221,7 +221,7 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     /// A bus connection of the watcher's own, made in its main context so that its `closed`
-    /// signal (the bus went away) is dispatched on this thread, and that signal followed.
+    /// signal (the bus went away) is dispatched where that context runs, and that signal followed.
     private func privateBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
         preconditionOwnsContext()
         g_main_context_push_thread_default(context)
