@@ -95,25 +95,3 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
-
-/// Limits every store enforces, so that a value stored in one store can be stored in any other.
-public enum KeychainLimits {
-    /// The largest secret accepted: 1 MiB (1,048,576 bytes). Larger values throw ``KeychainError/payloadTooLarge(size:limit:)``.
-    public static let maximumSecretSize = 1 << 20
-
-    static func validate(secretSize size: Int) throws(KeychainError) {
-        if size > maximumSecretSize {
-            throw .payloadTooLarge(size: size, limit: maximumSecretSize)
-        }
-    }
-}
-
-extension Duration {
-    /// `5 s`, `0.25 s`: the way limits appear in messages.
-    var formattedSeconds: String {
-        let (seconds, attoseconds) = components
-        let fraction = Double(attoseconds) / 1e18
-        let value = Double(seconds) + fraction
-        return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
-    }
-}

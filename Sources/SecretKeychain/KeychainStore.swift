@@ -1,10 +1,49 @@
+import Dispatch
 import Foundation
 
 /// A place to keep small secrets under a ``KeychainKey``: the Secret Service, or memory.
 ///
-/// The synchronous requirements may block (``SecretServiceStore`` waits on D-Bus); call them from a
-/// thread you own. The `async` forms never block the caller's executor: a store whose calls block
-/// runs them on a thread of its own.
+/// The requirements are synchronous and may block the calling thread (``SecretServiceStore``
+/// waits on D-Bus): call them from a thread you own. From `async` code, call the `async` forms
+/// (`try await store.data(for: key)`), which run the same requirements on the store's
+/// ``blockingQueue`` and never block Swift's cooperative thread pool.
+///
+/// ## Implementation requirements
+///
+/// Code above the keychain (`Auth`, live sync) relies on every store behaving alike, so a store
+/// must keep these rules; ``InMemoryStore`` is the reference, and the package's contract tests
+/// run the same assertions against it and ``SecretServiceStore``.
+///
+/// - **Thread safety.** Every requirement may be called from any thread, several at once; the
+///   store is `Sendable` and guards its own state.
+/// - **Blocking.** A requirement may block its caller (on I/O or IPC) but must never wait for
+///   work of Swift's cooperative pool (no `Task`, no `async` code waited on): its callers run it
+///   on a queue or a thread of their own. A store whose calls block for long supplies a
+///   ``blockingQueue`` of its own; the default is a concurrent queue shared by such stores.
+/// - **Time bounds.** Every call returns within a bounded time: a store never waits forever on
+///   another process; when its limit passes it throws ``KeychainError/timedOut(operation:limit:writes:)``,
+///   saying whether a write's outcome is unknown.
+/// - **Keys and scopes.** One item per key: a write replaces what the key held. A private key
+///   (no access group) is never found in a group, nor a key of one group in another. Secrets up
+///   to ``KeychainLimits/maximumSecretSize`` bytes are kept; larger ones throw
+///   ``KeychainError/payloadTooLarge(size:limit:)`` and nothing is written.
+/// - **Errors.** Every failure is a ``KeychainError``; absence is `nil`, `false` or `0`, never an
+///   error, and a failed call leaves what was stored unchanged (except a write that timed out).
+///   ``KeychainError/invalidKey(_:reason:)`` and ``KeychainError/invalidAccessGroup(_:violation:)``:
+///   the input breaks a rule, nothing was touched. ``KeychainError/noSessionBus(detail:)``,
+///   ``KeychainError/noProvider(detail:)``, ``KeychainError/noSuchCollection(_:detail:)`` and
+///   ``KeychainError/locked(collection:)``: the backing storage cannot be reached or used now.
+///   ``KeychainError/oversizedItem(_:size:limit:)`` and ``KeychainError/corruptItem(_:reason:)``:
+///   a stored item cannot be read as a secret; it is left as it is. ``KeychainError/underlying(domain:code:message:)``:
+///   anything else the storage reported.
+/// - **Listings** never return a secret and are sorted by ``KeychainKey/listingOrder(_:_:)``.
+/// - **Observations.** ``observeChanges(in:_:)`` returns once a change made after it returns will
+///   be reported. The handler may be called on any thread (one of the store's), one change at a
+///   time and in order; it is never called once ``KeychainObservation/cancel()`` has returned
+///   (unless the handler itself cancelled). The observation ends by itself only when its source
+///   is gone for good, telling why through ``KeychainObservation/whenEnded(_:)``. Observations
+///   are made by this package's stores: a store of your own reports the changes of the store it
+///   keeps its items in, by returning that store's observation.
 public protocol KeychainStore: Sendable {
     /// The secret stored under `key`, or `nil` when nothing is.
     ///
@@ -32,7 +71,8 @@ public protocol KeychainStore: Sendable {
 
     /// Describes the items in `scope` as ``items(in:)`` does, and also the items of the schema
     /// whose attributes form no key. Never returns a secret; reads each item's secret only to
-    /// learn its size, one item at a time.
+    /// learn its size, one item at a time. The default, for stores that hold nothing but valid
+    /// keys, returns ``items(in:)`` and nothing unrecognized.
     ///
     /// - Throws: ``KeychainError``.
     func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing
@@ -60,73 +100,7 @@ public protocol KeychainStore: Sendable {
         in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
     ) throws(KeychainError) -> KeychainObservation
 
-    /// The `async` form of ``observeChanges(in:_:)``.
-    func observeChanges(
-        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
-    ) async throws(KeychainError) -> KeychainObservation
-
-    /// The `async` form of ``data(for:)``.
-    func data(for key: KeychainKey) async throws(KeychainError) -> Data?
-    /// The `async` form of ``setData(_:for:label:)``.
-    func setData(_ data: Data, for key: KeychainKey, label: String) async throws(KeychainError)
-    /// The `async` form of ``removeData(for:)``.
-    @discardableResult
-    func removeData(for key: KeychainKey) async throws(KeychainError) -> Bool
-    /// The `async` form of ``items(in:)``.
-    func items(in scope: KeychainScope) async throws(KeychainError) -> [KeychainItemInfo]
-    /// The `async` form of ``listing(in:)``.
-    func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing
-    /// The `async` form of ``removeAll(in:)``.
-    @discardableResult
-    func removeAll(in group: AccessGroup) async throws(KeychainError) -> Int
-}
-
-extension KeychainStore {
-    // Default `async` forms for stores whose calls never block: they call the synchronous form in place.
-    // Each synchronous call is made from a non-async closure, so overload resolution cannot pick the
-    // `async` form again.
-
-    public func data(for key: KeychainKey) async throws(KeychainError) -> Data? {
-        let call = { () throws(KeychainError) -> Data? in try self.data(for: key) }
-        return try call()
-    }
-
-    public func setData(_ data: Data, for key: KeychainKey, label: String) async throws(KeychainError) {
-        let call = { () throws(KeychainError) in try self.setData(data, for: key, label: label) }
-        try call()
-    }
-
-    @discardableResult
-    public func removeData(for key: KeychainKey) async throws(KeychainError) -> Bool {
-        let call = { () throws(KeychainError) -> Bool in try self.removeData(for: key) }
-        return try call()
-    }
-
-    public func items(in scope: KeychainScope) async throws(KeychainError) -> [KeychainItemInfo] {
-        let call = { () throws(KeychainError) -> [KeychainItemInfo] in try self.items(in: scope) }
-        return try call()
-    }
-
-    @discardableResult
-    public func removeAll(in group: AccessGroup) async throws(KeychainError) -> Int {
-        let call = { () throws(KeychainError) -> Int in try self.removeAll(in: group) }
-        return try call()
-    }
-
-    /// For stores that hold nothing but valid keys: their items, nothing unrecognized.
-    public func listing(in scope: KeychainScope) throws(KeychainError) -> KeychainListing {
-        KeychainListing(items: try items(in: scope))
-    }
-
-    public func listing(in scope: KeychainScope) async throws(KeychainError) -> KeychainListing {
-        let call = { () throws(KeychainError) -> KeychainListing in try self.listing(in: scope) }
-        return try call()
-    }
-
-    public func observeChanges(
-        in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
-    ) async throws(KeychainError) -> KeychainObservation {
-        let call = { () throws(KeychainError) -> KeychainObservation in try self.observeChanges(in: scope, handler) }
-        return try call()
-    }
+    /// The queue the `async` forms run this store's requirements on. The default is a concurrent
+    /// queue shared by every store that supplies none; ``SecretServiceStore`` has a serial one of its own.
+    var blockingQueue: DispatchQueue { get }
 }

@@ -3,6 +3,12 @@ import Foundation
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Follows the item signals of a ``SecretServiceStore``'s collection (`ItemCreated`,
 /// `ItemChanged`, `ItemDeleted`) on a thread of its own, and reports the changes of the items in
 /// one scope to a ``KeychainObservation``.
@@ -16,9 +22,12 @@ import Synchronization
 /// session bus goes away (the connection is closed), the watcher ends the observation with
 /// ``KeychainError/noSessionBus(detail:)`` instead of waiting forever.
 ///
-/// `@unchecked Sendable`: the mutable state is touched only on the watcher's thread (in `run` and
-/// the signal callbacks its main loop dispatches). Other threads only call ``start(_:)`` once and
-/// ``stop()``, which posts to the thread's main context (thread-safe in GLib).
+/// `@unchecked Sendable`: the mutable state is confined to the thread that owns the watcher's GLib
+/// main context, and every method touching it checks so (``preconditionOwnsContext()``): the
+/// caller of ``begin()`` while it subscribes, then the watcher's thread (its main loop and the
+/// signal callbacks the loop dispatches, then ``finish()``). Other threads only call
+/// ``startThread()`` once and ``stop()``, which posts to the main context (thread-safe in GLib)
+/// and takes the thread handle under its lock.
 final class CollectionWatcher: @unchecked Sendable {
     private let store: SecretServiceStore
     private let scope: KeychainScope
@@ -26,9 +35,10 @@ final class CollectionWatcher: @unchecked Sendable {
     private weak var observation: KeychainObservation?
     private let context: OpaquePointer
     private let loop: OpaquePointer
-    /// The watcher's GLib thread, until ``stop()`` joins or releases it.
-    private let thread = Mutex<UnsafeMutablePointer<GThread>?>(nil)
+    /// The watcher's thread, from ``startThread()`` until ``stop()`` joins or detaches it.
+    private let thread = Mutex<pthread_t?>(nil)
 
+    // Owned by the thread that owns `context`.
     private var bus: OpaquePointer?
     /// The handler of the connection's `closed` signal, 0 when none is connected.
     private var closedHandler: gulong = 0
@@ -55,42 +65,87 @@ final class CollectionWatcher: @unchecked Sendable {
         g_main_context_unref(context)
     }
 
-    /// Starts the thread; `started` is called from it once the signals are followed, or with why they cannot be.
-    func start(_ started: @escaping @Sendable (Result<Void, KeychainError>) -> Void) {
-        // A GLib thread, which names itself (``threadName``); it holds the watcher until it ends.
-        // Stored under the lock it is created in, so that a `stop()` from the thread finds it.
-        thread.withLock { thread in
-            let context = Unmanaged.passRetained(StartContext(watcher: self, started: started)).toOpaque()
-            thread = g_thread_new(Self.threadName, { context in
-                let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
-                start.watcher.run(start.started)
-                return nil
-            }, context)
+    /// Traps unless the calling thread owns the watcher's main context, the one thread allowed
+    /// to touch the mutable state. One uncontended lock.
+    private func preconditionOwnsContext(file: StaticString = #fileID, line: UInt = #line) {
+        precondition(
+            g_main_context_is_owner(context) != 0, "CollectionWatcher state touched off its thread", file: file, line: line)
+    }
+
+    /// Follows the collection from the calling thread: resolves it, subscribes to the provider's
+    /// ownership and item signals (dispatched to the watcher's main context, which nothing runs
+    /// yet) and lists the scope's items. Blocks on D-Bus, each call bounded. On failure, everything
+    /// is released again.
+    ///
+    /// - Throws: ``KeychainError`` when the changes cannot be followed (no bus, no provider, no
+    ///   such collection).
+    func begin() throws(KeychainError) {
+        precondition(g_main_context_acquire(context) != 0, "a new watcher's main context is owned by another thread")
+        defer { g_main_context_release(context) }
+        do {
+            try subscribeAndList()
+        } catch {
+            finish()
+            throw error
         }
     }
 
-    private final class StartContext {
-        let watcher: CollectionWatcher
-        let started: @Sendable (Result<Void, KeychainError>) -> Void
-
-        init(watcher: CollectionWatcher, started: @escaping @Sendable (Result<Void, KeychainError>) -> Void) {
-            self.watcher = watcher
-            self.started = started
+    /// Starts the watcher's thread, named ``threadName`` before this returns, which runs the main
+    /// loop until ``stop()``; it holds the watcher until it ends. Call once, after ``begin()``.
+    ///
+    /// - Throws: ``KeychainError/underlying(domain:code:message:)`` when no thread can be started;
+    ///   everything is released again.
+    func startThread() throws(KeychainError) {
+        let started = thread.withLock { thread -> Int32 in
+            let watcher = Unmanaged.passRetained(self).toOpaque()
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { watcher in
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher!).takeRetainedValue().run()
+                return nil
+            }, watcher)
+            guard result == 0 else {
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher).release()
+                return result
+            }
+            nameThread(handle, Self.threadName)
+            thread = handle
+            return 0
+        }
+        guard started == 0 else {
+            precondition(g_main_context_acquire(context) != 0, "an unstarted watcher's main context is owned by another thread")
+            defer { g_main_context_release(context) }
+            finish()
+            throw .underlying(
+                domain: "SecretKeychain", code: Int(started), message: "no thread could be started to follow the changes")
         }
     }
 
     /// The name of the watchers' threads, as `/proc/PID/task/TID/comm` shows it (15 bytes at most).
     static let threadName = "keychain-watch"
 
+    /// Names `thread` from the calling thread, so that the name is set when ``startThread()``
+    /// returns. glibc's `pthread_setname_np`, which Swift's Glibc module leaves out (it is declared
+    /// only with `_GNU_SOURCE`); found once, at run time. Where it is missing, the thread keeps its
+    /// inherited name.
+    private func nameThread(_ thread: pthread_t, _ name: String) {
+        _ = Self.setThreadName?(thread, name)
+    }
+
+    private typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+
+    private static let setThreadName: SetThreadName? = dlsym(nil, "pthread_setname_np").map {
+        unsafeBitCast($0, to: SetThreadName.self)
+    }
+
     /// Ends the thread's main loop and, unless called on the watcher's own thread (from a
-    /// handler, or when starting failed), waits until the thread has unsubscribed and ended.
+    /// handler, or when the bus went away), waits until the thread has unsubscribed and ended.
     func stop() {
         postQuit()
         guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
-        if thread == g_thread_self() {
-            g_thread_unref(thread)
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
         } else {
-            g_thread_join(thread)
+            pthread_join(thread, nil)
         }
     }
 
@@ -106,23 +161,20 @@ final class CollectionWatcher: @unchecked Sendable {
         g_source_attach(source, context)
     }
 
-    // MARK: On the watcher's thread
+    // MARK: On the thread that owns the main context
 
-    private func run(_ started: @Sendable (Result<Void, KeychainError>) -> Void) {
+    /// The watcher's thread: owns the main context for its whole life and runs its loop.
+    private func run() {
+        precondition(g_main_context_acquire(context) != 0, "the watcher's main context is owned by another thread")
+        defer { g_main_context_release(context) }
         defer { finish() }
-        do throws(KeychainError) {
-            try begin()
-        } catch {
-            started(.failure(error))
-            return
-        }
-        started(.success(()))
         g_main_loop_run(loop)
     }
 
     /// Resolves the collection, subscribes to the provider's ownership and its item signals, then
     /// lists the scope's items, in that order so that no change falls between the list and the signals.
-    private func begin() throws(KeychainError) {
+    private func subscribeAndList() throws(KeychainError) {
+        preconditionOwnsContext()
         let limit = store.configuration.timeout
         let (path, locked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
             (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
@@ -140,10 +192,10 @@ final class CollectionWatcher: @unchecked Sendable {
                 sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
                 path: "/org/freedesktop/DBus", arg0: SecretServiceClient.busName
             ) { _, _, _, _, _, parameters, watcher in
-                guard let parameters, let watcher, variant(parameters, hasType: "(sss)") else { return }
+                guard let parameters, let watcher, GLib.variant(parameters, hasType: "(sss)") else { return }
                 let newOwner = g_variant_get_child_value(parameters, 2)!
                 defer { g_variant_unref(newOwner) }
-                Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().ownerChanged(to: string(of: newOwner))
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().ownerChanged(to: GLib.string(of: newOwner))
             }
             owner = try SecretServiceClient.busDaemonCall(
                 bus, "GetNameOwner", [g_variant_new_string(SecretServiceClient.busName)], limit: limit)
@@ -156,6 +208,7 @@ final class CollectionWatcher: @unchecked Sendable {
 
     /// Unsubscribes, lets GLib release what the subscriptions hold, and closes and drops the bus connection.
     private func finish() {
+        preconditionOwnsContext()
         guard let bus else { return }
         if closedHandler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(bus), closedHandler) }
         for subscription in [ownerSubscription, itemSubscription] where subscription != 0 {
@@ -168,8 +221,9 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     /// A bus connection of the watcher's own, made in its main context so that its `closed`
-    /// signal (the bus went away) is dispatched on this thread, and that signal followed.
+    /// signal (the bus went away) is dispatched where that context runs, and that signal followed.
     private func privateBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
+        preconditionOwnsContext()
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
         let bus = try SecretServiceClient.privateSessionBus(limit: limit)
@@ -188,6 +242,7 @@ final class CollectionWatcher: @unchecked Sendable {
 
     /// The session bus went away: no change can be followed again, so the observation ends.
     private func busClosed(_ detail: String) {
+        preconditionOwnsContext()
         logger.warning("The session bus went away; the observation of the keychain has ended", metadata: ["detail": "\(detail)"])
         let reason = KeychainError.noSessionBus(detail: "the session bus went away while changes were followed: \(detail)")
         if let observation {
@@ -203,6 +258,7 @@ final class CollectionWatcher: @unchecked Sendable {
         sender: String?, interface: String, member: String?, path: String?, arg0: String?,
         _ callback: GDBusSignalCallback
     ) -> guint {
+        preconditionOwnsContext()
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
         return g_dbus_connection_signal_subscribe(
@@ -213,6 +269,7 @@ final class CollectionWatcher: @unchecked Sendable {
 
     /// Follows the item signals of the provider `owner` (a unique bus name), or of none.
     private func follow(_ owner: String?) {
+        preconditionOwnsContext()
         if let bus, itemSubscription != 0 {
             g_dbus_connection_signal_unsubscribe(bus, itemSubscription)
             itemSubscription = 0
@@ -222,15 +279,16 @@ final class CollectionWatcher: @unchecked Sendable {
         itemSubscription = subscribe(
             sender: owner, interface: "org.freedesktop.Secret.Collection", member: nil, path: nil, arg0: nil
         ) { _, _, collection, _, member, parameters, watcher in
-            guard let collection, let member, let parameters, let watcher, variant(parameters, hasType: "(o)") else { return }
+            guard let collection, let member, let parameters, let watcher, GLib.variant(parameters, hasType: "(o)") else { return }
             let item = g_variant_get_child_value(parameters, 0)!
             defer { g_variant_unref(item) }
             Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue()
-                .itemSignal(String(cString: member), collection: String(cString: collection), item: string(of: item))
+                .itemSignal(String(cString: member), collection: String(cString: collection), item: GLib.string(of: item))
         }
     }
 
     private func itemSignal(_ member: String, collection: String, item path: String) {
+        preconditionOwnsContext()
         logger.trace("Item signal", metadata: ["signal": "\(member)", "item": "\(path)"])
         guard collection == collectionPath else { return }
         switch member {
@@ -243,6 +301,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// An item was written (gnome-keyring announces a replaced item as created again): reads
     /// which key it now holds.
     private func itemStored(at path: String) {
+        preconditionOwnsContext()
         let key: KeychainKey?
         do throws(KeychainError) {
             key = try store.perform("Reading a changed item", writes: false) { attempt throws(SecretServiceFailure) in
@@ -266,17 +325,20 @@ final class CollectionWatcher: @unchecked Sendable {
 
     /// An item was deleted (or left the scope): reports its key removed, unless another item still holds it.
     private func forget(_ path: String) {
+        preconditionOwnsContext()
         guard let key = known.removeValue(forKey: path) else { return }
         report(change(of: key))
     }
 
     private func change(of key: KeychainKey) -> KeychainChange {
-        KeychainChange(key: key, kind: known.values.contains(key) ? .stored : .removed)
+        preconditionOwnsContext()
+        return KeychainChange(key: key, kind: known.values.contains(key) ? .stored : .removed)
     }
 
     /// Another process owns `org.freedesktop.secrets` now (or none does): follows its signals,
     /// and reports every key that may have changed while no one was followed.
     private func ownerChanged(to newOwner: String) {
+        preconditionOwnsContext()
         let newOwner = newOwner.isEmpty ? nil : newOwner
         guard newOwner != owner else { return }
         logger.info("The Secret Service provider changed; following the new one", metadata: ["owner": "\(newOwner ?? "none")"])

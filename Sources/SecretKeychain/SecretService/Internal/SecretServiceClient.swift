@@ -1,68 +1,6 @@
 import CSecret
 import Foundation
 
-/// A libsecret or D-Bus call the store makes, named for messages and for telling errors apart.
-enum SecretServiceCall: String, Sendable {
-    case connectBus = "connecting to the session bus"
-    case openSession = "opening a Secret Service session"
-    case readAlias = "resolving the collection alias"
-    case search = "searching items"
-    case getSecret = "reading a secret"
-    case createItem = "storing an item"
-    case deleteItem = "deleting an item"
-    case unlock = "unlocking the collection"
-    case itemProperties = "reading item properties"
-    case collectionLocked = "checking whether the collection is locked"
-
-    /// Whether a "no such object" answer to this call means the collection itself is missing.
-    var addressesCollection: Bool { self == .createItem || self == .collectionLocked }
-}
-
-/// Why a call failed, before it is told to the user as a ``KeychainError``.
-enum SecretServiceFailure: Error {
-    /// The call returned a `GError`.
-    case glib(GLibError, call: SecretServiceCall)
-    /// The call's deadline passed and it was cancelled.
-    case expired(call: SecretServiceCall, limit: Duration)
-    /// The store already knows what to tell the user.
-    case keychain(KeychainError)
-}
-
-/// libsecret's process-wide `SecretService`, with a session open.
-///
-/// `@unchecked Sendable`: a `SecretService` is a `GDBusProxy`, whose calls are thread-safe; the
-/// handle only holds one reference and releases it in `deinit`.
-final class SecretServiceHandle: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<SecretService>
-
-    init(taking pointer: UnsafeMutablePointer<SecretService>) { self.pointer = pointer }
-
-    deinit { g_object_unref(pointer) }
-}
-
-/// Properties of one item, read over D-Bus.
-struct SecretItemProperties {
-    var path: String
-    var label: String
-    var attributes: [String: String]
-    var created: Date
-    var modified: Date
-
-    /// Newest first: by modification time, then creation time, then the provider's item number.
-    static func isNewer(_ lhs: SecretItemProperties, than rhs: SecretItemProperties) -> Bool {
-        func rank(_ item: SecretItemProperties) -> (Date, Date, Int, String) {
-            (item.modified, item.created, Int(item.path.split(separator: "/").last ?? "") ?? -1, item.path)
-        }
-        return rank(lhs) > rank(rhs)
-    }
-}
-
-/// A secret as the provider returned it.
-struct StoredSecret {
-    var data: Data
-    var contentType: String
-}
-
 /// The calls the store makes, each one bounded by a ``CallDeadline`` of ``limit``.
 struct SecretServiceClient {
     let service: SecretServiceHandle
@@ -84,76 +22,6 @@ struct SecretServiceClient {
         return SecretServiceClient(service: SecretServiceHandle(taking: service), limit: limit)
     }
 
-    /// GLib's shared session-bus connection (the one libsecret uses), with a reference the caller
-    /// releases with `g_object_unref`.
-    ///
-    /// - Throws: ``KeychainError/noSessionBus(detail:)`` (as `.keychain`) when there is no bus.
-    static func sessionBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
-        let bus: OpaquePointer?
-        do {
-            bus = try bounded(.connectBus, limit: limit) { cancellable, error in
-                g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error)
-            }
-        } catch .glib(let error, _) {
-            throw .keychain(.noSessionBus(detail: error.message))
-        }
-        guard let bus else { throw .keychain(.noSessionBus(detail: "GLib returned no connection")) }
-        // GLib's shared session connection exits the process when the bus goes away; a library must not.
-        g_dbus_connection_set_exit_on_close(bus, 0)
-        return bus
-    }
-
-    /// A connection of its own to the session bus (not GLib's shared one), constructed in the
-    /// calling thread's thread-default main context, where it emits `closed` when the bus goes
-    /// away. The caller releases it with `g_object_unref` after `g_dbus_connection_close`.
-    ///
-    /// - Throws: ``KeychainError/noSessionBus(detail:)`` (as `.keychain`) when there is no bus.
-    static func privateSessionBus(limit: Duration) throws(SecretServiceFailure) -> OpaquePointer {
-        let bus: OpaquePointer?
-        do throws(SecretServiceFailure) {
-            let address = try bounded(.connectBus, limit: limit) { cancellable, error in
-                g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, cancellable, error)
-            }
-            guard let address else { throw SecretServiceFailure.keychain(.noSessionBus(detail: "GLib found no bus address")) }
-            defer { g_free(address) }
-            let flags = GDBusConnectionFlags(
-                rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
-            bus = try bounded(.connectBus, limit: limit) { cancellable, error in
-                g_dbus_connection_new_for_address_sync(address, flags, nil, cancellable, error)
-            }
-        } catch .glib(let error, _) {
-            throw .keychain(.noSessionBus(detail: error.message))
-        } catch {
-            throw error
-        }
-        guard let bus else { throw .keychain(.noSessionBus(detail: "GLib returned no connection")) }
-        return bus
-    }
-
-    /// Calls a method of the bus daemon (the arguments floating, consumed) that returns one string or number.
-    static func busDaemonCall(
-        _ bus: OpaquePointer, _ method: String, _ arguments: [OpaquePointer?], limit: Duration
-    ) throws(SecretServiceFailure) -> String {
-        let reply = try bounded(.connectBus, limit: limit) { cancellable, error in
-            g_dbus_connection_call_sync(
-                bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
-                makeTupleVariant(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
-        }
-        guard let reply else { throw .keychain(.noProvider(detail: "the bus gave no answer to \(method)")) }
-        defer { g_variant_unref(reply) }
-        let value = g_variant_get_child_value(reply, 0)!
-        defer { g_variant_unref(value) }
-        if variant(value, hasType: "u") { return String(g_variant_get_uint32(value)) }
-        guard variant(value, hasType: "s") else { throw .keychain(.noProvider(detail: "an unexpected answer to \(method)")) }
-        return string(of: value)
-    }
-
-    /// Forgets libsecret's shared service, so that the next ``connect(limit:)`` reaches the
-    /// provider that owns the name now.
-    static func disconnect() {
-        secret_service_disconnect()
-    }
-
     /// Runs one blocking call with a fresh deadline of `limit`.
     static func bounded<Result>(
         _ call: SecretServiceCall, limit: Duration,
@@ -161,7 +29,7 @@ struct SecretServiceClient {
     ) throws(SecretServiceFailure) -> Result {
         let deadline = CallDeadline(limit: limit)
         do {
-            return try withGError { body(deadline.cancellable, $0) }
+            return try GLib.withError { body(deadline.cancellable, $0) }
         } catch {
             if error.isCancelled && deadline.hasExpired {
                 throw .expired(call: call, limit: limit)
@@ -190,14 +58,14 @@ struct SecretServiceClient {
 
     /// The paths of the items whose attributes include `attributes`, in every collection.
     func search(_ attributes: [String: String]) throws(SecretServiceFailure) -> (unlocked: [String], locked: [String]) {
-        let table = makeAttributeTable(attributes)
+        let table = GLib.makeAttributeTable(attributes)
         defer { g_hash_table_unref(table) }
         var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
         _ = try bounded(.search) { cancellable, error in
             secret_service_search_for_dbus_paths_sync(service.pointer, nil, table, cancellable, &unlocked, &locked, error)
         }
-        return (takeStringArray(unlocked), takeStringArray(locked))
+        return (GLib.takeStringArray(unlocked), GLib.takeStringArray(locked))
     }
 
     /// The secret of the item at `path`, or `nil` when the provider returned none. A secret over
@@ -245,7 +113,7 @@ struct SecretServiceClient {
             UnsafeMutableRawPointer(g_variant_ref_sink(g_variant_new_string(label))))
         g_hash_table_insert(
             properties, g_strdup("org.freedesktop.Secret.Item.Attributes"),
-            UnsafeMutableRawPointer(g_variant_ref_sink(makeStringDictionaryVariant(attributes))))
+            UnsafeMutableRawPointer(g_variant_ref_sink(GLib.makeStringDictionaryVariant(attributes))))
         let value = secret.isEmpty
             ? secret_value_new("", 0, contentType)
             : secret.withUnsafeBytes { bytes in
@@ -275,12 +143,12 @@ struct SecretServiceClient {
     /// - Returns: How many of `paths` are now unlocked.
     func unlock(_ paths: [String], limit: Duration) throws(SecretServiceFailure) -> Int {
         var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        let count = try withStringArray(paths) { array throws(SecretServiceFailure) in
+        let count = try GLib.withStringArray(paths) { array throws(SecretServiceFailure) in
             try bounded(.unlock, limit: limit) { cancellable, error in
                 secret_service_unlock_dbus_paths_sync(service.pointer, array, cancellable, &unlocked, error)
             }
         }
-        _ = takeStringArray(unlocked)
+        _ = GLib.takeStringArray(unlocked)
         return Int(max(count, 0))
     }
 
@@ -294,10 +162,10 @@ struct SecretServiceClient {
         defer { g_variant_unref(dictionary) }
 
         func value(_ name: String, _ type: String) throws(SecretServiceFailure) -> OpaquePointer {
-            guard let value = lookup(name, in: dictionary) else {
+            guard let value = GLib.lookup(name, in: dictionary) else {
                 throw .keychain(.corruptItem(path, reason: "the provider reports no \(name) property"))
             }
-            guard variant(value, hasType: type) else {
+            guard GLib.variant(value, hasType: type) else {
                 g_variant_unref(value)
                 throw .keychain(.corruptItem(path, reason: "the \(name) property is not of type \(type)"))
             }
@@ -313,8 +181,8 @@ struct SecretServiceClient {
         defer { g_variant_unref(modified) }
         return SecretItemProperties(
             path: path,
-            label: string(of: label),
-            attributes: stringDictionary(of: attributes),
+            label: GLib.string(of: label),
+            attributes: GLib.stringDictionary(of: attributes),
             created: Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64(created))),
             modified: Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64(modified))))
     }
@@ -329,7 +197,7 @@ struct SecretServiceClient {
         defer { g_variant_unref(boxed) }
         let locked = g_variant_get_variant(boxed)!
         defer { g_variant_unref(locked) }
-        guard variant(locked, hasType: "b") else {
+        guard GLib.variant(locked, hasType: "b") else {
             throw .keychain(.underlying(
                 domain: "SecretKeychain", code: 0, message: "the collection's Locked property is not a boolean"))
         }
@@ -344,7 +212,7 @@ struct SecretServiceClient {
         let connection = g_dbus_proxy_get_connection(proxy)
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
-        let parameters = makeTupleVariant(arguments.map { g_variant_new_string($0) })
+        let parameters = GLib.makeTupleVariant(arguments.map { g_variant_new_string($0) })
         // GDBus keeps its default time limit (longer than ours); the deadline's cancellable ends the call.
         let reply = try bounded(call) { cancellable, error in
             g_dbus_connection_call_sync(

@@ -56,7 +56,7 @@ private final class DeadlineWatchdog: @unchecked Sendable {
     private var started = false
 
     func watch(_ deadline: CallDeadline) {
-        let due = Date().addingTimeInterval(TimeInterval(deadline.limit / .milliseconds(1)) / 1000)
+        let due = Date().addingTimeInterval(deadline.limit.inSeconds)
         condition.lock()
         defer { condition.unlock() }
         entries[ObjectIdentifier(deadline)] = Entry(due: due, expiry: deadline.expiry, cancellable: deadline.cancellable)

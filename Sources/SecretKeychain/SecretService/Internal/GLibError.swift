@@ -72,12 +72,14 @@ struct GLibError: Error, Sendable {
     }
 }
 
-/// Runs `body` with a `GError **` and turns a reported error into a ``GLibError``.
-func withGError<Result>(
-    _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
-) throws(GLibError) -> Result {
-    var error: UnsafeMutablePointer<GError>?
-    let result = body(&error)
-    if let error { throw GLibError(taking: error) }
-    return result
+extension GLib {
+    /// Runs `body` with a `GError **` and turns a reported error into a ``GLibError``.
+    static func withError<Result>(
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
+    ) throws(GLibError) -> Result {
+        var error: UnsafeMutablePointer<GError>?
+        let result = body(&error)
+        if let error { throw GLibError(taking: error) }
+        return result
+    }
 }

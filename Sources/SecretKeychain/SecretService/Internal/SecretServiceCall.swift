@@ -1,0 +1,16 @@
+/// A libsecret or D-Bus call the store makes, named for messages and for telling errors apart.
+enum SecretServiceCall: String, Sendable {
+    case connectBus = "connecting to the session bus"
+    case openSession = "opening a Secret Service session"
+    case readAlias = "resolving the collection alias"
+    case search = "searching items"
+    case getSecret = "reading a secret"
+    case createItem = "storing an item"
+    case deleteItem = "deleting an item"
+    case unlock = "unlocking the collection"
+    case itemProperties = "reading item properties"
+    case collectionLocked = "checking whether the collection is locked"
+
+    /// Whether a "no such object" answer to this call means the collection itself is missing.
+    var addressesCollection: Bool { self == .createItem || self == .collectionLocked }
+}

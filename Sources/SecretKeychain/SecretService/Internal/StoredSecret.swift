@@ -1,0 +1,7 @@
+import Foundation
+
+/// A secret as the provider returned it.
+struct StoredSecret {
+    var data: Data
+    var contentType: String
+}
