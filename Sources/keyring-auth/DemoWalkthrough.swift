@@ -1,4 +1,5 @@
 import Foundation
+import SecretKeychain
 import Subprocesses
 
 /// The demo's steps: Firebase's shared-keychain walkthrough with two apps, then live sync. Each
@@ -124,7 +125,6 @@ struct DemoWalkthrough {
     }
 
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.0f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+        String(format: "%.0f ms", duration.inMilliseconds)
     }
 }

@@ -16,10 +16,8 @@ struct Doctor: AsyncParsableCommand {
 
     func run() async throws {
         let store = SecretServiceStore(configuration: storeOptions.secretServiceConfiguration)
-        let report = await withCheckedContinuation { continuation in
-            // diagnose() blocks on D-Bus: keep it off the cooperative pool.
-            DispatchQueue.global().async { continuation.resume(returning: store.diagnose()) }
-        }
+        // diagnose() blocks on D-Bus: the store's queue keeps it off the cooperative pool.
+        let report = await store.blockingQueue.run { store.diagnose() }
         let checks = Self.checks(report, collection: storeOptions.collection)
         if output.json {
             printJSON([
@@ -82,7 +80,7 @@ struct Doctor: AsyncParsableCommand {
                 name: "probe", ok: false, detail: "writing, reading and deleting a throwaway item failed",
                 fix: advice(error)))
         } else if let duration = report.probeDuration {
-            let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+            let milliseconds = duration.inMilliseconds
             checks.append(Check(
                 name: "probe", ok: true,
                 detail: "wrote, read back and deleted a throwaway item in \(String(format: "%.1f", milliseconds)) ms"))

@@ -19,12 +19,7 @@ extension Auth {
     func transitionOffPool<Result: Sendable>(
         _ body: @escaping @Sendable () throws(AuthError) -> Result
     ) async throws(AuthError) -> Result {
-        let result: Swift.Result<Result, AuthError> = await withCheckedContinuation { continuation in
-            worker.async {
-                continuation.resume(returning: Swift.Result { () throws(AuthError) in try self.transition(body) })
-            }
-        }
-        return try result.get()
+        try await worker.run { () throws(AuthError) in try self.transition(body) }
     }
 
     // MARK: Start-up completed late

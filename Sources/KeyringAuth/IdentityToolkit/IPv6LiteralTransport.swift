@@ -1,4 +1,5 @@
 import Foundation
+import SecretKeychain
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -157,7 +158,7 @@ enum IPv6LiteralTransport {
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero else { throw URLError(.timedOut) }
                 var entry = pollfd(fd: fd, events: events, revents: 0)
-                let milliseconds = Int32(clamping: max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+                let milliseconds = Int32(clamping: max(1, Int64(remaining.inMilliseconds)))
                 let ready = poll(&entry, 1, milliseconds)
                 try checkCancelled()
                 if ready > 0 { return }

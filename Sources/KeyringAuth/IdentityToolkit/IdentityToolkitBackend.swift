@@ -1,4 +1,5 @@
 import Foundation
+import SecretKeychain
 import Logging
 import Synchronization
 
@@ -45,12 +46,12 @@ public final class IdentityToolkitBackend: AuthBackend {
         apiKey: String, endpoint: Result<IdentityToolkitEndpoint, AuthError>, requestTimeout: Duration, logger: Logger
     ) {
         self.apiKey = apiKey
-        self.requestTimeout = max(.seconds(1), .seconds(requestTimeout.seconds.rounded(.up)))
+        self.requestTimeout = max(.seconds(1), .seconds(requestTimeout.inSeconds.rounded(.up)))
         self.endpointChoice = Mutex(endpoint)
         self.logger = logger
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.requestTimeout.seconds
-        configuration.timeoutIntervalForResource = self.requestTimeout.seconds
+        configuration.timeoutIntervalForRequest = self.requestTimeout.inSeconds
+        configuration.timeoutIntervalForResource = self.requestTimeout.inSeconds
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         self.session = URLSession(configuration: configuration)
@@ -165,7 +166,7 @@ public final class IdentityToolkitBackend: AuthBackend {
         if IPv6LiteralTransport.handles(url) {
             return try await IPv6LiteralTransport.post(to: url, headers: headers, body: body, timeout: requestTimeout)
         }
-        var request = URLRequest(url: url, timeoutInterval: requestTimeout.seconds)
+        var request = URLRequest(url: url, timeoutInterval: requestTimeout.inSeconds)
         request.httpMethod = "POST"
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
@@ -271,10 +272,3 @@ extension AuthTokens {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, for APIs that take `TimeInterval`.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}
