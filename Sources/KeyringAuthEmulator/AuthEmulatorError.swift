@@ -16,14 +16,14 @@ public enum AuthEmulatorError: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let reason):
-            "The emulator cannot listen on \(AuthEmulator.Address(host: host, port: port)) (\(reason)); choose another port "
-                + "with --port, or stop what uses it."
+            "The emulator cannot listen on \(AuthEmulator.Address(host: host, port: port)) (\(reason)); choose another port, "
+                + "or stop what uses it."
         case .hostDoesNotResolve(let host):
             "The emulator's host \(host) does not resolve to an address; use a loopback address such as 127.0.0.1, ::1 or localhost."
         case .notLoopback(let host, let address):
             "The emulator will not listen on \(host) (\(address)): it is not a loopback address, and the emulator accepts "
                 + "any API key and deletes every account on an unauthenticated request. Use 127.0.0.1, ::1 or localhost, "
-                + "or, to let the network reach it, opt in with --allow-non-loopback (Configuration.allowsNonLoopback)."
+                + "or, to let the network reach it, opt in with Configuration.allowsNonLoopback."
         case .invalidConfiguration(let reason):
             "The emulator's configuration is not usable: \(reason)."
         case .invalidImport(let reason):

@@ -73,7 +73,9 @@ struct Emulator: AsyncParsableCommand {
         let address: AuthEmulator.Address
         do throws(AuthEmulatorError) { address = try await emulator.start() } catch {
             switch error {
-            case .hostDoesNotResolve, .notLoopback: throw CLIFailure(.invalidInput, error.description)
+            case .hostDoesNotResolve: throw CLIFailure(.invalidInput, error.description)
+            case .notLoopback: throw CLIFailure(.invalidInput, error.description + " (keyring-auth: --allow-non-loopback.)")
+            case .cannotListen: throw CLIFailure(.failure, error.description + " (keyring-auth: --port.)")
             default: throw CLIFailure(.failure, error.description)
             }
         }
