@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         // The emulator's HTTP server; the client side uses Foundation's URLSession.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        // `swift package generate-documentation` for the DocC catalogs (a plugin: nothing of it is linked).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         // libsecret, found through pkg-config. The shim includes <libsecret/secret.h> only.

@@ -52,7 +52,10 @@ public protocol KeychainStore: Sendable {
 
     /// Stores `data` under `key`, replacing what was there, and leaves exactly one item for the key.
     ///
-    /// - Parameter label: A name a person understands in a keyring manager.
+    /// - Parameters:
+    ///   - data: The secret, at most ``KeychainLimits/maximumSecretSize`` bytes.
+    ///   - key: Where to store it.
+    ///   - label: A name a person understands in a keyring manager.
     /// - Throws: ``KeychainError``; on failure what was stored before is unchanged.
     func setData(_ data: Data, for key: KeychainKey, label: String) throws(KeychainError)
 

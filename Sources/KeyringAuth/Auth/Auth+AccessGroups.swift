@@ -11,8 +11,10 @@ extension Auth {
     /// (without being written back), and moving from the private scope to a group deletes the
     /// private item, signing the private user out. Moving back to `nil` deletes nothing.
     ///
-    /// - Parameter migratingCurrentUser: When moving from the private scope to a group, copy the
-    ///   signed-in user into the group (replacing what is stored there) instead of signing them out.
+    /// - Parameters:
+    ///   - accessGroup: The group, for example `TEAMID.com.example.group1`; `nil` for the app's private scope.
+    ///   - migratingCurrentUser: When moving from the private scope to a group, copy the signed-in
+    ///     user into the group (replacing what is stored there) instead of signing them out.
     /// - Throws: ``AuthError``: an invalid group, ``AuthErrorCode/tenantIDMismatch`` for a group
     ///   user of another tenant, a keychain failure (also when the private item cannot be deleted),
     ///   or ``AuthErrorCode/accessGroupChoiceError``. On failure nothing stored and nothing in

@@ -4,7 +4,7 @@ import Logging
 import SecretKeychain
 import Synchronization
 
-/// Firebase Auth's API over a ``KeychainStore``: one instance per app name, sharing the signed-in
+/// Firebase Auth's API over a `KeychainStore`: one instance per app name, sharing the signed-in
 /// user with the other apps of an access group, and (``AuthConfiguration/liveSync``) following
 /// their changes while it runs.
 ///

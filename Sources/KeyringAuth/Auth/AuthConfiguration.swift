@@ -21,12 +21,19 @@ public struct AuthConfiguration: Sendable {
     /// as Firebase keeps it in `UserDefaults`).
     public var groupChoices: AccessGroupChoices
 
+    /// Everything an ``Auth`` needs, with defaults for all but who the app is.
+    ///
     /// - Parameters:
-    ///   - store: `nil` for a ``SecretServiceStore`` on the default collection that logs to `logger`.
+    ///   - options: Who the app is to Firebase (API key, app ID, project, app name, tenant).
+    ///   - store: `nil` for a `SecretServiceStore` on the default collection that logs to `logger`.
     ///   - backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
     ///     the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
     ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
-    ///     or, with an ``InMemoryStore``, choices kept in memory with this configuration.
+    ///     or, with an `InMemoryStore`, choices kept in memory with this configuration.
+    ///   - callbackQueue: Where listeners and completion handlers run, in order (default: a private
+    ///     serial queue; pass `.main` for a GUI app whose main thread runs a dispatch main queue).
+    ///   - logger: Where `Auth` and the default store log; they never log a token.
+    ///   - liveSync: Whether to follow the other apps' changes to the group's user while running.
     public init(
         options: AuthAppOptions, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),

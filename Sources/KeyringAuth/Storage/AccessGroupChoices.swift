@@ -33,7 +33,7 @@ public final class AccessGroupChoices: Sendable {
         stateDirectory(standardDirectory(environment: ProcessInfo.processInfo.environment))
     }
 
-    /// Kept in this process only: for tests and for apps that opt into ``InMemoryStore``.
+    /// Kept in this process only: for tests and for apps that opt into `InMemoryStore`.
     /// Configurations that share the instance share their choices (a "relaunch" in a test).
     public static func inMemory() -> AccessGroupChoices {
         AccessGroupChoices(directory: nil)
