@@ -3,7 +3,11 @@ import Foundation
 /// Who an app is to Firebase: the values of its `GoogleService-Info` / `google-services.json`,
 /// plus the app's name within the process.
 ///
-/// Load them from a JSON file with ``load(from:)``; the README documents the format:
+/// Make them in code, or load them from a JSON file with ``load(from:)``:
+///
+/// ```swift
+/// let options = AuthAppOptions(apiKey: "AIza…", appID: "1:1234567890:linux:abcdef", projectID: "my-project")
+/// ```
 ///
 /// ```json
 /// { "appName": "[DEFAULT]", "apiKey": "AIza…", "appID": "1:1234:linux:abcd",
@@ -13,7 +17,8 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
     /// The name of Firebase's default app.
     public static let defaultAppName = "[DEFAULT]"
 
-    /// The app's name within the process; one ``Auth`` exists per name.
+    /// The instance's name within the process; one ``Auth`` exists per name (``Auth/auth(app:)``).
+    /// Apps — processes — are told apart by ``appID``, not by this name: most apps keep the default.
     public var appName: String
     /// The project's Web API key.
     public var apiKey: String
@@ -24,6 +29,7 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
     /// The Identity Platform tenant users sign in to, if any.
     public var tenantID: String?
 
+    /// Options for one app; only the API key, app ID and project ID have no default.
     public init(
         appName: String = defaultAppName, apiKey: String, appID: String, projectID: String, tenantID: String? = nil
     ) {
