@@ -144,6 +144,10 @@ import Testing
             let typed = error as Error as? AuthError
             #expect(typed == OfflineBackend.error)
         }
+        let foreign: Error = NSError(domain: AuthErrors.domain, code: AuthErrorCode.networkError.rawValue)
+        #expect(foreign as? AuthError == nil, "only an NSError made from an AuthError casts back")
+        let keychain = AuthError.keychain(.locked(collection: "login"))
+        #expect((keychain as NSError) as Error as? AuthError == keychain, "the keychain error survives the round trip")
     }
 
     // MARK: userInfo

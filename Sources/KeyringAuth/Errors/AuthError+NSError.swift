@@ -54,6 +54,7 @@ extension AuthError: _ObjectiveCBridgeable {
         }
     }
 
+    /// Only an `NSError` made from an `AuthError` is one; any other `NSError` (even in `FIRAuthErrorDomain`) is not.
     @discardableResult
     public static func _conditionallyBridgeFromObjectiveC(_ source: NSError, result: inout AuthError?) -> Bool {
         result = (source as? BridgedAuthError)?.authError
@@ -61,8 +62,9 @@ extension AuthError: _ObjectiveCBridgeable {
     }
 
     public static func _unconditionallyBridgeFromObjectiveC(_ source: NSError?) -> AuthError {
+        guard let source else { preconditionFailure("No NSError to bridge to an AuthError") }
         var result: AuthError?
-        _forceBridgeFromObjectiveC(source ?? NSError(domain: AuthErrors.domain, code: 0), result: &result)
+        _forceBridgeFromObjectiveC(source, result: &result)
         return result!
     }
 }
