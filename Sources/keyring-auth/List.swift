@@ -78,7 +78,7 @@ extension StoredUserItem {
         case .failure(let error):
             return [
                 columns.scope, columns.group, columns.apiKey.map(shortened) ?? "-", columns.app ?? "-",
-                error.oversizedSize.map { "OVERSIZED: \($0) bytes, not read" } ?? "CORRUPT: \(error.code.rawValue)",
+                error.oversizedSize.map { "OVERSIZED: \($0) bytes, not read" } ?? "CORRUPT: \(error.code.name)",
                 "-", "-", "-", timestamp(modified),
             ]
         }

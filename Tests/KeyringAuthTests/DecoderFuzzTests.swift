@@ -353,7 +353,7 @@ import Testing
         }
         #expect(readable + unreadable == Self.serverErrorCases)
         #expect(readable > 0 && unreadable > 0, "\(readable) bodies read as an error, \(unreadable) not")
-        #expect(codes.count >= 5, "only \(codes.map(\.rawValue).sorted())")
+        #expect(codes.count >= 5, "only \(codes.map(\.name).sorted())")
     }
 
     // MARK: The mutator

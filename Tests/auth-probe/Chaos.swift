@@ -91,5 +91,5 @@ private func idTokenSubject(_ token: String) -> String? {
 }
 
 private func describe(_ error: AuthError) -> String {
-    error.keychainError.map { "keychainError/\($0.code)" } ?? error.code.rawValue
+    error.keychainError.map { "keychainError/\($0.code)" } ?? error.code.name
 }

@@ -2,12 +2,19 @@ import SecretKeychain
 
 /// An authentication failure: a Firebase-style code, a message that says what to do, and for
 /// ``AuthErrorCode/keychainError`` the keychain's own error.
+///
+/// Catch it typed (`catch let error as AuthError where error.code == .networkError`), or as Firebase
+/// apps do, as an `NSError` in ``AuthErrors/domain`` whose `code` is the ``AuthErrorCode``'s raw value
+/// (see ``errorUserInfo`` for its `userInfo`).
 public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
     public var code: AuthErrorCode
+    /// What happened and what to do about it.
     public var message: String
     /// The underlying keychain failure, for ``AuthErrorCode/keychainError``.
     public var keychainError: KeychainError?
 
+    /// A failure of kind `code` that says `message`.
     public init(_ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil) {
         self.code = code
         self.message = message
@@ -19,7 +26,8 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         AuthError(.keychainError, error.description, keychainError: error)
     }
 
-    public var description: String { "\(code.rawValue): \(message)" }
+    /// `name: message`, for example `networkError: …`.
+    public var description: String { "\(code.name): \(message)" }
 
     /// Runs a keychain call, turning its failure into ``AuthErrorCode/keychainError``.
     @discardableResult

@@ -1,52 +1,118 @@
-import SecretKeychain
-
-/// The kinds of authentication failure, named as Firebase Auth names them where they apply.
-public enum AuthErrorCode: String, Sendable, CaseIterable {
+/// The kinds of authentication failure, with Firebase Auth's names and integer codes.
+///
+/// A code Firebase has keeps Firebase's raw value (``networkError`` is `17020`, as
+/// `FIRAuthErrorCodeNetworkError`), so `(error as NSError).code == AuthErrorCode.networkError.rawValue`
+/// and `AuthErrorCode(rawValue: (error as NSError).code)` work as in Firebase's SDK. Codes Firebase does
+/// not have are KeyringAuth's own, from `19001` on, outside the range Firebase uses (`17000`–`18000`).
+public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// Reading or writing the keychain failed; ``AuthError/keychainError`` holds why.
-    case keychainError
+    case keychainError = 17995
     /// A `nil` user was passed where a user is required.
-    case nullUser
+    case nullUser = 17067
     /// The user belongs to another tenant than this app's.
-    case tenantIDMismatch
+    case tenantIDMismatch = 17072
     /// The identity backend could not be reached, or did not answer in time.
-    case networkError
+    case networkError = 17020
     /// The API key is not valid.
-    case invalidAPIKey
+    case invalidAPIKey = 17023
     /// The sign-in method is disabled for the project.
-    case operationNotAllowed
+    case operationNotAllowed = 17006
     /// No user matches.
-    case userNotFound
+    case userNotFound = 17011
     /// The user's credential expired; they must sign in again.
-    case userTokenExpired
+    case userTokenExpired = 17021
     /// The password is wrong.
-    case wrongPassword
+    case wrongPassword = 17009
     /// The email address is malformed.
-    case invalidEmail
+    case invalidEmail = 17008
     /// An email address is required.
-    case missingEmail
-    /// A password is required.
-    case missingPassword
+    case missingEmail = 17034
+    /// A password is required. KeyringAuth's own code (Firebase has none).
+    case missingPassword = 19001
     /// Another account already uses the email address.
-    case emailAlreadyInUse
+    case emailAlreadyInUse = 17007
     /// The password is too weak (Firebase's rule: at least 6 characters).
-    case weakPassword
+    case weakPassword = 17026
     /// The user's token is not valid (for example, issued for another project).
-    case invalidUserToken
+    case invalidUserToken = 17017
     /// The user's account is disabled.
-    case userDisabled
+    case userDisabled = 17005
     /// The credential is malformed or has expired.
-    case invalidCredential
+    case invalidCredential = 17004
     /// Too many requests; wait before trying again.
-    case tooManyRequests
+    case tooManyRequests = 17010
     /// The change needs a recent sign-in; sign in again, then retry.
-    case requiresRecentLogin
+    case requiresRecentLogin = 17014
     /// The app's configuration is not usable (for example a malformed emulator address).
-    case invalidConfiguration
-    /// The stored user record cannot be read; it was left as it is.
-    case corruptStoredUser
+    /// KeyringAuth's own code (Firebase has none).
+    case invalidConfiguration = 19002
+    /// The stored user record cannot be read; it was left as it is. KeyringAuth's own code (Firebase has none).
+    case corruptStoredUser = 19003
     /// The app's saved access-group choice (a file outside the keychain, see ``AccessGroupChoices``)
-    /// cannot be read or written; the message names the file.
-    case accessGroupChoiceError
+    /// cannot be read or written; the message names the file. KeyringAuth's own code (Firebase has none).
+    case accessGroupChoiceError = 19004
     /// The backend answered something unexpected.
-    case internalError
+    case internalError = 17999
+
+    /// The case's name, as written in Swift: `networkError`, `corruptStoredUser`, …; stable, for logs and scripts.
+    public var name: String {
+        switch self {
+        case .keychainError: "keychainError"
+        case .nullUser: "nullUser"
+        case .tenantIDMismatch: "tenantIDMismatch"
+        case .networkError: "networkError"
+        case .invalidAPIKey: "invalidAPIKey"
+        case .operationNotAllowed: "operationNotAllowed"
+        case .userNotFound: "userNotFound"
+        case .userTokenExpired: "userTokenExpired"
+        case .wrongPassword: "wrongPassword"
+        case .invalidEmail: "invalidEmail"
+        case .missingEmail: "missingEmail"
+        case .missingPassword: "missingPassword"
+        case .emailAlreadyInUse: "emailAlreadyInUse"
+        case .weakPassword: "weakPassword"
+        case .invalidUserToken: "invalidUserToken"
+        case .userDisabled: "userDisabled"
+        case .invalidCredential: "invalidCredential"
+        case .tooManyRequests: "tooManyRequests"
+        case .requiresRecentLogin: "requiresRecentLogin"
+        case .invalidConfiguration: "invalidConfiguration"
+        case .corruptStoredUser: "corruptStoredUser"
+        case .accessGroupChoiceError: "accessGroupChoiceError"
+        case .internalError: "internalError"
+        }
+    }
+
+    /// ``name``.
+    public var description: String { name }
+
+    /// The short string Firebase puts under ``AuthErrors/userInfoNameKey`` in the `NSError`'s
+    /// `userInfo`: `ERROR_NETWORK_REQUEST_FAILED`, …; KeyringAuth's own codes follow the same form.
+    public var userInfoName: String {
+        switch self {
+        case .keychainError: "ERROR_KEYCHAIN_ERROR"
+        case .nullUser: "ERROR_NULL_USER"
+        case .tenantIDMismatch: "ERROR_TENANT_ID_MISMATCH"
+        case .networkError: "ERROR_NETWORK_REQUEST_FAILED"
+        case .invalidAPIKey: "ERROR_INVALID_API_KEY"
+        case .operationNotAllowed: "ERROR_OPERATION_NOT_ALLOWED"
+        case .userNotFound: "ERROR_USER_NOT_FOUND"
+        case .userTokenExpired: "ERROR_USER_TOKEN_EXPIRED"
+        case .wrongPassword: "ERROR_WRONG_PASSWORD"
+        case .invalidEmail: "ERROR_INVALID_EMAIL"
+        case .missingEmail: "ERROR_MISSING_EMAIL"
+        case .missingPassword: "ERROR_MISSING_PASSWORD"
+        case .emailAlreadyInUse: "ERROR_EMAIL_ALREADY_IN_USE"
+        case .weakPassword: "ERROR_WEAK_PASSWORD"
+        case .invalidUserToken: "ERROR_INVALID_USER_TOKEN"
+        case .userDisabled: "ERROR_USER_DISABLED"
+        case .invalidCredential: "ERROR_INVALID_CREDENTIAL"
+        case .tooManyRequests: "ERROR_TOO_MANY_REQUESTS"
+        case .requiresRecentLogin: "ERROR_REQUIRES_RECENT_LOGIN"
+        case .invalidConfiguration: "ERROR_INVALID_CONFIGURATION"
+        case .corruptStoredUser: "ERROR_CORRUPT_STORED_USER"
+        case .accessGroupChoiceError: "ERROR_ACCESS_GROUP_CHOICE"
+        case .internalError: "ERROR_INTERNAL_ERROR"
+        }
+    }
 }
