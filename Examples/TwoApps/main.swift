@@ -6,41 +6,36 @@
 //     dbus/with-keyring swift run two-apps-example
 //
 // One executable plays both apps: run without arguments it is app-a, and it starts itself as app-b
-// (`two-apps-example app-b`). Exit status 0 when app-b saw what app-a did, 1 otherwise.
+// (`two-apps-example app-b`). Exit status 0 when app-b saw what app-a did, 1 otherwise. The README shows
+// app-b's three lines that make an app (a test checks they appear here verbatim).
 import Foundation
 import KeyringAuth
 import KeyringAuthEmulator
 import Logging
 
-/// The group both apps share, the project's one API key, and each app's own app ID.
+/// The group both apps share, and the project both apps belong to.
 let group = "TEAMID.com.example.shared"
 let projectID = "demo-keyring-auth"
-let appIDs = ["app-a": "1:1234567890:linux:app-a", "app-b": "1:1234567890:linux:app-b"]
 
 /// Prints a line at once (standard output into a pipe is otherwise buffered).
 func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// App B: shares the group's user and prints it now, then (running) each change until it has seen a
-/// sign-in and a sign-out. Its API key and the emulator come from the environment app-a starts it with.
+/// App B: shares the group's user and prints it; running, it prints each change as it happens until it
+/// has seen a sign-in and a sign-out. The project's API key and the emulator's address come from the
+/// environment app-a starts it with (FIREBASE_AUTH_EMULATOR_HOST, read when the backend is created).
 func appB(running: Bool) async throws -> Int32 {
-    let environment = ProcessInfo.processInfo.environment
-    let apiKey = environment["TWO_APPS_API_KEY"] ?? "AIzaSyExample"
-    let appID = appIDs["app-b"]!
-
-    let options = AuthAppOptions(apiKey: apiKey, appID: appID, projectID: projectID)
-    let auth = Auth.configure(AuthConfiguration(options: options, liveSync: running))
-    try auth.useUserAccessGroup(group)
+    let apiKey = ProcessInfo.processInfo.environment["TWO_APPS_API_KEY"] ?? "AIzaSyExample"
     endWhenAppAEnds()
-    guard running else {
-        say("app-b, launched again, sees \(auth.currentUser?.uid ?? "nobody")")
-        return 0
-    }
     var seenSignIn = false
+    let options = AuthAppOptions(apiKey: apiKey, appID: "1:1234567890:linux:app-b", projectID: "demo-keyring-auth")
+    let auth = Auth.configure(AuthConfiguration(options: options))
+    try auth.useUserAccessGroup("TEAMID.com.example.shared")
     for await user in auth.authStateChanges() {  // who is signed in now, then each change as it happens
         say("app-b sees \(user?.uid ?? "nobody")")
-        if user != nil { seenSignIn = true } else if seenSignIn { return 0 }
+        if !running || (seenSignIn && user == nil) { return 0 }
+        seenSignIn = seenSignIn || user != nil
     }
     return 1
 }
@@ -78,15 +73,15 @@ func appA() async throws -> Int32 {
     }
     expect(await appB.nextLine(), "app-b sees nobody")
 
-    let options = AuthAppOptions(apiKey: apiKey, appID: appIDs["app-a"]!, projectID: projectID)
-    let auth = Auth.configure(AuthConfiguration(options: options, liveSync: false))
+    let options = AuthAppOptions(apiKey: apiKey, appID: "1:1234567890:linux:app-a", projectID: projectID)
+    let auth = Auth.configure(AuthConfiguration(options: options))
     try auth.useEmulator(withHost: address.host, port: address.port)
     try auth.useUserAccessGroup(group)
     let user = try await auth.signInAnonymously().user
     say("app-a signs in: \(user.uid)")
     expect(await appB.nextLine(), "app-b sees \(user.uid)")
     let relaunched = try ChildApp(arguments: ["app-b", "--once"], environment: environment)
-    expect(await relaunched.nextLine(), "app-b, launched again, sees \(user.uid)")
+    expect(await relaunched.nextLine().map { "\($0) (launched again)" }, "app-b sees \(user.uid) (launched again)")
     _ = await relaunched.exitStatus()
 
     try auth.signOut()

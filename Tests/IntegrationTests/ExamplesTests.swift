@@ -28,7 +28,7 @@ extension KeyringTests {
             let uid = try value(after: "app-a signs in: ", in: lines)
             let steps = lines.filter { $0.hasPrefix("app-") }
             #expect(steps == [
-                "app-b sees nobody", "app-a signs in: \(uid)", "app-b sees \(uid)", "app-b, launched again, sees \(uid)",
+                "app-b sees nobody", "app-a signs in: \(uid)", "app-b sees \(uid)", "app-b sees \(uid) (launched again)",
                 "app-a signs out", "app-b sees nobody",
             ])
             #expect(!lines.contains { $0.contains("NOT AS EXPECTED") })
