@@ -96,6 +96,35 @@ let package = Package(
             path: "Benchmarks/keyring-auth-bench",
             swiftSettings: strict
         ),
+        // The README's code, run as written there (Tests/IntegrationTests/ExamplesTests runs them). Not products.
+        // The walkthrough of "Using KeyringAuth": `dbus/with-keyring swift run shared-sign-in-example`.
+        .executableTarget(
+            name: "shared-sign-in-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/SharedSignIn",
+            swiftSettings: strict
+        ),
+        // Two apps, two processes, one sign-in, with the bundled emulator: `dbus/with-keyring swift run two-apps-example`.
+        .executableTarget(
+            name: "two-apps-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/TwoApps",
+            swiftSettings: strict
+        ),
+        // "Using SecretKeychain" and "Observing changes": `dbus/with-keyring swift run secret-keychain-example`.
+        .executableTarget(
+            name: "secret-keychain-example",
+            dependencies: ["SecretKeychain"],
+            path: "Examples/SecretKeychain",
+            swiftSettings: strict
+        ),
+        // "Using the emulator", with users in memory: `swift run emulator-example`.
+        .executableTarget(
+            name: "emulator-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
+            path: "Examples/Emulator",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [
@@ -130,7 +159,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
-                "keyring-auth",
+                "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
             ],
             swiftSettings: strict
         ),

@@ -19,6 +19,20 @@ import Testing
         #expect(Auth.auth(app: "api-tests-app") !== defaultAuth)
     }
 
+    /// Giving each app its own appName and then calling `Auth.auth()` used to trap with only
+    /// "No Auth is configured for app [DEFAULT]": the message now names what is configured and the way to it.
+    @Test func anUnconfiguredAppNameIsAnsweredWithTheConfiguredOnesAndHowToReachThem() {
+        let message = Auth.notConfiguredMessage(app: "[DEFAULT]", configured: ["app-a", "app-b"])
+        #expect(message.hasPrefix(#"No Auth is configured for app "[DEFAULT]"; configured: "app-a", "app-b"."#))
+        #expect(message.contains(#"Auth.auth(app: "app-a")"#))
+        #expect(message.contains("the instance Auth.configure(_:) returned"))
+        #expect(message.contains("apps are told apart by appID"))
+
+        let nothing = Auth.notConfiguredMessage(app: "[DEFAULT]", configured: [])
+        #expect(nothing == #"No Auth is configured for app "[DEFAULT]"; call Auth.configure(_:) first (it returns the instance)."#)
+        #expect(Auth.notConfiguredMessage(app: "a\"b", configured: ["x\ny"]).contains(#""x\ny""#), "names are quoted and escaped")
+    }
+
     @Test func listenersAndCompletionsRunOnTheChosenQueue() async throws {
         let queue = DispatchQueue(label: "app.callbacks")
         let marker = DispatchSpecificKey<String>()

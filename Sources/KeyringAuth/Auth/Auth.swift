@@ -77,10 +77,22 @@ public final class Auth: Sendable {
 
     /// The ``Auth`` of the app named `name`; ``configure(_:)`` must have been called for it.
     public static func auth(app name: String) -> Auth {
-        guard let auth = instances.withLock({ $0[name] }) else {
-            preconditionFailure("No Auth is configured for app \(name); call Auth.configure(_:) first.")
-        }
+        let (auth, configured) = instances.withLock { ($0[name], $0.keys.sorted()) }
+        // fatalError, not preconditionFailure: an optimized build drops a precondition's message.
+        guard let auth else { fatalError(notConfiguredMessage(app: name, configured: configured)) }
         return auth
+    }
+
+    /// Why ``auth(app:)`` has no instance for `name`: the names that are configured, and how to reach them.
+    static func notConfiguredMessage(app name: String, configured: [String]) -> String {
+        let asked = "No Auth is configured for app \(String(reflecting: name))"
+        guard !configured.isEmpty else {
+            return asked + "; call Auth.configure(_:) first (it returns the instance)."
+        }
+        let names = configured.map { String(reflecting: $0) }.joined(separator: ", ")
+        return asked + "; configured: \(names). Use the instance Auth.configure(_:) returned, or "
+            + "Auth.auth(app: \(String(reflecting: configured[0]))). An appName names an Auth within one process; "
+            + "apps are told apart by appID, so an app with one Auth leaves appName at \"[DEFAULT]\" and uses Auth.auth()."
     }
 
     /// An instance outside the registry, as ``configure(_:)`` makes one: for this package's tools and

@@ -1,0 +1,70 @@
+import Foundation
+import KeyringTestSupport
+import Testing
+
+extension KeyringTests {
+    /// The examples under `Examples/` (the README's code, and the two-app example) run as a person runs
+    /// them: the built executables in subprocesses on the harness's bus, their exit status and key lines checked.
+    @Suite struct Examples {
+        init() throws { _ = try Harness.require() }
+
+        private func run(_ example: String) async throws -> Subprocess.Result {
+            let result = try await Subprocess.run(try Harness.product(example), [])
+            #expect(result.status == 0, "\(example): \(result.output)\(result.standardError)")
+            return result
+        }
+
+        private func lines(_ result: Subprocess.Result) -> [String] {
+            result.output.split(separator: "\n").map(String.init)
+        }
+
+        /// The value after `prefix` on the line that starts with it.
+        private func value(after prefix: String, in lines: [String]) throws -> String {
+            String(try #require(lines.first { $0.hasPrefix(prefix) }, "a line \(prefix)…").dropFirst(prefix.count))
+        }
+
+        @Test func twoAppsInTwoProcessesShareOneSignInAndSignOut() async throws {
+            let lines = lines(try await run("two-apps-example"))
+            let uid = try value(after: "app-a signs in: ", in: lines)
+            let steps = lines.filter { $0.hasPrefix("app-") }
+            #expect(steps == [
+                "app-b sees nobody", "app-a signs in: \(uid)", "app-b sees \(uid)", "app-b sees \(uid) (launched again)",
+                "app-a signs out", "app-b sees nobody",
+            ])
+            #expect(!lines.contains { $0.contains("NOT AS EXPECTED") })
+            #expect(lines.last?.hasPrefix("Both apps shared one sign-in") == true)
+        }
+
+        @Test func theReadmeWalkthroughRunsWithFirebasesListenerSequence() async throws {
+            let lines = lines(try await run("shared-sign-in-example"))
+            let shared = try value(after: "signed in: ", in: lines)
+            #expect(shared.hasSuffix(" in TEAMID.com.example.group1"))
+            let sharedUID = String(shared.prefix { $0 != " " })
+            let privateUID = try #require(lines.first { $0.hasPrefix("signed in: ") && $0.hasSuffix(" in no group") }?
+                .split(separator: " ")[2]).description
+            #expect(sharedUID != privateUID, "the private sign-in is a new user")
+            #expect(lines.contains("the group holds: nobody"), "signed out once, the group is empty")
+            #expect(lines.contains("stream: \(privateUID)"), "migrated: the private user is current in the group")
+            let listener = lines.filter { $0.hasPrefix("listener: ") }.map { String($0.dropFirst("listener: ".count)) }
+            #expect(listener == [
+                "signed out", sharedUID, "signed out", privateUID,
+                "signed out", privateUID,  // migration: nil, then the user
+                "signed out",  // the example's clean-up
+            ])
+        }
+
+        @Test func theReadmeSecretKeychainBlocksStoreReadListAndRemove() async throws {
+            let lines = lines(try await run("secret-keychain-example"))
+            #expect(lines.contains(#"read back: {"version": 1, "uid": "example-user"}"#))
+            #expect(lines.contains { $0.hasPrefix("listed: ") && $0.contains("Example app user") })
+            #expect(lines.contains("after removing: nothing"))
+        }
+
+        @Test func theReadmeEmulatorBlocksSignInAndExport() async throws {
+            let lines = lines(try await run("emulator-example"))
+            let exported = try #require(lines.first { $0.hasPrefix("exported: ") })
+            let signedIn = try #require(exported.components(separatedBy: " signed in: ").last)
+            #expect(exported == #"exported: ["\#(signedIn)"] signed in: \#(signedIn)"#, "the export holds the one account")
+        }
+    }
+}
