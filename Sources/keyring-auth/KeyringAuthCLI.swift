@@ -13,7 +13,7 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             5 identity backend unreachable or refused.
 
             Tokens are printed only by `show --show-tokens`. Shell completion: \
-            keyring-auth --generate-completion-script bash|zsh|fish (scripts/install installs it, and the man page).
+            keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).
             """,
         version: Version.current,
         subcommands: [
