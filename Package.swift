@@ -1,8 +1,22 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 /// Our own targets build with every warning as an error; dependencies are not affected.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+/// How SwiftPM finds libsecret. `libsecret-1.pc` pulls in gio-2.0's private requirement
+/// gmodule-no-export-2.0, whose `-pthread` SwiftPM refuses with "warning: prohibited flag(s): -pthread"
+/// in every build, ours and every dependent package's. Where libsecret is installed under /usr (every
+/// Linux distribution's package), Sources/CSecret/pkgconfig/keyringauth-libsecret.pc names the same
+/// headers and libraries without that flag; anywhere else (another prefix, a package path with a
+/// space, which pkgConfig cannot take), libsecret-1.pc itself, warning included.
+let libsecretPkgConfig: String = {
+    let shim = Context.packageDirectory + "/Sources/CSecret/pkgconfig/keyringauth-libsecret.pc"
+    let usable = !shim.contains(" ") && FileManager.default.fileExists(atPath: shim)
+        && FileManager.default.fileExists(atPath: "/usr/include/libsecret-1/libsecret/secret.h")
+    return usable ? shim : "libsecret-1"
+}()
 
 let package = Package(
     name: "KeyringAuth",
@@ -22,10 +36,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
-        // libsecret, found through pkg-config. The shim includes <libsecret/secret.h> only.
+        // libsecret, found through pkg-config (see libsecretPkgConfig). The shim includes <libsecret/secret.h> only.
         .systemLibrary(
             name: "CSecret",
-            pkgConfig: "libsecret-1",
+            pkgConfig: libsecretPkgConfig,
             providers: [.apt(["libsecret-1-dev"])]
         ),
         // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store.

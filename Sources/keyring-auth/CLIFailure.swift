@@ -23,7 +23,15 @@ struct CLIFailure: Error {
 
     init(_ error: KeychainError) {
         switch error {
-        case .noSessionBus, .noProvider, .noSuchCollection, .locked, .timedOut:
+        case .noProvider(let detail):
+            // The library's text offers InMemoryStore, a type CLI users never see: the CLI's word for it is --store memory.
+            self.init(
+                .keyringUnavailable,
+                "No Secret Service provider owns org.freedesktop.secrets on the session bus (\(detail)). "
+                    + "Start one: gnome-keyring (`gnome-keyring-daemon --start --components=secrets`), KeePassXC "
+                    + "with Secret Service integration enabled, or KWallet; or pass --store memory (nothing is kept "
+                    + "after the command).")
+        case .noSessionBus, .noSuchCollection, .locked, .timedOut:
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)

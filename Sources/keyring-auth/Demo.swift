@@ -13,7 +13,7 @@ struct Demo: AsyncParsableCommand {
             then live sync: a running app sees the other's sign-out and sign-in as they happen. Uses a fresh API key, cleans up after itself, and exits 1 if any step does not behave as documented.
             """)
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
 
     @Option(help: "The access group the two apps share.")
     var group = "TEAMID.com.example.group1"

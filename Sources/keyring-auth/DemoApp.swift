@@ -3,7 +3,7 @@ import Subprocesses
 
 /// One app of the demo: an app identity of its own, each action a `keyring-auth` process of its own.
 struct DemoApp: Sendable {
-    /// Starts app processes: this same program with an app identity, the emulator and the store options.
+    /// Starts app processes: this same program with an app identity and the store options (and the emulator, to sign in).
     struct Player: Sendable {
         var program = Player.ownExecutable()
         /// Names this run's API key and app IDs, so that no earlier run's items are seen.
@@ -36,10 +36,7 @@ struct DemoApp: Sendable {
     var player: Player
 
     private var identity: [String] {
-        [
-            "--api-key", player.apiKey, "--app-id", "1:42:linux:demo-\(name)-\(player.run)", "--app-name", name,
-            "--emulator", player.emulator,
-        ]
+        ["--api-key", player.apiKey, "--app-id", "1:42:linux:demo-\(name)-\(player.run)", "--app-name", name]
     }
 
     /// Starts `keyring-auth watch` of `group` as this app, printing JSON lines.
@@ -62,7 +59,7 @@ struct DemoApp: Sendable {
 
     /// Runs `sign-in` with `arguments` as this app; returns the uid it printed.
     func signIn(_ arguments: [String]) async throws -> String? {
-        Self.user(in: try await run(["sign-in"] + arguments))
+        Self.user(in: try await run(["sign-in", "--emulator", player.emulator] + arguments))
     }
 
     /// Who this app sees as signed in when it starts: its current user in its saved scope.

@@ -7,7 +7,7 @@ struct Doctor: AsyncParsableCommand {
         abstract: "Find out why the keyring does not work: session bus, provider, collection, a write/read/delete probe.",
         discussion: "Prints each check and, for a failed one, how to fix it. Exits 4 on any problem.")
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {

@@ -13,8 +13,9 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             5 identity backend unreachable or refused.
 
             Tokens are printed only by `show --show-tokens`. Shell completion: \
-            keyring-auth --generate-completion-script bash|zsh|fish.
+            keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).
             """,
+        version: Version.current,
         subcommands: [
             List.self, Show.self, SignIn.self, SignOut.self, UseGroup.self, Watch.self, Doctor.self, Emulator.self,
             Demo.self,

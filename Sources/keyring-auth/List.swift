@@ -11,7 +11,7 @@ struct List: AsyncParsableCommand {
             the keychain schema whose attributes form no key as UNRECOGNIZED with their attributes.
             """)
 
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {

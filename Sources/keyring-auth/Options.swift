@@ -12,7 +12,7 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "The collection: default, session, or a D-Bus object path.")
     var collection: String = "default"
 
-    @Option(help: "The longest any one D-Bus call may take, in seconds.")
+    @Option(help: ArgumentHelp("The longest any one D-Bus call may take, in seconds.", valueName: "seconds"))
     var timeout: Double = 5
 
     @Flag(help: "Log to standard error.")
@@ -65,31 +65,32 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Who the app is to Firebase, and where its sign-ins go.
-struct AppOptions: ParsableArguments {
-    @Option(help: "An app options JSON file (apiKey, appID, projectID, appName, tenantID).")
+/// Pieces of the usage lines of commands whose generated synopsis is too long to show (argument-parser
+/// then prints just `<options>`): the identity options, and the store options, which `--help` lists.
+enum Usage {
+    static let identity = "(--config <file> | --api-key <key> --app-id <id>) [--app-name <name>] [--project-id <id>]"
+    static let store = "[<store-options>]"
+}
+
+/// Who the app is to Firebase: which stored users are its own. Every command about one app takes these.
+struct IdentityOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("An app options JSON file (apiKey, appID, projectID, appName, tenantID).", valueName: "file"))
     var config: String?
 
-    @Option(help: "The project's Web API key (overrides the config file).")
+    @Option(help: ArgumentHelp("The project's Web API key (overrides the config file).", valueName: "key"))
     var apiKey: String?
 
-    @Option(name: .customLong("app-id"), help: "The Firebase app ID, for example 1:1234:linux:abcd.")
+    @Option(name: .customLong("app-id"), help: ArgumentHelp("The Firebase app ID, for example 1:1234:linux:abcd.", valueName: "id"))
     var appID: String?
 
-    @Option(help: "The app's name within its process (default [DEFAULT]).")
+    @Option(help: ArgumentHelp("The app's name within its process (default [DEFAULT]).", valueName: "name"))
     var appName: String?
 
-    @Option(name: .customLong("project-id"), help: "The Firebase project ID (default demo-keyring-auth).")
+    @Option(name: .customLong("project-id"), help: ArgumentHelp("The Firebase project ID (default demo-keyring-auth).", valueName: "id"))
     var projectID: String?
-
-    @Option(help: "host:port of an Auth emulator, [::1]:port for IPv6 (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).")
-    var emulator: String?
 
     func validate() throws {
         _ = try appOptions()
-        // A malformed --emulator is a usage error; a malformed variable only matters to commands
-        // that reach the backend (sign-in checks it), so sign-out and show still work.
-        if emulator != nil { _ = try endpoint() }
     }
 
     /// The options from the file, with the flags on top.
@@ -114,6 +115,34 @@ struct AppOptions: ParsableArguments {
         return AuthAppOptions(appName: appName, apiKey: apiKey, appID: appID, projectID: projectID, tenantID: loaded?.tenantID)
     }
 
+    /// An `Auth` for this app over `store`, loaded as the app would load at launch. A corrupt stored
+    /// user does not stop it: signing in again (or switching groups) replaces it, as its message advises.
+    ///
+    /// `backend` is for commands that reach the identity backend (``BackendOptions``); the others get
+    /// Firebase's (or `FIREBASE_AUTH_EMULATOR_HOST`'s), which they never call.
+    func makeAuth(store: any KeychainStore, logger: Logger, backend: BackendOptions? = nil) throws -> Auth {
+        let options = try appOptions()
+        let backend = try backend?.backend(for: options, logger: logger)
+            ?? IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
+        let auth = Auth(configuration: AuthConfiguration(
+            options: options, store: store, backend: backend, logger: logger, liveSync: false))
+        if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
+        return auth
+    }
+}
+
+/// Where sign-ins are checked: only on the commands that reach the identity backend (`sign-in`).
+struct BackendOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "An Auth emulator to sign in with, [::1]:port for IPv6 (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).",
+        valueName: "host:port"))
+    var emulator: String?
+
+    func validate() throws {
+        // A malformed --emulator is a usage error, and so is a malformed variable where it is used.
+        _ = try endpoint()
+    }
+
     func endpoint() throws -> IdentityToolkitEndpoint {
         do throws(AuthError) {
             if let emulator { return try .emulator(hostAndPort: emulator) }
@@ -124,21 +153,7 @@ struct AppOptions: ParsableArguments {
     }
 
     func backend(for options: AuthAppOptions, logger: Logger) throws -> IdentityToolkitBackend {
-        if emulator != nil {
-            return IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
-        }
-        return IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
-    }
-
-    /// An `Auth` for this app over `store`, loaded as the app would load at launch. A corrupt stored
-    /// user does not stop it: signing in again (or switching groups) replaces it, as its message advises.
-    func makeAuth(store: any KeychainStore, logger: Logger) throws -> Auth {
-        let options = try appOptions()
-        let auth = Auth(configuration: AuthConfiguration(
-            options: options, store: store, backend: try backend(for: options, logger: logger), logger: logger,
-            liveSync: false))
-        if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
-        return auth
+        IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
     }
 }
 
@@ -147,7 +162,7 @@ struct ScopeOptions: ParsableArguments {
     @Option(help: "The access group, for example TEAMID.com.example.group1.")
     var group: String?
 
-    @Flag(name: .customLong("private"), help: "The app's private item instead of a group's.")
+    @Flag(name: .customLong("private"), help: "The app's private scope instead of a group.")
     var privateScope = false
 
     func validate() throws {

@@ -6,11 +6,12 @@ import SecretKeychain
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the user stored for this app: in --group G, --private, or (neither) the app's current scope.",
+        usage: "keyring-auth show [--group <group> | --private] \(Usage.identity) [--show-tokens] [--json] \(Usage.store)",
         discussion: "Exits 3 when nothing is stored there. Tokens are printed only with --show-tokens.")
 
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "App identity") var app: IdentityOptions
     @OptionGroup var scope: ScopeOptions
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     @Flag(help: "Also print the ID and refresh tokens (secrets: anyone holding them is signed in).")

@@ -6,16 +6,22 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in, anonymously or with email and password, privately or in --group G.",
+        abstract: "Sign the app in, anonymously or with email and password, in --group G or --private.",
+        usage: """
+            keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create]) [--group <group> | --private] \
+            \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            """,
         discussion: """
             With --group G the app ends up in G as useUserAccessGroup does (leaving its private \
-            scope signs its private user out); without it, in its private scope. The backend is asked \
+            scope signs its private user out); with --private (the same as giving neither), in its private scope. The backend is asked \
             first: a sign-in that fails changes nothing stored. The password is read from standard \
             input, never from the command line.
             """)
 
-    @OptionGroup var app: AppOptions
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "App identity") var app: IdentityOptions
+    @OptionGroup(title: "Identity backend") var backend: BackendOptions
+    @OptionGroup var scope: ScopeOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     @Flag(help: "Sign in anonymously (an already anonymous user stays signed in).")
@@ -30,21 +36,17 @@ struct SignIn: AsyncParsableCommand {
     @Flag(help: "With --email: create the account first.")
     var create = false
 
-    @Option(help: "The access group to sign in to, for example TEAMID.com.example.group1.")
-    var group: String?
-
     func validate() throws {
         guard anonymous != (email != nil) else { throw ValidationError("Give --anonymous, or --email E --password-stdin.") }
         guard email == nil || passwordStdin else { throw ValidationError("--email needs --password-stdin.") }
         guard !(create && anonymous) else { throw ValidationError("--create goes with --email.") }
-        _ = try group.map(validatedAccessGroup)
     }
 
     func run() async throws {
-        _ = try app.endpoint()  // a malformed FIREBASE_AUTH_EMULATOR_HOST is invalid input here
+        let group = scope.group  // nil: --private, or neither
         let password = email == nil ? nil : try readPassword()
         let store = storeOptions.makeStore()
-        let auth = try app.makeAuth(store: store, logger: storeOptions.logger)
+        let auth = try app.makeAuth(store: store, logger: storeOptions.logger, backend: backend)
         let user = try await reporting { () async throws(AuthError) -> User in
             if let email, let password {
                 return create

@@ -7,11 +7,12 @@ struct SignOut: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-out",
         abstract: "Sign out everywhere: --group G signs out every app of G; --private only this app's private user.",
+        usage: "keyring-auth sign-out (--group <group> | --private) \(Usage.identity) [--json] \(Usage.store)",
         discussion: "Deletes the stored user item; exits 3 when nothing was stored there.")
 
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "App identity") var app: IdentityOptions
     @OptionGroup var scope: ScopeOptions
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {

@@ -7,14 +7,15 @@ struct UseGroup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "use-group",
         abstract: "Switch the app to access group G, or back to its private scope with --none.",
+        usage: "keyring-auth use-group (<group> [--migrate] | --none) \(Usage.identity) [--json] \(Usage.store)",
         discussion: """
             Firebase's useUserAccessGroup: the choice is saved for the app's next launch, the group's \
             user becomes current, and leaving the private scope signs the private user out — unless \
             --migrate carries the signed-in private user into the group.
             """)
 
-    @OptionGroup var app: AppOptions
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "App identity") var app: IdentityOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     @Argument(help: "The access group, for example TEAMID.com.example.group1.")

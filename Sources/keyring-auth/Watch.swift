@@ -8,6 +8,7 @@ import Synchronization
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a line each time the user an app in --group G sees changes, until interrupted (Ctrl-C).",
+        usage: "keyring-auth watch --group <group> \(Usage.identity) [--json] \(Usage.store)",
         discussion: """
             The first line (event `now`) is what the group holds when watching starts; then one line per change: \
             signed-in, signed-out, user-changed, token-refreshed, profile-changed, or unreadable (the item cannot be \
@@ -15,10 +16,10 @@ struct Watch: AsyncParsableCommand {
             Exits 0 on SIGINT or SIGTERM, and 4 with one line on standard error when the session bus goes away.
             """)
 
-    @OptionGroup var app: AppOptions
+    @OptionGroup(title: "App identity") var app: IdentityOptions
     @Option(help: "The access group to watch, for example TEAMID.com.example.group1.")
     var group: String
-    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
     func validate() throws {

@@ -15,11 +15,12 @@ extension KeyringTests {
             try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any], "\(result.output)")
         }
 
-        /// An emulator of its own and an app identity no other test uses.
-        private func app(_ emulator: AuthEmulator.Address, name: String = "cli-app") -> (identity: [String], apiKey: String) {
+        /// An app identity no other test uses, and `sign-in`'s arguments for the emulator: only `sign-in`
+        /// reaches the backend, so only it takes `--emulator`.
+        private func app(_ emulator: AuthEmulator.Address, name: String = "cli-app") -> (identity: [String], apiKey: String, signIn: [String]) {
             let id = String(UUID().uuidString.prefix(8))
             let apiKey = "AIza-cli-\(id)"
-            return (["--api-key", apiKey, "--app-id", "1:42:linux:\(name)-\(id)", "--app-name", name, "--emulator", "\(emulator)"], apiKey)
+            return (["--api-key", apiKey, "--app-id", "1:42:linux:\(name)-\(id)", "--app-name", name], apiKey, ["sign-in", "--emulator", "\(emulator)"])
         }
 
         @Test func theDemoPlaysTheWalkthrough() async throws {
@@ -38,13 +39,13 @@ extension KeyringTests {
         @Test func aGroupSignInIsShownListedAndSignedOut() async throws {
             let emulator = try await startQuietEmulator()
             let address = try #require(emulator.address)
-            let (identity, apiKey) = app(address)
+            let (identity, apiKey, signIn) = app(address)
             let group = uniqueGroup().rawValue
 
-            let signIn = try await cli.run(["sign-in", "--email", "cli@example.com", "--password-stdin", "--create", "--group", group, "--json"] + identity, input: "open sesame\n")
-            #expect(signIn.status == 0, "\(signIn.standardError)")
-            let uid = try #require(try json(signIn)["uid"] as? String)
-            #expect(try json(signIn)["accessGroup"] as? String == group)
+            let signedUp = try await cli.run(signIn + ["--email", "cli@example.com", "--password-stdin", "--create", "--group", group, "--json"] + identity, input: "open sesame\n")
+            #expect(signedUp.status == 0, "\(signedUp.standardError)")
+            let uid = try #require(try json(signedUp)["uid"] as? String)
+            #expect(try json(signedUp)["accessGroup"] as? String == group)
             #expect(emulator.accounts.first?.email == "cli@example.com", "the password came from standard input")
 
             let show = try await cli.run(["show", "--group", group] + identity)
@@ -76,9 +77,9 @@ extension KeyringTests {
 
         @Test func useGroupEntersAndLeavesAGroupWithAndWithoutMigrating() async throws {
             let emulator = try await startQuietEmulator()
-            let (identity, _) = app(try #require(emulator.address))
+            let (identity, _, signIn) = app(try #require(emulator.address))
             let group = uniqueGroup().rawValue
-            let signedIn = try json(try await cli.run(["sign-in", "--anonymous", "--json"] + identity))
+            let signedIn = try json(try await cli.run(signIn + ["--anonymous", "--json"] + identity))
             let uid = try #require(signedIn["uid"] as? String)
             #expect(signedIn["accessGroup"] is NSNull)
 
@@ -162,12 +163,12 @@ extension KeyringTests {
 
         @Test func userInputTheBackendRefusesIsExitTwo() async throws {
             let emulator = try await startQuietEmulator()
-            let (identity, _) = app(try #require(emulator.address))
-            let weak = try await cli.run(["sign-in", "--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
+            let (identity, _, signIn) = app(try #require(emulator.address))
+            let weak = try await cli.run(signIn + ["--email", "weak@example.com", "--password-stdin", "--create"] + identity, input: "123")
             #expect(weak.status == 2 && weak.standardError.contains("at least 6 characters"))
-            let badEmail = try await cli.run(["sign-in", "--email", "not-an-email", "--password-stdin", "--create"] + identity, input: "secret1")
+            let badEmail = try await cli.run(signIn + ["--email", "not-an-email", "--password-stdin", "--create"] + identity, input: "secret1")
             #expect(badEmail.status == 2)
-            let wrong = try await cli.run(["sign-in", "--email", "nobody@example.com", "--password-stdin"] + identity, input: "secret1")
+            let wrong = try await cli.run(signIn + ["--email", "nobody@example.com", "--password-stdin"] + identity, input: "secret1")
             #expect(wrong.status == 5, "a refused sign-in is the backend's answer")
             await emulator.stop()
         }
