@@ -139,6 +139,13 @@ let package = Package(
             path: "Examples/Emulator",
             swiftSettings: strict
         ),
+        // "Handling errors": Swift's typed error and ported Firebase NSError code: `swift run error-handling-example`.
+        .executableTarget(
+            name: "error-handling-example",
+            dependencies: ["KeyringAuth", "SecretKeychain"],
+            path: "Examples/ErrorHandling",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [
@@ -174,6 +181,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
+                "error-handling-example",
             ],
             swiftSettings: strict
         ),

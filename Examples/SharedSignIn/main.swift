@@ -18,7 +18,7 @@ setenv("FIREBASE_AUTH_EMULATOR_HOST", "\(address)", 1)
 
 // The README's block, from here to the `for await` loop.
 // Who the app is: the values from the Firebase console, or `AuthAppOptions.load(from:)` for the
-// app options file (below). Apps are told apart by `appID`; `appName` only names an `Auth` within
+// app options file ("The app options file" in Getting started). Apps are told apart by `appID`; `appName` only names an `Auth` within
 // one process, so an app leaves it at "[DEFAULT]", the instance `Auth.auth()` returns.
 let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:abcdef", projectID: "my-project")
 let auth = Auth.configure(AuthConfiguration(options: options))  // store: the Secret Service; backend: Firebase

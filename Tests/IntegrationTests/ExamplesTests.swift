@@ -66,5 +66,10 @@ extension KeyringTests {
             let signedIn = try #require(exported.components(separatedBy: " signed in: ").last)
             #expect(exported == #"exported: ["\#(signedIn)"] signed in: \#(signedIn)"#, "the export holds the one account")
         }
+
+        @Test func theErrorHandlingBlocksCatchANetworkErrorBothWays() async throws {
+            let lines = lines(try await run("error-handling-example"))
+            #expect(lines == ["typed: caught", "ERROR_NETWORK_REQUEST_FAILED"])
+        }
     }
 }

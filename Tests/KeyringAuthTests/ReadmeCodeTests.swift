@@ -2,18 +2,33 @@ import Foundation
 import KeyringAuth
 import Testing
 
-/// Every code block of the README is code that CI builds and runs: each Swift block is in a file under
+/// Every code block of the README and of the DocC articles is code that CI builds and runs: each Swift block is in a file under
 /// `Examples/` (which `ExamplesTests` runs), the package manifest block names what `Package.swift`
 /// declares, and the app options block loads.
 @Suite struct ReadmeCodeTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The README's fenced blocks with the given info string, in order.
+    /// The documents whose code blocks are checked: the README and the DocC catalogs' articles.
+    static func documents() throws -> [URL] {
+        var documents = [root.appendingPathComponent("README.md")]
+        for catalog in ["Sources/KeyringAuth/KeyringAuth.docc", "Sources/SecretKeychain/SecretKeychain.docc"] {
+            let folder = root.appendingPathComponent(catalog)
+            documents += try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "md" }.sorted { $0.path < $1.path }
+        }
+        return documents
+    }
+
+    /// The fenced blocks with the given info string in the README and the articles, in order.
     static func blocks(_ language: String) throws -> [String] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        try documents().flatMap { try blocks(language, in: $0) }
+    }
+
+    static func blocks(_ language: String, in document: URL) throws -> [String] {
+        let text = try String(contentsOf: document, encoding: .utf8)
         var blocks: [String] = [], current: [String]?
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if current == nil, line == "```" + language {
                 current = []
             } else if current != nil, line == "```" {
