@@ -4,8 +4,11 @@ import SecretKeychain
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Find out why the keyring does not work: session bus, provider, collection, a write/read/delete probe.",
-        discussion: "Prints each check and, for a failed one, how to fix it. Exits 4 on any problem.")
+        abstract: "Find out why the keyring does not work: sandbox, session bus, provider, collection, a write/read/delete probe.",
+        discussion: """
+            Prints each check and, for a failed one, how to fix it; names the provider, its version where \
+            it can be learnt, and its known quirks. Exits 4 on any problem.
+            """)
 
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
@@ -23,12 +26,18 @@ struct Doctor: AsyncParsableCommand {
             printJSON([
                 "healthy": report.isHealthy,
                 "checks": checks.map { ["name": $0.name, "ok": $0.ok, "detail": $0.detail, "fix": nullable($0.fix)] as [String: Any] },
+                "sandbox": Self.sandboxJSON(report),
+                "provider": Self.providerJSON(report),
+                "quirks": report.quirks.map { ["id": $0.id, "summary": $0.summary] },
             ])
         } else {
             for check in checks {
                 // Details quote the provider's process name and its errors: escaped.
                 print("\(check.ok ? "ok  " : "FAIL") \(check.name): \(check.detail.escapedForTerminal)")
                 if let fix = check.fix { print("     fix: \(fix.escapedForTerminal)") }
+                if check.name == "provider" {
+                    for quirk in report.quirks { print("     quirk \(quirk.id): \(quirk.summary)") }
+                }
             }
             print(report.isHealthy ? "The keyring works." : "The keyring does not work; see the fix above.")
         }
@@ -45,7 +54,7 @@ struct Doctor: AsyncParsableCommand {
     /// The checks in order, up to the first that failed. A failed check's fix is the store's own
     /// advice (``KeychainError``'s message), with the CLI's flags added where they help.
     static func checks(_ report: SecretServiceDiagnosis, collection: String) -> [Check] {
-        var checks: [Check] = []
+        var checks: [Check] = [sandboxCheck(report)]
         if let error = report.busError {
             checks.append(Check(
                 name: "session bus", ok: false, detail: report.busAddress ?? "DBUS_SESSION_BUS_ADDRESS is not set",
@@ -59,7 +68,10 @@ struct Doctor: AsyncParsableCommand {
         }
         let who = report.provider.map { "\($0)" } ?? "an unrecognised program"
         let pid = report.providerPID.map { "pid \($0), " } ?? ""
-        checks.append(Check(name: "provider", ok: true, detail: "\(who) (\(pid)\(report.providerOwner ?? "?"))"))
+        // "gnome-keyring 42.1-1+b2 from Debian package gnome-keyring (pid 1234, :1.1)"
+        checks.append(Check(
+            name: "provider", ok: true,
+            detail: "\(who)\(versionDescription(report)) (\(pid)\(report.providerOwner ?? "?"))"))
         if let error = report.collectionError {
             checks.append(Check(
                 name: "collection", ok: false, detail: collection,
@@ -86,6 +98,60 @@ struct Doctor: AsyncParsableCommand {
                 detail: "wrote, read back and deleted a throwaway item in \(String(format: "%.1f", milliseconds)) ms"))
         }
         return checks
+    }
+
+    /// The provider's version and where it comes from (" 42.1-1 from Debian package gnome-keyring"),
+    /// or ", version unknown".
+    static func versionDescription(_ report: SecretServiceDiagnosis) -> String {
+        guard let version = report.providerVersion, let package = report.providerPackage else { return ", version unknown" }
+        return " \(version) from Debian package \(package)"
+    }
+
+    /// Which backend the store uses, and inside a sandbox whether items are shared and how to share them.
+    /// The store always talks to `org.freedesktop.secrets` on the session bus; it never uses libsecret's
+    /// Secret portal or file keyring, which only libsecret's password API selects in a sandbox.
+    static func sandboxCheck(_ report: SecretServiceDiagnosis) -> Check {
+        let reachable = report.secretServiceReachable
+        guard report.sandbox.isSandboxed else {
+            return Check(
+                name: "sandbox", ok: true,
+                detail: "none; backend: " + (reachable ? "the Secret Service on the session bus" : "none reachable (see below)"))
+        }
+        if reachable {
+            return Check(
+                name: "sandbox", ok: true,
+                detail: "\(report.sandbox); backend: the Secret Service on the session bus, reachable from the sandbox: "
+                    + "access groups are shared with the session's other apps")
+        }
+        return Check(
+            name: "sandbox", ok: false,
+            detail: "\(report.sandbox); backend: none reachable: org.freedesktop.secrets is not visible from the sandbox "
+                + "(this store does not use libsecret's Secret portal or its per-app file keyring), so nothing can be stored or shared",
+            fix: report.sandbox.sharingAdvice)
+    }
+
+    static func sandboxJSON(_ report: SecretServiceDiagnosis) -> [String: Any] {
+        var kind = "none"
+        var name: String?
+        switch report.sandbox {
+        case .none: break
+        case .flatpak(let appID): kind = "flatpak"; name = appID
+        case .snap(let snap): kind = "snap"; name = snap
+        }
+        return [
+            "kind": kind, "name": nullable(name),
+            "backend": report.secretServiceReachable ? "secret-service" : "none",
+            "howToShare": nullable(report.sandbox.sharingAdvice),
+        ]
+    }
+
+    static func providerJSON(_ report: SecretServiceDiagnosis) -> Any {
+        guard report.providerOwner != nil else { return NSNull() }
+        return [
+            "name": nullable(report.provider.map { "\($0)" }), "pid": report.providerPID.map { $0 as Any } ?? NSNull(),
+            "busName": nullable(report.providerOwner), "executable": nullable(report.providerExecutable),
+            "version": nullable(report.providerVersion), "package": nullable(report.providerPackage),
+        ] as [String: Any]
     }
 
     /// What the store says to do about `error`, as every command tells it (``CLIFailure``).

@@ -112,6 +112,45 @@ extension KeyringTests {
             #expect(list.status == 4 && list.standardError.contains("session bus"))
         }
 
+        @Test func doctorNamesTheProviderItsQuirksAndTheSandbox() async throws {
+            let report = try json(try await cli.run(["doctor", "--json"]))
+            let provider = try #require(report["provider"] as? [String: Any])
+            #expect(provider["name"] as? String == "gnome-keyring")
+            #expect((provider["executable"] as? String)?.hasSuffix("gnome-keyring-daemon") == true)
+            let quirks = try #require(report["quirks"] as? [[String: Any]])
+            #expect(quirks.map { $0["id"] as? String } == ["gnome-keyring-locked-prompt"])
+            let sandbox = try #require(report["sandbox"] as? [String: Any])
+            #expect(sandbox["kind"] as? String == "none" && sandbox["backend"] as? String == "secret-service")
+            let text = try await cli.run(["doctor"])
+            #expect(text.output.contains("ok   sandbox: none; backend: the Secret Service on the session bus"))
+            #expect(text.output.contains("quirk gnome-keyring-locked-prompt: "))
+
+            // A faked Flatpak: FLATPAK_ID and a stand-in for /.flatpak-info (test-only variable).
+            let marker = cli.harness.root.appendingPathComponent("flatpak-info")
+            try Data("[Application]\nname=org.example.App\n".utf8).write(to: marker)
+            var flatpak = ProcessInfo.processInfo.environment
+            flatpak["FLATPAK_ID"] = "org.example.App"
+            flatpak["KEYRING_AUTH_TEST_FLATPAK_INFO"] = marker.path
+            let open = try await cli.run(["doctor"], environment: flatpak)
+            #expect(open.status == 0, "\(open.output)")
+            #expect(open.output.contains("ok   sandbox: Flatpak (org.example.App); backend: the Secret Service on the session bus, reachable"))
+            // The same sandbox with no Secret Service visible (as without --talk-name).
+            flatpak["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(cli.harness.root.path)/no-such-bus"
+            let closed = try await cli.run(["doctor"], environment: flatpak)
+            #expect(closed.status == 4)
+            #expect(closed.output.contains("FAIL sandbox: Flatpak (org.example.App); backend: none reachable"))
+            #expect(closed.output.contains("fix: give the app --talk-name=org.freedesktop.secrets"))
+            let closedJSON = try json(try await cli.run(["doctor", "--json"], environment: flatpak))
+            let closedSandbox = try #require(closedJSON["sandbox"] as? [String: Any])
+            #expect(closedSandbox["kind"] as? String == "flatpak" && closedSandbox["name"] as? String == "org.example.App")
+            #expect(closedSandbox["backend"] as? String == "none" && (closedSandbox["howToShare"] as? String)?.contains("--talk-name") == true)
+
+            var snap = ProcessInfo.processInfo.environment
+            snap["SNAP_NAME"] = "my-app"
+            let snapped = try await cli.run(["doctor"], environment: snap)
+            #expect(snapped.output.contains("ok   sandbox: Snap (my-app); backend: the Secret Service on the session bus, reachable"))
+        }
+
         @Test func aLockedKeyringIsExitFour() async throws {
             try await cli.harness.lockLoginCollection()
             let doctor = try await cli.run(["doctor"])

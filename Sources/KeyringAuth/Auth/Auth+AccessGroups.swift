@@ -21,6 +21,7 @@ extension Auth {
     ///   memory has changed.
     public func useUserAccessGroup(_ accessGroup: String?, migratingCurrentUser: Bool = false) throws(AuthError) {
         let newGroup = try Self.validated(accessGroup)
+        warnIfGroupCannotBeShared(newGroup)
         try transition { () throws(AuthError) in
             let (oldGroup, current) = state.withLock { ($0.group, $0.currentUser) }
             let carried = migratingCurrentUser && oldGroup == nil && newGroup != nil ? current : nil

@@ -118,6 +118,7 @@ public final class Auth: Sendable {
             loaded.notifiedToken = loaded.currentUser?.storedRecord.tokens.idToken
             state.withLock { $0 = loaded }
         }
+        warnIfGroupCannotBeShared(state.withLock { $0.group })
     }
 
     // MARK: State

@@ -7,7 +7,12 @@ extension SecretServiceStore {
     /// delete round trip of a throwaway item. Never prompts; every call is bounded by the timeout.
     /// Blocks the calling thread on D-Bus: from `async` code, run it on a queue of your own.
     public func diagnose() -> SecretServiceDiagnosis {
+        diagnose(sandbox: SandboxDetection.current, versions: ProviderVersionLookup())
+    }
+
+    func diagnose(sandbox detection: SandboxDetection, versions: ProviderVersionLookup) -> SecretServiceDiagnosis {
         var report = SecretServiceDiagnosis(busAddress: ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"])
+        report.sandbox = detection.detect()
         let limit = configuration.timeout
         let bus: OpaquePointer
         do throws(SecretServiceFailure) {
@@ -32,6 +37,13 @@ extension SecretServiceStore {
                 report.providerPID = Int(pid)
                 let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
                 report.provider = SecretServiceDiagnosis.Provider(processName: comm.trimmingCharacters(in: .whitespacesAndNewlines))
+                if let executable = ProviderVersionLookup.executable(pid: Int(pid) ?? -1) {
+                    report.providerExecutable = executable
+                    if let (package, version) = versions.version(ofExecutable: executable) {
+                        report.providerPackage = package
+                        report.providerVersion = version
+                    }
+                }
             }
         } catch {
             report.providerError = .noProvider(detail: error.detail)
@@ -67,5 +79,19 @@ extension SecretServiceStore {
             report.probeError = error
         }
         return report
+    }
+}
+
+extension SecretServiceStore {
+    /// Whether something owns `org.freedesktop.secrets` on the session bus as this process sees it
+    /// (asking the bus to start an activatable provider first), within the store's timeout. In a
+    /// Flatpak sandbox without `--talk-name=org.freedesktop.secrets` the name is hidden: `false`.
+    package func secretServiceIsReachable() -> Bool {
+        let limit = configuration.timeout
+        guard let bus = try? SecretServiceClient.sessionBus(limit: limit) else { return false }
+        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
+        _ = try? SecretServiceClient.busDaemonCall(
+            bus, "StartServiceByName", [g_variant_new_string("org.freedesktop.secrets"), g_variant_new_uint32(0)], limit: limit)
+        return (try? SecretServiceClient.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string("org.freedesktop.secrets")], limit: limit)) != nil
     }
 }

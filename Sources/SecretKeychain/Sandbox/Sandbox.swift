@@ -1,0 +1,88 @@
+import Foundation
+
+/// The application sandbox this process runs in, as libsecret tells it: Flatpak (`/.flatpak-info`
+/// exists) or Snap (`SNAP_NAME` or `SNAP` is set).
+///
+/// In a sandbox, libsecret's *password* API (`secret_password_*`) may use the Secret portal and a
+/// file keyring of the app's own. ``SecretServiceStore`` does not use that API: it talks to
+/// `org.freedesktop.secrets` on the session bus, so inside a sandbox it either reaches the real
+/// provider (and shares items with every app of the session) or reaches nothing and fails.
+public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
+    /// Not sandboxed (or in a sandbox libsecret does not recognise).
+    case none
+    /// A Flatpak app; its ID from `FLATPAK_ID`, when set.
+    case flatpak(appID: String?)
+    /// A Snap, by its name (`SNAP_NAME`, else the last component of `SNAP`).
+    case snap(name: String)
+
+    /// The sandbox of this process (``SandboxDetection/current``).
+    public static var current: Sandbox { SandboxDetection.current.detect() }
+
+    /// Whether the process runs in a Flatpak or Snap sandbox.
+    public var isSandboxed: Bool { self != .none }
+
+    /// How to let the app reach the session's Secret Service, where items are shared; `nil` outside a sandbox.
+    public var sharingAdvice: String? {
+        switch self {
+        case .none:
+            nil
+        case .flatpak:
+            "give the app --talk-name=org.freedesktop.secrets (finish-args in its manifest, or "
+                + "flatpak override --user --talk-name=org.freedesktop.secrets APP_ID)"
+        case .snap(let name):
+            "plug the password-manager-service interface (plugs: [password-manager-service] in snapcraft.yaml) "
+                + "and connect it: snap connect \(name):password-manager-service"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .flatpak(let appID): appID.map { "Flatpak (\($0))" } ?? "Flatpak"
+        case .snap(let name): "Snap (\(name))"
+        }
+    }
+}
+
+/// Finds the ``Sandbox`` from an environment and a file test, both injectable so that tests fake
+/// the markers without touching `/`.
+public struct SandboxDetection: Sendable {
+    /// The Flatpak marker file libsecret tests.
+    public static let flatpakInfoPath = "/.flatpak-info"
+    /// Test-only: an environment variable naming a file that stands for `/.flatpak-info` (for this
+    /// package's tests of `keyring-auth doctor`). Not for production use.
+    public static let testFlatpakInfoVariable = "KEYRING_AUTH_TEST_FLATPAK_INFO"
+
+    /// The environment to read (`FLATPAK_ID`, `SNAP_NAME`, `SNAP`).
+    public var environment: [String: String]
+    /// Whether a file exists at a path.
+    public var fileExists: @Sendable (String) -> Bool
+
+    /// A detection over `environment` and `fileExists`.
+    ///
+    /// - Parameters:
+    ///   - environment: The process environment to read.
+    ///   - fileExists: Tells whether a file exists at a path.
+    public init(environment: [String: String], fileExists: @escaping @Sendable (String) -> Bool) {
+        self.environment = environment
+        self.fileExists = fileExists
+    }
+
+    /// This process's environment and file system.
+    public static var current: SandboxDetection {
+        SandboxDetection(environment: ProcessInfo.processInfo.environment) { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// The sandbox the environment and files show.
+    public func detect() -> Sandbox {
+        let marker = environment[Self.testFlatpakInfoVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.flatpakInfoPath
+        if fileExists(marker) {
+            return .flatpak(appID: environment["FLATPAK_ID"].flatMap { $0.isEmpty ? nil : $0 })
+        }
+        if let name = environment["SNAP_NAME"], !name.isEmpty { return .snap(name: name) }
+        if let path = environment["SNAP"], !path.isEmpty {
+            return .snap(name: URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent)
+        }
+        return .none
+    }
+}

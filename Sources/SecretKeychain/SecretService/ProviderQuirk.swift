@@ -1,0 +1,66 @@
+/// A known behaviour of a Secret Service provider that differs from the specification or from
+/// gnome-keyring, the reference, and that users of this package may notice.
+public struct ProviderQuirk: Hashable, Sendable, Identifiable {
+    /// A stable identifier, for example `kwallet-session-bug`.
+    public var id: String
+    /// What happens, and what this package does about it, in one line.
+    public var summary: String
+
+    /// A quirk.
+    ///
+    /// - Parameters:
+    ///   - id: A stable identifier.
+    ///   - summary: One line.
+    public init(id: String, summary: String) {
+        self.id = id
+        self.summary = summary
+    }
+}
+
+extension SecretServiceDiagnosis.Provider {
+    /// The known quirks of this provider (none known for an unrecognised program).
+    public var quirks: [ProviderQuirk] {
+        switch self {
+        case .gnomeKeyring:
+            [
+                ProviderQuirk(
+                    id: "gnome-keyring-locked-prompt",
+                    summary: "a locked collection asks for the password in a desktop prompt when a display is available "
+                        + "(the call waits up to the store's unlockTimeout); with no prompter it is refused at once"),
+            ]
+        case .keePassXC:
+            [
+                ProviderQuirk(
+                    id: "keepassxc-no-default-alias-object",
+                    summary: "no /org/freedesktop/secrets/aliases/default object: the default collection is found with ReadAlias"),
+                ProviderQuirk(
+                    id: "keepassxc-per-database-lock",
+                    summary: "each database (collection) locks on its own, with KeePassXC's idle and screen-lock settings"),
+                ProviderQuirk(
+                    id: "keepassxc-per-client-confirmation",
+                    summary: "with \"Confirm when passwords are retrieved by clients\" on, each new client is asked for "
+                        + "in a dialog (the only per-client access control among the providers)"),
+            ]
+        case .kWallet:
+            [
+                ProviderQuirk(
+                    id: "kwallet-session-bug",
+                    summary: "KDE bug 514194 (every KF5 kwalletd, fixed in KWallet 6.25): about 1 % of encrypted sessions "
+                        + "fail (\"the provider returned no secret\", a write may leave an empty secret); retrying the call works"),
+                ProviderQuirk(
+                    id: "kwallet-text-content-type",
+                    summary: "secrets of a text/* content type are stored as text (bytes that are not UTF-8 come back mangled); "
+                        + "the store labels non-UTF-8 secrets application/octet-stream"),
+                ProviderQuirk(
+                    id: "kwallet-label-kept-on-replace",
+                    summary: "replacing an item keeps its old label"),
+                ProviderQuirk(
+                    id: "kwallet-signals-per-path",
+                    summary: "item signals come once per path the collection is exported at (its own and each alias), "
+                        + "and attribute changes emit none"),
+            ]
+        case .other:
+            []
+        }
+    }
+}
