@@ -18,6 +18,33 @@ extension KeyringTests {
             try await run(TwoApps.isolated(store: SecretServiceStore()))
         }
 
+        /// In a faked Flatpak from which the Secret Service cannot be reached, an app using a group
+        /// is warned once, at launch with a saved group, with the way to share.
+        @Test func aGroupInAClosedSandboxIsWarnedAboutOnce() async throws {
+            let probe = try Harness.product("auth-probe")
+            let namespace = String(UUID().uuidString.prefix(8))
+            let group = uniqueGroup().rawValue
+            let saved = try await Subprocess.run(probe, [namespace, "app-a", "use-group", group])
+            try saved.requireSuccess("auth-probe use-group")
+            #expect(!saved.standardError.contains("cannot be shared"), "no sandbox, no warning")
+
+            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("flatpak-info-\(namespace)")
+            try Data("[Application]\nname=org.example.App\n".utf8).write(to: marker)
+            defer { try? FileManager.default.removeItem(at: marker) }
+            var flatpak = ProcessInfo.processInfo.environment
+            flatpak["FLATPAK_ID"] = "org.example.App"
+            flatpak["KEYRING_AUTH_TEST_FLATPAK_INFO"] = marker.path
+            let reachable = try await Subprocess.run(probe, [namespace, "app-a", "use-group", group], environment: flatpak)
+            #expect(reachable.status == 0 && !reachable.standardError.contains("cannot be shared"), "the provider is reachable: shared")
+
+            // No Secret Service visible from the sandbox (a bus address that leads nowhere stands in for the proxy).
+            flatpak["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(marker.path)-no-bus"
+            let closed = try await Subprocess.run(probe, [namespace, "app-a", "use-group", group], environment: flatpak)
+            let warnings = closed.standardError.components(separatedBy: "cannot be shared").count - 1
+            #expect(warnings == 1, "once, at launch; not again for the same group: \(closed.standardError)")
+            #expect(closed.standardError.contains("Flatpak (org.example.App)") && closed.standardError.contains("--talk-name=org.freedesktop.secrets"))
+        }
+
         @Test func twoProcessesFollowTheReferenceDocument() async throws {
             let probe = try Harness.product("auth-probe")
             let namespace = String(UUID().uuidString.prefix(8))

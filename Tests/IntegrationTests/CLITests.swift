@@ -117,6 +117,9 @@ extension KeyringTests {
             let provider = try #require(report["provider"] as? [String: Any])
             #expect(provider["name"] as? String == "gnome-keyring")
             #expect((provider["executable"] as? String)?.hasSuffix("gnome-keyring-daemon") == true)
+            if let status = try? String(contentsOfFile: "/var/lib/dpkg/status", encoding: .utf8), status.contains("\nPackage: gnome-keyring\n") {
+                #expect(provider["package"] as? String == "gnome-keyring" && (provider["version"] as? String)?.isEmpty == false)
+            }
             let quirks = try #require(report["quirks"] as? [[String: Any]])
             #expect(quirks.map { $0["id"] as? String } == ["gnome-keyring-locked-prompt"])
             let sandbox = try #require(report["sandbox"] as? [String: Any])

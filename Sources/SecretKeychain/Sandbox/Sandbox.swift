@@ -35,6 +35,7 @@ public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// "none", "Flatpak (APP_ID)" or "Snap (NAME)".
     public var description: String {
         switch self {
         case .none: "none"
