@@ -9,8 +9,38 @@ public struct Harness: Sendable {
     public let root: URL
     /// The repository's `dbus/` directory.
     public let scripts: URL
-    /// The throwaway keyring's password.
+    /// The throwaway keyring's password (KeePassXC's database password too; KWallet's wallet has
+    /// an empty password).
     public let password: String
+    /// The Secret Service this run's harness started (`dbus/with-keyring --provider …`).
+    public let provider: Provider
+
+    /// A Secret Service provider the harness can run, named as `dbus/with-keyring --provider` names it.
+    public enum Provider: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// gnome-keyring-daemon, the default: the login collection, unlocked with the harness password.
+        case gnomeKeyring = "gnome-keyring"
+        /// KeePassXC with a throwaway database whose root group is exposed as the collection `harness`.
+        case keepassxc
+        /// kwalletd5 with a throwaway, empty-password wallet `kdewallet`.
+        case kwallet
+
+        public var description: String { rawValue }
+
+        /// The collection the `default` alias points to in the harness.
+        public var defaultCollection: String {
+            switch self {
+            case .gnomeKeyring: Harness.loginCollection
+            case .keepassxc: "/org/freedesktop/secrets/collection/harness"
+            case .kwallet: "/org/freedesktop/secrets/collection/kdewallet"
+            }
+        }
+
+        /// Whether a client asking for a locked item's secret is refused at once, as with
+        /// gnome-keyring and no prompter. With KeePassXC, libsecret's unlock prompt opens a dialog no
+        /// one can answer headless (the call hangs); with KWallet the prompt completes by itself for the
+        /// empty-password wallet (the call succeeds and the collection is unlocked again).
+        public var refusesLockedAtOnce: Bool { self == .gnomeKeyring }
+    }
 
     public struct NotInHarness: Error, CustomStringConvertible {
         public let description: String
@@ -34,36 +64,46 @@ public struct Harness: Sendable {
         else {
             throw NotInHarness(description: "The session bus or HOME is not the harness's own: \(fix).")
         }
-        return Harness(root: URL(fileURLWithPath: root), scripts: URL(fileURLWithPath: scripts), password: password)
+        let name = environment["KEYRING_AUTH_HARNESS_PROVIDER"] ?? Provider.gnomeKeyring.rawValue
+        guard let provider = Provider(rawValue: name) else {
+            throw NotInHarness(description: "KEYRING_AUTH_HARNESS_PROVIDER names no provider the harness knows: \(name).")
+        }
+        return Harness(
+            root: URL(fileURLWithPath: root), scripts: URL(fileURLWithPath: scripts), password: password, provider: provider)
     }
 
-    /// The process ID of the running gnome-keyring.
+    /// The process ID of the running provider (gnome-keyring, keepassxc or kwalletd5).
     public func providerPID() throws -> Int32 {
-        let text = try String(contentsOf: root.appendingPathComponent("gnome-keyring.pid"), encoding: .utf8)
+        let text = try String(contentsOf: root.appendingPathComponent("\(provider.rawValue).pid"), encoding: .utf8)
         guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw NotInHarness(description: "dbus/start-keyring left no process ID")
         }
         return pid
     }
 
-    /// Stops gnome-keyring and starts a new one on the same keyring files.
+    /// Stops the provider and starts a new one on the same keyring files, unlocked.
     public func restartProvider() async throws {
         let result = try await Subprocess.run(scripts.appendingPathComponent("restart-keyring").path, [])
         try result.requireSuccess("dbus/restart-keyring")
     }
 
-    /// Stops gnome-keyring; ``startProvider()`` starts it again on the same keyring files.
+    /// Stops the provider; ``startProvider()`` starts it again on the same keyring files.
     public func stopProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("stop-keyring").path, []).requireSuccess("dbus/stop-keyring")
     }
 
-    /// Starts gnome-keyring on the harness's keyring files, unlocked.
+    /// Starts the provider on the harness's keyring files, unlocked.
     public func startProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("start-keyring").path, []).requireSuccess("dbus/start-keyring")
     }
 
-    /// Locks the login collection through the Secret Service's own `Lock` method.
+    /// Locks the provider's default collection (gnome-keyring: the login collection) through the
+    /// Secret Service's own `Lock` method.
     public func lockLoginCollection() async throws {
+        guard provider == .gnomeKeyring else {
+            try await Subprocess.run(scripts.appendingPathComponent("lock-keyring").path, []).requireSuccess("dbus/lock-keyring")
+            return
+        }
         let result = try await Subprocess.run("gdbus", [
             "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
             "--method", "org.freedesktop.Secret.Service.Lock", "['\(Self.loginCollection)']",
@@ -71,12 +111,27 @@ public struct Harness: Sendable {
         try result.requireSuccess("gdbus call …Service.Lock")
     }
 
-    /// Unlocks the login collection with its password, without a prompt, as gnome-keyring's own tools do.
+    /// Unlocks the provider's default collection without anyone answering a prompt: gnome-keyring's
+    /// login collection with its password, as its own tools do; KeePassXC and KWallet through
+    /// `dbus/unlock-keyring`.
     public func unlockLoginCollection() throws {
+        guard provider == .gnomeKeyring else {
+            let process = Process()
+            process.executableURL = scripts.appendingPathComponent("unlock-keyring")
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw NotInHarness(description: "dbus/unlock-keyring failed (status \(process.terminationStatus))")
+            }
+            return
+        }
         try RawSecretService.unlockWithMasterPassword(collection: Self.loginCollection, password: password)
     }
 
-    /// The login collection, which the `default` alias points to in the harness.
+    /// The collection the `default` alias points to in this run's harness.
+    public var defaultCollection: String { provider.defaultCollection }
+
+    /// gnome-keyring's login collection, which the `default` alias points to in the default harness.
     public static let loginCollection = "/org/freedesktop/secrets/collection/login"
 
     /// The path of the built executable `name`, such as `keychain-probe`.
