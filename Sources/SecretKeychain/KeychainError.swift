@@ -53,9 +53,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
             return "No D-Bus session bus is reachable (\(detail)). Run inside a desktop session, or start one "
                 + "with `dbus-run-session -- COMMAND`, and check DBUS_SESSION_BUS_ADDRESS."
         case .noProvider(let detail):
-            return "No Secret Service provider owns org.freedesktop.secrets on the session bus (\(detail)). "
-                + "Start one: gnome-keyring (`gnome-keyring-daemon --start --components=secrets`), KeePassXC "
-                + "with Secret Service integration enabled, or KWallet; or choose InMemoryStore explicitly."
+            return Self.noProviderMessage(detail: detail, orElse: "choose InMemoryStore explicitly")
         case .noSuchCollection(let collection, let detail):
             return "The keyring collection \(collection) does not exist (\(detail)). Create or choose a default "
                 + "keyring in your keyring manager (Seahorse: Passwords and Keys), or start gnome-keyring with "
@@ -93,5 +91,15 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "Check the provider's log (and this store's logger, at debug level); `secret-tool search --all` "
                 + "shows whether the keyring works at all."
         }
+    }
+}
+
+extension KeychainError {
+    /// The message of ``noProvider(detail:)``, with `alternative` as the last resort it offers: the
+    /// library says `InMemoryStore`, a tool says its own option for it.
+    package static func noProviderMessage(detail: String, orElse alternative: String) -> String {
+        "No Secret Service provider owns org.freedesktop.secrets on the session bus (\(detail)). "
+            + "Start one: gnome-keyring (`gnome-keyring-daemon --start --components=secrets`), KeePassXC "
+            + "with Secret Service integration enabled, or KWallet; or \(alternative)."
     }
 }

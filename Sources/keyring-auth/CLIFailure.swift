@@ -24,13 +24,10 @@ struct CLIFailure: Error {
     init(_ error: KeychainError) {
         switch error {
         case .noProvider(let detail):
-            // The library's text offers InMemoryStore, a type CLI users never see: the CLI's word for it is --store memory.
+            // The library offers InMemoryStore, a type CLI users never see: the CLI's word for it is --store memory.
             self.init(
                 .keyringUnavailable,
-                "No Secret Service provider owns org.freedesktop.secrets on the session bus (\(detail)). "
-                    + "Start one: gnome-keyring (`gnome-keyring-daemon --start --components=secrets`), KeePassXC "
-                    + "with Secret Service integration enabled, or KWallet; or pass --store memory (nothing is kept "
-                    + "after the command).")
+                KeychainError.noProviderMessage(detail: detail, orElse: "pass --store memory (nothing is kept after the command)"))
         case .noSessionBus, .noSuchCollection, .locked, .timedOut:
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:

@@ -43,11 +43,12 @@ extension Auth {
         let newUser: User?
         do throws(AuthError) {
             if let carried {
-                let key = StoredUserKeys.user(options, in: newGroup)
-                let previous = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: key) }
+                let previous = try AuthError.catchingKeychain { () throws(KeychainError) in
+                    try store.data(for: StoredUserKeys.user(options, in: newGroup))
+                }
                 try save(carried.storedRecord, in: newGroup)
                 undo.add("the user item of \(Self.describe(newGroup))") { () throws(AuthError) in
-                    try self.restore(previous, at: key, in: newGroup)
+                    try self.restore(previous, in: newGroup)
                 }
                 newUser = carried
             } else {

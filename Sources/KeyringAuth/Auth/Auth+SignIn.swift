@@ -25,16 +25,15 @@ extension Auth {
         try checkTenant(of: record, from: "The user passed to updateCurrentUser")
         let adoptedRecord = record
         try await commit(adoptedRecord) { current in
-            let record = adoptedRecord
             let adopted: User
             if user.auth === self || user.auth == nil {
                 adopted = user
-            } else if let current, current.uid == record.uid {
+            } else if let current, current.uid == adoptedRecord.uid {
                 adopted = current
             } else {
-                return User(record: record, auth: self)
+                return User(record: adoptedRecord, auth: self)
             }
-            adopted.record.withLock { $0 = record }
+            adopted.record.withLock { $0 = adoptedRecord }
             adopted.adopt(by: self)
             return adopted
         }
@@ -75,11 +74,14 @@ extension Auth {
     package func signInAnonymously(switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
         guard needsSwitch(to: group) else { return try await signInAnonymously() }
-        let stored = try await transitionOffPool { () throws(AuthError) in try self.readAdoptableUser(in: group) }
-        if let stored, stored.isAnonymous {
-            try await transitionOffPool { () throws(AuthError) in try self.switchGroupHoldingTransitions(to: group, carrying: stored) }
-            return AuthDataResult(user: stored)
+        // The group's anonymous user is kept as it is stored: switching adopts it without writing it back
+        // (which would tell every running app of the group of a change that is none).
+        let kept = try await transitionOffPool { () throws(AuthError) -> User? in
+            guard try self.readAdoptableUser(in: group)?.isAnonymous == true else { return nil }
+            try self.switchGroupHoldingTransitions(to: group, carrying: nil)
+            return self.currentUser
         }
+        if let kept, kept.isAnonymous { return AuthDataResult(user: kept) }
         let signedIn = try await configuration.backend.signUpAnonymously(tenantID: options.tenantID)
         return try await finishSignIn(signedIn, anonymous: true, switchingTo: group)
     }

@@ -35,15 +35,18 @@ extension Auth {
         }
     }
 
-    func label(of uid: String, in group: AccessGroup?) -> String {
-        "Firebase user \(uid) of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
+    /// The item's label, for a person looking at the keyring: the user's uid when it is known.
+    func label(of uid: String?, in group: AccessGroup?) -> String {
+        "Firebase user\(uid.map { " \($0)" } ?? "") of \(group.map { "group \($0)" } ?? "app \(options.appName)")"
     }
 
-    /// Puts back the bytes `previous` read from `key` before a step that is being undone (`nil`: deletes it).
-    func restore(_ previous: Data?, at key: KeychainKey, in group: AccessGroup?) throws(AuthError) {
+    /// Puts back the bytes `previous` read from the user item of `group` before a step that is being
+    /// undone (`nil`: deletes the item).
+    func restore(_ previous: Data?, in group: AccessGroup?) throws(AuthError) {
+        let key = StoredUserKeys.user(options, in: group)
         try AuthError.catchingKeychain { () throws(KeychainError) in
             if let previous {
-                try store.setData(previous, for: key, label: "Firebase user of \(group.map { "group \($0)" } ?? "app \(options.appName)")")
+                try store.setData(previous, for: key, label: label(of: nil, in: group))
             } else {
                 try store.removeData(for: key)
             }
