@@ -166,7 +166,7 @@ struct All: AsyncParsableCommand {
             ## KeyringAuth benchmarks
 
             \(Date().formatted(.iso8601.year().month().day())) · \(ProcessInfo.processInfo.activeProcessorCount) cores, \
-            \(Machine.processor), Linux \(Machine.kernel) · \(await Machine.version(of: "gnome-keyring-daemon")) · \
+            \(Machine.processor), Linux \(Machine.kernel) · \(Machine.provider) · \
             \(versions.joined(separator: ", ")) · \(await Machine.version(of: python)) · release build
 
             ### One item, warm connection (calls per second: median of \(rounds) interleaved rounds; ×: against libsecret in C)
@@ -204,6 +204,8 @@ struct All: AsyncParsableCommand {
             \(String(format: "| `auth.getStoredUser(forAccessGroup:)` | %.0f µs | %d in %d reads |", inProcess.storedUserMicroseconds, inProcess.storedUserKeychainCalls, InProcessReads.storedUserReads))
 
             ### Propagation between two running apps (\(propagation.count) changes; milliseconds from app A's write returning to app B's listener)
+
+            Every write (warm-up included) was reported once by app B's store and once to its listener.
 
             | median | p90 | p99 | max |
             |---:|---:|---:|---:|

@@ -1,4 +1,5 @@
 import Foundation
+import SecretKeychain
 import Subprocesses
 
 extension Array where Element == Double {
@@ -25,6 +26,13 @@ enum Machine {
         let line = result.flatMap { $0.status == 0 ? $0.output + $0.standardError : nil }?
             .split(separator: "\n").first.map(String.init)
         return line ?? "\(program) (version unknown)"
+    }
+
+    /// The Secret Service provider the session bus has, with its version: `KWallet 5.103.0-1`, ….
+    static var provider: String {
+        let diagnosis = SecretServiceStore().diagnose()
+        guard let provider = diagnosis.provider else { return "no Secret Service provider" }
+        return [provider.description, diagnosis.providerVersion].compactMap { $0 }.joined(separator: " ")
     }
 
     /// The processor's model name, from /proc/cpuinfo.

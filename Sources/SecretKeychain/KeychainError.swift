@@ -26,6 +26,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case oversizedItem(String, size: Int, limit: Int)
     /// A stored item matches a key but cannot be read as one.
     case corruptItem(String, reason: String)
+    /// The provider lost or refused the encrypted session in every one of several tries, each with
+    /// a fresh session: KWallet 5's known bug (KDE bug 514194, fixed in KWallet 6.25). When the
+    /// operation `writes`, the item may have been left with an empty secret; a read changed nothing.
+    case sessionFailed(operation: String, detail: String, writes: Bool)
     /// Any other libsecret, GLib or D-Bus failure, as reported.
     case underlying(domain: String, code: Int, message: String)
 
@@ -43,6 +47,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .payloadTooLarge: return "payloadTooLarge"
         case .oversizedItem: return "oversizedItem"
         case .corruptItem: return "corruptItem"
+        case .sessionFailed: return "sessionFailed"
         case .underlying: return "underlying"
         }
     }
@@ -86,6 +91,11 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corruptItem(let item, let reason):
             return "The stored item \(item) cannot be read: \(reason). It was left as it is; inspect it with "
                 + "`secret-tool search --all xdg:schema \(SecretServiceSchema.name)` and remove it if it is not needed."
+        case .sessionFailed(let operation, let detail, let writes):
+            return "\(operation) failed \(Self.sessionTries) times in a row, each with a fresh encrypted session "
+                + "(\(detail)). This is KWallet 5's known bug (KDE bug 514194, fixed in KWallet 6.25): try again, "
+                + "or update KWallet. "
+                + (writes ? "The item may have been left with an empty secret: store it again." : "Nothing stored was changed.")
         case .underlying(let domain, let code, let message):
             return "The Secret Service call failed: \(message) (\(domain) error \(code)). "
                 + "Check the provider's log (and this store's logger, at debug level); `secret-tool search --all` "
@@ -95,6 +105,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension KeychainError {
+    /// How many times ``SecretServiceStore`` tries an operation, each time with a fresh session,
+    /// before it reports ``sessionFailed(operation:detail:writes:)``.
+    package static let sessionTries = 4
+
     /// The message of ``noProvider(detail:)``, with `alternative` as the last resort it offers: the
     /// library says `InMemoryStore`, a tool says its own option for it.
     package static func noProviderMessage(detail: String, orElse alternative: String) -> String {

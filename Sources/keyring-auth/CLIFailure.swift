@@ -32,7 +32,7 @@ struct CLIFailure: Error {
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)
-        case .corruptItem, .oversizedItem:
+        case .corruptItem, .oversizedItem, .sessionFailed:
             self.init(.failure, error.description)
         case .underlying:
             self.init(.failure, error.description + " Run the command again with --verbose to see the keyring calls.")

@@ -111,8 +111,11 @@ public final class SecretServiceStore: KeychainStore {
 
     /// Runs one operation against the provider. When the provider went away (it restarted, so
     /// libsecret's connection addresses a name nobody owns) it reconnects once and runs the
-    /// operation again; likewise once when a cached alias resolution has gone stale. `writes` says
-    /// whether the operation stores or removes, so that a time-out says whether its outcome is unknown.
+    /// operation again; likewise once when a cached alias resolution has gone stale. When the
+    /// encrypted session fails (KWallet 5's bug, KDE bug 514194), it runs the operation again with a
+    /// fresh session, up to ``KeychainError/sessionTries`` tries in all, each call within its own
+    /// time limit. `writes` says whether the operation stores or removes, so that a time-out says
+    /// whether its outcome is unknown.
     func perform<Result>(
         _ operation: String, writes: Bool, _ body: (Attempt) throws(SecretServiceFailure) -> Result
     ) throws(KeychainError) -> Result {
@@ -122,6 +125,7 @@ public final class SecretServiceStore: KeychainStore {
         }
         var reconnected = false
         var reresolved = false
+        var tries = 1
         while true {
             do {
                 let client = try connectedClient()
@@ -133,6 +137,12 @@ public final class SecretServiceStore: KeychainStore {
                 connection.withLock { $0 = nil }
                 resolvedCollection.withLock { $0 = nil }
                 reconnected = true
+            } catch let failure where failure.isBrokenSession && tries < KeychainError.sessionTries {
+                logger.debug("The Secret Service session failed; trying again with a fresh one",
+                              metadata: ["error": "\(failure.detail)", "try": "\(tries)"])
+                SecretServiceClient.disconnect()
+                connection.withLock { $0 = nil }
+                tries += 1
             } catch .glib(let error, let call)
                 where error.isNoSuchObject && call.addressesCollection && !reresolved && isAlias {
                 logger.debug("The collection alias points elsewhere now; resolving it again")
@@ -182,9 +192,14 @@ public final class SecretServiceStore: KeychainStore {
     /// The one place a failure becomes the error the user sees.
     func keychainError(for failure: SecretServiceFailure, operation: String, writes: Bool) -> KeychainError {
         let collection = configuration.collection.description
+        if failure.isBrokenSession {
+            return .sessionFailed(operation: operation, detail: failure.detail, writes: writes)
+        }
         switch failure {
         case .keychain(let error):
             return error
+        case .brokenSession(let detail):
+            return .sessionFailed(operation: operation, detail: detail, writes: writes)
         case .expired(.unlock, _):
             return .locked(collection: collection)
         case .expired(let call, let limit):

@@ -49,6 +49,8 @@ final class CollectionWatcher: @unchecked Sendable {
     private var collectionPath: String?
     /// The scope's items as last seen: item path → key.
     private var known: [String: KeychainKey] = [:]
+    /// Item signals received and not handled yet, in order (see ``itemSignal(_:collection:item:)``).
+    private var pending: [ItemSignal] = []
 
     private var logger: Logger { store.configuration.logger }
 
@@ -209,6 +211,7 @@ final class CollectionWatcher: @unchecked Sendable {
     /// Unsubscribes, lets GLib release what the subscriptions hold, and closes and drops the bus connection.
     private func finish() {
         preconditionOwnsContext()
+        cancelPending()
         guard let bus else { return }
         if closedHandler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(bus), closedHandler) }
         for subscription in [ownerSubscription, itemSubscription] where subscription != 0 {
@@ -287,14 +290,93 @@ final class CollectionWatcher: @unchecked Sendable {
         }
     }
 
+    /// One item signal of the followed collection, queued: an item written (`ItemCreated`,
+    /// `ItemChanged`) or deleted (`ItemDeleted`).
+    private struct ItemSignal {
+        let path: String
+        let stored: Bool
+        /// Until when an `ItemChanged` waits for the `ItemCreated` it may announce (`nil`: handle it now).
+        var heldUntil: ContinuousClock.Instant?
+    }
+
+    /// How long an `ItemChanged` waits for an `ItemCreated` of the same item before it is handled
+    /// on its own. KWallet sends its signals of one write within a millisecond.
+    static let itemChangedHold = Duration.milliseconds(100)
+
+    /// Queues an item signal of the collection, so that each write is reported once on every
+    /// provider. gnome-keyring announces a new or replaced item with one `ItemCreated`; KWallet
+    /// with one or two `ItemChanged` and then `ItemCreated` (and `ItemChanged` alone for a new
+    /// secret). So consecutive signals of one item are one write, and an `ItemChanged` is held
+    /// for up to ``itemChangedHold`` for the `ItemCreated` that may follow. (KWallet also sends
+    /// every signal once per path the collection is exported at, such as
+    /// `/org/freedesktop/secrets/aliases/default`: only the resolved path is followed.)
     private func itemSignal(_ member: String, collection: String, item path: String) {
         preconditionOwnsContext()
         logger.trace("Item signal", metadata: ["signal": "\(member)", "item": "\(path)"])
         guard collection == collectionPath else { return }
+        let stored: Bool
+        let heldUntil: ContinuousClock.Instant?
         switch member {
-        case "ItemCreated", "ItemChanged": itemStored(at: path)
-        case "ItemDeleted": forget(path)
-        default: break
+        case "ItemCreated": (stored, heldUntil) = (true, nil)
+        case "ItemChanged": (stored, heldUntil) = (true, .now + Self.itemChangedHold)
+        case "ItemDeleted": (stored, heldUntil) = (false, nil)
+        default: return
+        }
+        if stored, let last = pending.last, last.stored, last.path == path, last.heldUntil != nil {
+            pending[pending.count - 1].heldUntil = heldUntil.map { max($0, last.heldUntil!) }
+        } else {
+            pending.append(ItemSignal(path: path, stored: stored, heldUntil: heldUntil))
+        }
+        schedulePending(after: nil)
+    }
+
+    /// The attached sources that handle the queue, at once (idle) or when a hold ends; 0 for none.
+    private var pendingSources: (idle: guint, timer: guint) = (0, 0)
+
+    /// Handles the queued signals from a source of the watcher's main context: once the signals
+    /// that have already arrived are all queued (an idle source, below the priority GDBus
+    /// dispatches signals at), or `after` a hold.
+    private func schedulePending(after delay: Duration?) {
+        preconditionOwnsContext()
+        if (delay == nil ? pendingSources.idle : pendingSources.timer) != 0 { return }
+        let source: UnsafeMutablePointer<GSource>
+        if let delay {
+            source = g_timeout_source_new(guint(max(1, delay.inMilliseconds.rounded(.up))))!
+        } else {
+            source = g_idle_source_new()!
+            g_source_set_priority(source, G_PRIORITY_DEFAULT_IDLE)
+        }
+        defer { g_source_unref(source) }
+        let callback: GSourceFunc = delay == nil
+            ? { Unmanaged<CollectionWatcher>.fromOpaque($0!).takeUnretainedValue().handlePending(timer: false); return 0 }
+            : { Unmanaged<CollectionWatcher>.fromOpaque($0!).takeUnretainedValue().handlePending(timer: true); return 0 }
+        g_source_set_callback(
+            source, callback, Unmanaged.passRetained(self).toOpaque(), { Unmanaged<CollectionWatcher>.fromOpaque($0!).release() })
+        let id = g_source_attach(source, context)
+        if delay == nil { pendingSources.idle = id } else { pendingSources.timer = id }
+    }
+
+    /// Detaches the sources that would handle the queue (each releases the watcher it holds).
+    private func cancelPending() {
+        preconditionOwnsContext()
+        for id in [pendingSources.idle, pendingSources.timer] where id != 0 {
+            if let source = g_main_context_find_source_by_id(context, id) { g_source_destroy(source) }
+        }
+        pendingSources = (0, 0)
+        pending = []
+    }
+
+    /// Handles the queued signals in order, up to the first one still held.
+    private func handlePending(timer: Bool) {
+        preconditionOwnsContext()
+        if timer { pendingSources.timer = 0 } else { pendingSources.idle = 0 }
+        while let signal = pending.first {
+            if let heldUntil = signal.heldUntil, heldUntil > .now {
+                schedulePending(after: heldUntil - .now)
+                return
+            }
+            pending.removeFirst()
+            if signal.stored { itemStored(at: signal.path) } else { forget(signal.path) }
         }
     }
 

@@ -52,10 +52,20 @@ struct GLibError: Error, Sendable {
             || isDBusError(G_DBUS_ERROR_DISCONNECTED)
     }
 
-    /// The provider has no object at the path called, or says there is no such object.
+    /// The provider has no object at the path called, or says there is no such object (but not
+    /// when the object it cannot find is the client's session: see ``isBrokenSession``).
     var isNoSuchObject: Bool {
-        isSecretError(SECRET_ERROR_NO_SUCH_OBJECT) || isDBusError(G_DBUS_ERROR_UNKNOWN_METHOD)
-            || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT)
+        (isSecretError(SECRET_ERROR_NO_SUCH_OBJECT) || isDBusError(G_DBUS_ERROR_UNKNOWN_METHOD)
+            || isDBusError(G_DBUS_ERROR_UNKNOWN_OBJECT)) && !isBrokenSession
+    }
+
+    /// The client's encrypted session failed: the provider cannot find it (KWallet: "Can't find
+    /// session /org/freedesktop/secrets/session/N"), or libsecret could not decrypt what came
+    /// back ("received an invalid or unencryptable secret"). KWallet 5 does both about once in a
+    /// hundred calls (KDE bug 514194); a fresh session cures it.
+    var isBrokenSession: Bool {
+        isSecretError(SECRET_ERROR_PROTOCOL) || message.contains("Can't find session")
+            || remoteName == "org.freedesktop.Secret.Error.NoSession"
     }
 
     /// The provider refused because the collection or item is locked.

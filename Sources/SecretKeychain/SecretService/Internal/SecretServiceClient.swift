@@ -83,16 +83,11 @@ struct SecretServiceClient {
         return Self.storedSecret(value)
     }
 
-    /// The size of the secret at `path`, or `nil` when the item is gone. Reads the one secret and
-    /// keeps only its length.
+    /// The size of the secret at `path`, or `nil` when the provider returned none. Reads the one
+    /// secret and keeps only its length.
     func secretSize(at path: String) throws(SecretServiceFailure) -> Int? {
-        let value: OpaquePointer?
-        do {
-            value = try bounded(.getSecret) { cancellable, error in
-                secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
-            }
-        } catch .glib(let error, _) where error.isNoSuchObject {
-            return nil
+        let value = try bounded(.getSecret) { cancellable, error in
+            secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
         }
         guard let value else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }

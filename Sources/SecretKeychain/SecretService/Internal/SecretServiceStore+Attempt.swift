@@ -80,13 +80,10 @@ extension SecretServiceStore {
         func newestSecret(matching attributes: [String: String]) throws(SecretServiceFailure) -> StoredSecret? {
             for _ in 0..<Self.readTries {
                 guard let path = try newest(of: matchingItems(attributes)) else { return nil }
-                do throws(SecretServiceFailure) {
-                    if let secret = try client.secret(at: path, sizeLimit: KeychainLimits.maximumSecretSize) { return secret }
-                    // libsecret answers no secret and no error for an item deleted since the search.
-                    _ = try client.itemProperties(at: path)
-                    throw .keychain(.corruptItem(path, reason: "the provider returned no secret for it"))
-                } catch .glib(let error, _) where error.isNoSuchObject {
-                    continue
+                if let secret = try read(at: path, { path throws(SecretServiceFailure) in
+                    try client.secret(at: path, sizeLimit: KeychainLimits.maximumSecretSize)
+                }) {
+                    return secret
                 }
             }
             throw .keychain(.underlying(
@@ -96,6 +93,33 @@ extension SecretServiceStore {
 
         /// How many times a read searches when the item it found keeps being deleted under it.
         private static let readTries = 5
+
+        /// What `body` reads of the item at `path`, or `nil` when the item is gone. libsecret
+        /// answers no value and no error for an item deleted since the search; KWallet answers
+        /// `InvalidArgs` ("Can't find item at path"), gnome-keyring "no such object". No value
+        /// for an item that still exists is KWallet 5's session bug: a ``SecretServiceFailure/brokenSession(detail:)``.
+        private func read<Value>(
+            at path: String, _ body: (String) throws(SecretServiceFailure) -> Value?
+        ) throws(SecretServiceFailure) -> Value? {
+            do throws(SecretServiceFailure) {
+                if let value = try body(path) { return value }
+            } catch .glib(let error, let call) where !error.isProviderGone && !error.isDBusTimeout && !error.isBrokenSession {
+                guard try exists(path) else { return nil }
+                throw .glib(error, call: call)
+            }
+            guard try exists(path) else { return nil }
+            throw .brokenSession(detail: "the provider returned no secret for \(path), which exists")
+        }
+
+        /// Whether the provider still has an item at `path`.
+        private func exists(_ path: String) throws(SecretServiceFailure) -> Bool {
+            do throws(SecretServiceFailure) {
+                _ = try client.itemProperties(at: path)
+                return true
+            } catch .glib(let error, _) where error.isNoSuchObject {
+                return false
+            }
+        }
 
         /// Writes the item (replacing the one with the same attributes) and returns its path.
         func createItem(
@@ -161,7 +185,7 @@ extension SecretServiceStore {
             var items: [KeychainItemInfo] = []
             for (key, item) in newestByKey {
                 // An item deleted since the search is left out.
-                guard let size = try client.secretSize(at: item.path) else { continue }
+                guard let size = try read(at: item.path, client.secretSize(at:)) else { continue }
                 items.append(KeychainItemInfo(key: key, label: item.label, created: item.created, modified: item.modified, size: size))
             }
             return KeychainListing(
