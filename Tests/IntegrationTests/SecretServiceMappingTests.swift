@@ -26,7 +26,7 @@ extension KeyringTests {
             ])
             #expect(sharedItem.label == "Shared user")
             #expect(sharedItem.secret == .text("text ✓"))
-            #expect(sharedItem.path.hasPrefix(Harness.loginCollection + "/"))
+            #expect(sharedItem.path.hasPrefix(harness.defaultCollection + "/"))
 
             let privateItem = try #require(items.first { $0.attributes["scope"] == "private" })
             #expect(privateItem.attributes == [
@@ -62,6 +62,31 @@ extension KeyringTests {
 
             try await store.removeData(for: text)
             try await store.removeData(for: binary)
+        }
+
+        /// Where the providers differ in what they keep of an item (the README's provider table):
+        /// the label of a replaced item, and the D-Bus error for an item path that does not exist.
+        @Test func whatEachProviderKeeps() async throws {
+            let store = SecretServiceStore()
+            let key = uniqueKey(in: uniqueGroup())
+            try await store.setData(.text("first"), for: key, label: "first label")
+            try await store.setData(.text("second"), for: key, label: "second label")
+            let items = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: key))
+            #expect(items.map(\.secret) == [.text("second")])
+            // KWallet names its entries by their label, and keeps it when an item is replaced.
+            #expect(items.map(\.label) == [harness.provider.replacesLabel ? "second label" : "first label"])
+            try await store.removeData(for: key)
+
+            let missing = try await Subprocess.run("gdbus", [
+                "call", "--session", "--timeout", "10", "--dest", "org.freedesktop.secrets",
+                "--object-path", harness.defaultCollection + "/no_such_item", "--method", "org.freedesktop.DBus.Properties.Get",
+                "org.freedesktop.Secret.Item", "Label",
+            ])
+            let expected = switch harness.provider {
+            case .gnomeKeyring: "org.freedesktop.DBus.Error.UnknownMethod"
+            case .keepassxc, .kwallet: "org.freedesktop.DBus.Error.UnknownObject"
+            }
+            #expect(missing.status != 0 && missing.standardError.contains("GDBus.Error:\(expected):"), "\(missing.standardError)")
         }
 
         @Test func anItemStoredBySecretToolIsRead() async throws {
@@ -107,6 +132,15 @@ extension KeyringTests {
             let sessionStore = SecretServiceStore(configuration: .init(collection: .sessionAlias))
             let defaultStore = SecretServiceStore()
             let key = uniqueKey(in: uniqueGroup())
+            guard harness.provider.hasSessionCollection else {
+                // KeePassXC and KWallet have no session collection (the alias answers "/"): the store
+                // says so, and creates none.
+                await #expect { try await sessionStore.setData(.text("x"), for: key, label: "session item") } throws: {
+                    ($0 as? KeychainError)?.code == "noSuchCollection"
+                }
+                #expect(try RawSecretService.items(matching: ["service": key.service]).isEmpty)
+                return
+            }
             try await sessionStore.setData(.text("in memory only"), for: key, label: "session item")
             #expect(try await sessionStore.data(for: key) == .text("in memory only"))
             #expect(try await defaultStore.data(for: key) == nil)
