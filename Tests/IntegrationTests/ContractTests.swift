@@ -7,12 +7,16 @@ extension KeyringTests {
     /// What every ``KeychainStore`` promises, run against the real gnome-keyring and the in-memory store.
     @Suite struct Contract {
         enum Payload: String, CaseIterable, Sendable, CustomTestStringConvertible {
-            case text, binary, empty, oneMebibyte
+            /// Text with KeePass placeholders after a nested object, where KeePassXC's resolver
+            /// reaches them when the secret is its entry's password.
+            case text, placeholders, binary, empty, oneMebibyte
             var testDescription: String { rawValue }
 
             var data: Data {
                 switch self {
                 case .text: return .text(#"{"uid":"héllo","token":"✓"}"#)
+                case .placeholders:
+                    return .text(#"{"t":{"a":1},"name":"{TITLE} {USERNAME} {URL} {S:x} {DT_SIMPLE}","p":"x {PASSWORD} y"}"#)
                 case .binary: return Data([0x00, 0xFF, 0x80, 0x7F, 0xC3, 0x28, 0x00])
                 case .empty: return Data()
                 case .oneMebibyte:

@@ -55,7 +55,7 @@ extension KeyringTests {
             let contentTypes = traffic.split(separator: "\n")
                 .filter { $0.contains("string \"text/plain\"") || $0.contains("string \"application/octet-stream\"") }
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            #expect(contentTypes == [#"string "text/plain""#, #"string "application/octet-stream""#])
+            #expect(contentTypes == [#"string "application/octet-stream""#, #"string "application/octet-stream""#])
             let canaryHex = canary.utf8.prefix(8).map { String(format: "%02x", $0) }.joined(separator: " ")
             #expect(traffic.contains(text.service))
             #expect(!traffic.contains(canary) && !traffic.contains(canaryHex))
@@ -65,7 +65,8 @@ extension KeyringTests {
         }
 
         /// Where the providers differ in what they keep of an item (the README's provider table):
-        /// the label of a replaced item, and the D-Bus error for an item path that does not exist.
+        /// the content type, the label of a replaced item, and the D-Bus error for an item path
+        /// that does not exist.
         @Test func whatEachProviderKeeps() async throws {
             let store = SecretServiceStore()
             let key = uniqueKey(in: uniqueGroup())
@@ -73,6 +74,8 @@ extension KeyringTests {
             try await store.setData(.text("second"), for: key, label: "second label")
             let items = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: key))
             #expect(items.map(\.secret) == [.text("second")])
+            // The store sends application/octet-stream; gnome-keyring answers text/plain for everything.
+            #expect(items.map(\.contentType) == [harness.provider == .gnomeKeyring ? "text/plain" : "application/octet-stream"])
             // KWallet names its entries by their label, and keeps it when an item is replaced.
             #expect(items.map(\.label) == [harness.provider.replacesLabel ? "second label" : "first label"])
             try await store.removeData(for: key)
