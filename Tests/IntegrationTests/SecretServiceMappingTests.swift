@@ -20,7 +20,7 @@ extension KeyringTests {
             let items = try RawSecretService.items(matching: ["service": unshared.service])
             #expect(items.count == 2)
             let sharedItem = try #require(items.first { $0.attributes["scope"] == "group" })
-            #expect(sharedItem.attributes == [
+            #expect(ours(sharedItem) == [
                 "xdg:schema": "org.keyringauth.KeychainItem.v1", "service": unshared.service,
                 "account": "firebase_auth_firebase_user", "scope": "group", "access-group": "TEAMID.com.example.mapping",
             ])
@@ -29,7 +29,7 @@ extension KeyringTests {
             #expect(sharedItem.path.hasPrefix(harness.defaultCollection + "/"))
 
             let privateItem = try #require(items.first { $0.attributes["scope"] == "private" })
-            #expect(privateItem.attributes == [
+            #expect(ours(privateItem) == [
                 "xdg:schema": "org.keyringauth.KeychainItem.v1", "service": unshared.service,
                 "account": "firebase_auth_firebase_user", "scope": "private",
             ])
@@ -37,6 +37,17 @@ extension KeyringTests {
             #expect(privateItem.secret == Data([0xFF, 0x00, 0xFE]))
             try await store.removeData(for: shared)
             try await store.removeData(for: unshared)
+        }
+
+        /// An item's attributes without those the provider adds of its own: KeePassXC lists its
+        /// entry's fields (Title, the label; Path, "/" and the label; UserName, URL, Notes, Uuid)
+        /// and, for a secret it keeps as an attachment, its content type.
+        private func ours(_ item: RawSecretService.RawItem) -> [String: String] {
+            guard harness.provider == .keepassxc else { return item.attributes }
+            let added: Set = ["Title", "Path", "UserName", "URL", "Notes", "Uuid", "FDO_SECRETS_CONTENT_TYPE"]
+            #expect(item.attributes["Title"] == item.label && item.attributes["Path"] == "/" + item.label, "\(item.attributes)")
+            #expect(item.attributes["FDO_SECRETS_CONTENT_TYPE"] == "application/octet-stream", "\(item.attributes)")
+            return item.attributes.filter { !added.contains($0.key) }
         }
 
         /// gnome-keyring does not keep content types (it answers text/plain for every secret), so
