@@ -42,7 +42,7 @@ extension KeyringTests {
                 ],
                 label: "planted", secret: try Self.record(uid: Self.uid, email: Self.email, displayName: Self.displayName, apiKey: apiKey))
             defer { _ = try? SecretServiceStore().removeAll(in: group) }
-            #expect(path.hasPrefix(Harness.loginCollection))
+            #expect(path.hasPrefix(cli.harness.defaultCollection + "/"))
 
             let list = try await cli.run(["list"])
             #expect(list.status == 0, "\(list.standardError)")

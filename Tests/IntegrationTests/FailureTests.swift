@@ -9,6 +9,11 @@ extension KeyringTests {
         let harness: Harness
         init() throws { harness = try Harness.require() }
 
+        /// A store that never prompts (`unlockTimeout: nil`) fails with `locked` on every provider. One
+        /// that may prompt meets the provider's prompt: refused at once (gnome-keyring with no
+        /// prompter) or never answered headless (KeePassXC, bounded by the store's 2 s unlock
+        /// limit): `locked`; or completed by itself (KWallet's empty-password wallet): the call
+        /// succeeds and the wallet is unlocked again.
         @Test func aLockedCollectionFailsWithLockedAndLosesNothing() async throws {
             let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: .seconds(2)))
             let neverPrompts = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: nil))
@@ -18,7 +23,9 @@ extension KeyringTests {
             try await harness.lockLoginCollection()
             defer { try? harness.unlockLoginCollection() }
             let locked = KeychainError.locked(collection: "the default alias")
-            for candidate in [store, neverPrompts] {
+            var refusing = [neverPrompts]
+            if harness.provider.unlockPrompt != .unlocksByItself { refusing.append(store) }
+            for candidate in refusing {
                 await #expect(throws: locked) { try await returnsWithin(.seconds(30)) { try await candidate.data(for: key) } }
                 await #expect(throws: locked) {
                     try await returnsWithin(.seconds(30)) { try await candidate.setData(.text("overwritten"), for: key, label: "l") }
@@ -28,6 +35,11 @@ extension KeyringTests {
                 await #expect(throws: locked) {
                     try await returnsWithin(.seconds(30)) { try await candidate.data(for: uniqueKey(in: uniqueGroup())) }
                 }
+            }
+            #expect(try await harness.defaultCollectionIsLocked(), "no call unlocked it")
+            if harness.provider.unlockPrompt == .unlocksByItself {
+                #expect(try await returnsWithin(.seconds(30)) { try await store.data(for: key) } == .text("kept"))
+                #expect(try await !harness.defaultCollectionIsLocked(), "the store's unlock prompt unlocked it")
             }
 
             try harness.unlockLoginCollection()

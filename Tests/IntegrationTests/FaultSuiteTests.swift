@@ -56,16 +56,22 @@ extension KeyringTests {
             try await harness.startProvider()
             try await sentinels.expectIntact()
             try run.expectGroupChoicesKept()
-            try await run.expectStoredUserCompleteOrNone()
+            // KWallet keeps item attributes at once but secrets on a 5 s timer: the group's item
+            // written in the last seconds before the kill comes back with an empty secret, which
+            // no store can read as a user. The apps' next operations replace it.
+            try await run.expectStoredUserCompleteOrNone(orEmptiedByAKill: !harness.provider.savesEveryChangeAtOnce)
             let after = try await run.all(20).joined()
-            #expect(after.allSatisfy { $0.succeeded && $0.readCompleteUserOrNone }, "\(after.filter { !$0.succeeded }.prefix(5))")
+            #expect(after.allSatisfy { $0.succeeded && $0.readCompleteUserOrNone }, "\(after.filter { !$0.succeeded || !$0.readCompleteUserOrNone }.prefix(5))")
             try run.expectOneItemPerKey()
             try await run.finish()
             try await sentinels.remove()
         }
 
+        /// KWallet's unlock prompt completes by itself headless (the empty-password wallet), so apps
+        /// that may prompt open the wallet again at once and it never stays locked; there the apps
+        /// never prompt (`unlockTimeout` nil), which is what gnome-keyring's missing prompter amounts to.
         @Test func collectionLockedMidRunGivesTypedErrorsWithinTheLimit() async throws {
-            let run = try await ChaosRun.start(apps: 8)
+            let run = try await ChaosRun.start(apps: 8, prompting: harness.provider.unlockPrompt != .unlocksByItself)
             let sentinels = try await Sentinels.write()
             defer { try? harness.unlockLoginCollection() }
 
@@ -88,7 +94,7 @@ extension KeyringTests {
             try await sentinels.expectIntact()
             try run.expectGroupChoicesKept()
             let after = try await run.all(20).joined()
-            #expect(after.allSatisfy { $0.succeeded && $0.readCompleteUserOrNone }, "\(after.filter { !$0.succeeded }.prefix(5))")
+            #expect(after.allSatisfy { $0.succeeded && $0.readCompleteUserOrNone }, "\(after.filter { !$0.succeeded || !$0.readCompleteUserOrNone }.prefix(5))")
             try run.expectOneItemPerKey()
             try await run.finish()
             try await sentinels.remove()
@@ -163,7 +169,9 @@ struct ChaosRun {
 
     func seed(of app: Int) -> UInt64 { firstSeed &+ UInt64(app) }
 
-    static func start(apps count: Int) async throws -> ChaosRun {
+    /// - Parameter prompting: Whether the apps' stores ask the provider to unlock a locked
+    ///   collection (for 0.25 s), or never do.
+    static func start(apps count: Int, prompting: Bool = true) async throws -> ChaosRun {
         let emulator = try await startQuietEmulator()
         let address = try #require(emulator.address)
         let namespace = String(UUID().uuidString.prefix(8))
@@ -182,7 +190,8 @@ struct ChaosRun {
         var apps: [LineChannel] = []
         for app in 0..<count {
             apps.append(try LineChannel(
-                [try Harness.product("auth-probe"), namespace, "app\(app)", "chaos", group.rawValue, "\(firstSeed &+ UInt64(app))"],
+                [try Harness.product("auth-probe"), namespace, "app\(app)", "chaos", group.rawValue, "\(firstSeed &+ UInt64(app))"]
+                    + (prompting ? [] : ["never-prompt"]),
                 environment: environment))
         }
         for app in apps {
@@ -236,10 +245,16 @@ struct ChaosRun {
     }
 
     /// What an app launching now would read: a complete user or none, never a typed failure.
-    func expectStoredUserCompleteOrNone() async throws {
+    /// - Parameter orEmptiedByAKill: Also accepts the group's item holding an empty secret (read
+    ///   as a corrupt user), as a provider that saves secrets late leaves it after a SIGKILL.
+    func expectStoredUserCompleteOrNone(orEmptiedByAKill: Bool = false) async throws {
         let reader = Auth(configuration: AuthConfiguration(
             options: AuthAppOptions(appName: "reader", apiKey: "AIza-\(namespace)", appID: "1:42:linux:reader\(namespace)", projectID: "demo"),
             store: SecretServiceStore(), liveSync: false))
+        if orEmptiedByAKill {
+            let raw = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: .group(group)))
+            if raw.count == 1, raw[0].secret.isEmpty { return }
+        }
         if let user = try reader.getStoredUser(forAccessGroup: group.rawValue) {
             #expect(["chaos0@example.com", "chaos1@example.com", "chaos2@example.com"].contains(user.email))
             #expect(try await !user.getIDToken().isEmpty)
@@ -268,6 +283,9 @@ struct Sentinels {
         try await SecretServiceStore().setData(sentinels.value, for: sentinels.key, label: "sentinel")
         _ = try RawSecretService.createWithoutReplacing(
             attributes: sentinels.foreign, label: "sentinel", secret: sentinels.foreignSecret)
+        // Written before the fault means in the provider's file: KWallet writes its file on a 5 s
+        // timer, and a kwalletd killed before that loses them (see Harness.Provider.savesEveryChangeAtOnce).
+        try await Harness.require().saveProvider()
         return sentinels
     }
 

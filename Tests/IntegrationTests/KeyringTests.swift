@@ -18,6 +18,15 @@ enum StoreUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible
 
     var testDescription: String { rawValue }
 
+    /// Whether replacing an item gives it the new label: always in memory; on the Secret Service,
+    /// as the harness's provider does (``Harness/Provider/replacesLabel``).
+    var replacesLabel: Bool {
+        switch self {
+        case .secretService: (try? Harness.require())?.provider.replacesLabel ?? true
+        case .inMemory: true
+        }
+    }
+
     func make() throws -> any KeychainStore {
         switch self {
         case .secretService:

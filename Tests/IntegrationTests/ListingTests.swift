@@ -49,7 +49,7 @@ extension KeyringTests {
             for item in Self.unrecognized {
                 let found = try #require(planted.first { $0.attributes["service"] == item.attributes["service"] }, "\(item.attributes)")
                 #expect(found.reason.contains(item.reason), "\(found.reason)")
-                #expect(found.label == "planted \(testID)" && found.identifier.hasPrefix(Harness.loginCollection + "/"))
+                #expect(found.label == "planted \(testID)" && found.identifier.hasPrefix(harness.defaultCollection + "/"))
             }
             #expect(!(try await store.items(in: .all)).contains { $0.key.service.hasPrefix("s-") && $0.label.hasSuffix(testID) })
 
@@ -119,7 +119,7 @@ extension KeyringTests {
             let calls = traffic.components(separatedBy: "member=GetSecrets").dropFirst()
             #expect(calls.count == 3, "\(traffic)")
             for call in calls {
-                #expect(call.components(separatedBy: "object path \"\(Harness.loginCollection)/").count - 1 == 1, "\(call)")
+                #expect(call.components(separatedBy: "object path \"\(harness.defaultCollection)/").count - 1 == 1, "\(call)")
             }
             #expect(try await store.removeAll(in: group) == 3)
         }

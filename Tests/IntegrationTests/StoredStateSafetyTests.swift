@@ -6,7 +6,7 @@ import SecretKeychain
 import Testing
 
 extension KeyringTests {
-    /// Over the real gnome-keyring: a keyring locked at launch does not send an app that chose a
+    /// Over the harness's provider: a keyring locked at launch does not send an app that chose a
     /// group to its private scope, and a failed `keyring-auth sign-in --group` changes nothing stored.
     @Suite struct StoredStateSafety {
         let cli: CLIProgram
@@ -30,7 +30,8 @@ extension KeyringTests {
             #expect(launched.startupError?.keychainError == .locked(collection: "the default alias"))
             #expect(try await states.next() == nil)
 
-            // Unlocking is seen through live sync (gnome-keyring announces every item changed).
+            // Unlocking is seen through live sync: gnome-keyring announces every item changed;
+            // KWallet announces only CollectionChanged.
             #expect(launched.isLiveSyncActive)
             try cli.harness.unlockLoginCollection()
             unlocked = true

@@ -40,6 +40,67 @@ public struct Harness: Sendable {
         /// one can answer headless (the call hangs); with KWallet the prompt completes by itself for the
         /// empty-password wallet (the call succeeds and the collection is unlocked again).
         public var refusesLockedAtOnce: Bool { self == .gnomeKeyring }
+
+        /// What a client that may prompt (a store with an `unlockTimeout`) meets in the harness when
+        /// the default collection is locked.
+        public enum UnlockPrompt: Sendable {
+            /// Refused at once: there is no prompter (gnome-keyring).
+            case refusedAtOnce
+            /// A dialog no one can answer headless: the call waits until the store's
+            /// `unlockTimeout`, then fails with `locked` (KeePassXC).
+            case neverAnswered
+            /// Completes by itself (the empty-password wallet): the collection is unlocked again
+            /// and the call succeeds (KWallet).
+            case unlocksByItself
+        }
+
+        /// What a client that may prompt meets when the default collection is locked.
+        public var unlockPrompt: UnlockPrompt {
+            switch self {
+            case .gnomeKeyring: .refusedAtOnce
+            case .keepassxc: .neverAnswered
+            case .kwallet: .unlocksByItself
+            }
+        }
+
+        /// The name `keyring-auth doctor` gives the provider.
+        public var doctorName: String {
+            switch self {
+            case .gnomeKeyring: "gnome-keyring"
+            case .keepassxc: "KeePassXC"
+            case .kwallet: "KWallet"
+            }
+        }
+
+        /// The file name of the provider's executable.
+        public var executable: String {
+            switch self {
+            case .gnomeKeyring: "gnome-keyring-daemon"
+            case .keepassxc: "keepassxc"
+            case .kwallet: "kwalletd5"
+            }
+        }
+
+        /// The Debian package the provider's executable comes from.
+        public var package: String {
+            switch self {
+            case .gnomeKeyring: "gnome-keyring"
+            case .keepassxc: "keepassxc"
+            case .kwallet: "libkf5wallet-bin"
+            }
+        }
+
+        /// Whether replacing an item (`CreateItem` with `replace`) gives it the new label. KWallet
+        /// keeps the old one: its entries are named by their label.
+        public var replacesLabel: Bool { self != .kwallet }
+
+        /// Whether the provider has a `session` collection (gnome-keyring's in-memory one).
+        public var hasSessionCollection: Bool { self == .gnomeKeyring }
+
+        /// Whether the provider writes every change to its file at once. KWallet writes its file on
+        /// a 5 s timer (item attributes at once): a provider killed before that loses the secrets
+        /// written meanwhile, and leaves the items created meanwhile with empty secrets.
+        public var savesEveryChangeAtOnce: Bool { self != .kwallet }
     }
 
     public struct NotInHarness: Error, CustomStringConvertible {
@@ -87,6 +148,12 @@ public struct Harness: Sendable {
         try result.requireSuccess("dbus/restart-keyring")
     }
 
+    /// Makes the provider write what it holds to its file now (`dbus/save-keyring`): KWallet's
+    /// `sync` through its own D-Bus API; gnome-keyring and KeePassXC (auto-save) have nothing to do.
+    public func saveProvider() async throws {
+        try await Subprocess.run(scripts.appendingPathComponent("save-keyring").path, []).requireSuccess("dbus/save-keyring")
+    }
+
     /// Stops the provider; ``startProvider()`` starts it again on the same keyring files.
     public func stopProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("stop-keyring").path, []).requireSuccess("dbus/stop-keyring")
@@ -126,6 +193,20 @@ public struct Harness: Sendable {
             return
         }
         try RawSecretService.unlockWithMasterPassword(collection: Self.loginCollection, password: password)
+    }
+
+    /// Whether the default collection is locked now (its `Locked` property, read with `gdbus`).
+    public func defaultCollectionIsLocked() async throws -> Bool {
+        let result = try await Subprocess.run("gdbus", [
+            "call", "--session", "--timeout", "10", "--dest", "org.freedesktop.secrets", "--object-path", defaultCollection,
+            "--method", "org.freedesktop.DBus.Properties.Get", "org.freedesktop.Secret.Collection", "Locked",
+        ])
+        try result.requireSuccess("gdbus call …Properties.Get Locked")
+        switch result.output.trimmingCharacters(in: .whitespacesAndNewlines) {
+        case "(<true>,)": return true
+        case "(<false>,)": return false
+        case let other: throw NotInHarness(description: "unexpected Locked property: \(other)")
+        }
     }
 
     /// The collection the `default` alias points to in this run's harness.

@@ -23,9 +23,10 @@ import Testing
         ])
     }
 
-    @Test func contentTypeFollowsUTF8Validity() {
-        #expect(SecretServiceSchema.contentType(for: Data("héllo {\"json\": 1}".utf8)) == "text/plain")
-        #expect(SecretServiceSchema.contentType(for: Data()) == "text/plain")
+    /// Text too: KeePassXC resolves placeholders such as `{TITLE}` in `text/plain` secrets.
+    @Test func everySecretIsSentAsOctetStream() {
+        #expect(SecretServiceSchema.contentType(for: Data("héllo {\"json\": 1}".utf8)) == "application/octet-stream")
+        #expect(SecretServiceSchema.contentType(for: Data()) == "application/octet-stream")
         #expect(SecretServiceSchema.contentType(for: Data([0xFF, 0xFE, 0x00])) == "application/octet-stream")
         #expect(SecretServiceSchema.contentType(for: Data([0xC3])) == "application/octet-stream")
     }

@@ -4,7 +4,7 @@ import Logging
 @testable import KeyringAuth
 import SecretKeychain
 
-/// chaos GROUP SEED: an app of GROUP (live sync on) making random operations for the fault suite,
+/// chaos GROUP SEED [never-prompt]: an app of GROUP (live sync on) making random operations for the fault suite,
 /// signing in against the emulator named by FIREBASE_AUTH_EMULATOR_HOST as one of the accounts
 /// `chaos0@example.com`… (password `chaos-password`, created beforehand). Prints `ready`, then for
 /// each `run N` line of standard input makes N operations, printing one line each:
@@ -13,13 +13,15 @@ import SecretKeychain
 ///
 /// KIND is sign-in, sign-out or refresh; CODE an `AuthErrorCode` (for keychain errors
 /// `keychainError/` and the `KeychainError` case). After each operation it reads the group's
-/// stored user (one keychain read, as another app launching would). Then `batch done`.
-func runChaos(_ options: AuthAppOptions, group: String, seed: UInt64) async {
+/// stored user (one keychain read, as another app launching would). Then `batch done`. With
+/// `never-prompt` (`prompts` false) its store never asks to unlock a locked collection.
+func runChaos(_ options: AuthAppOptions, group: String, seed: UInt64, prompts: Bool = true) async {
     @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
     var logger = Logger(label: "auth-probe")
     logger.logLevel = .error
     // Short limits, so that a locked or missing provider is told within seconds.
-    let store = SecretServiceStore(configuration: .init(timeout: .seconds(2), unlockTimeout: .milliseconds(250), logger: logger))
+    let store = SecretServiceStore(configuration: .init(
+        timeout: .seconds(2), unlockTimeout: prompts ? .milliseconds(250) : nil, logger: logger))
     let auth = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger))
     do {
         try auth.useUserAccessGroup(group)

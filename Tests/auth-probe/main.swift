@@ -7,7 +7,7 @@ import SecretKeychain
 // auth-probe NAMESPACE APP COMMAND [ARG]: one step of an app of `TwoApps.isolated`, in a process
 // of its own, on the Secret Service. Prints `uid=<uid|none> group=<group|none>` after the step.
 // Commands: show, use-group GROUP|none, sign-in, sign-out, migrate GROUP (the reference's
-// three-step migration of the signed-in user), session GROUP (below) and chaos GROUP SEED (Chaos.swift).
+// three-step migration of the signed-in user), session GROUP (below) and chaos GROUP SEED [never-prompt] (Chaos.swift).
 let arguments = CommandLine.arguments.dropFirst()
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: auth-probe NAMESPACE APP COMMAND [ARG]\n".utf8))
@@ -22,7 +22,8 @@ if command == "session", let group = argument {
     exit(0)
 }
 if command == "chaos", let group = argument, arguments.count > 4, let seed = UInt64(arguments[arguments.startIndex + 4]) {
-    await runChaos(apps.options(app), group: group, seed: seed)
+    let prompts = !(arguments.count > 5 && arguments[arguments.startIndex + 5] == "never-prompt")
+    await runChaos(apps.options(app), group: group, seed: seed, prompts: prompts)
     exit(0)
 }
 

@@ -50,7 +50,7 @@ extension SecretServiceDiagnosis.Provider {
                 ProviderQuirk(
                     id: "kwallet-text-content-type",
                     summary: "secrets of a text/* content type are stored as text (bytes that are not UTF-8 come back mangled); "
-                        + "the store labels non-UTF-8 secrets application/octet-stream"),
+                        + "the store sends every secret as application/octet-stream"),
                 ProviderQuirk(
                     id: "kwallet-label-kept-on-replace",
                     summary: "replacing an item keeps its old label"),

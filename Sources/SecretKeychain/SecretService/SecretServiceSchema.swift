@@ -21,9 +21,10 @@ public enum SecretServiceSchema {
     /// The ``scopeAttribute`` value of items shared in an access group.
     public static let groupScope = "group"
 
-    /// The content type of secrets that are valid UTF-8.
+    /// The content type other clients commonly give text secrets (`secret-tool store` does). The
+    /// store no longer sends it: see ``contentType(for:)``.
     public static let textContentType = "text/plain"
-    /// The content type of every other secret.
+    /// The content type the store sends every secret with.
     public static let binaryContentType = "application/octet-stream"
 
     /// The complete attribute set of the item stored under `key`. It holds nothing that differs
@@ -81,8 +82,14 @@ public enum SecretServiceSchema {
         }
     }
 
-    /// The content type a secret is stored with.
+    /// The content type a secret is stored with: ``binaryContentType`` for every secret, text
+    /// included. KeePassXC stores a `text/plain` secret (or one of a type it counts as text, such
+    /// as `application/json`) as its entry's password and resolves KeePass placeholders in it when
+    /// it is read: `{TITLE}`, `{USERNAME}`, `{URL}`, `{S:…}`, `{REF:…}`, `{DT_…}` are replaced,
+    /// `{PASSWORD}` recursively, so a stored user with such text in a field (a display name, say)
+    /// came back changed or no longer JSON. KWallet stores `text/*` secrets as text. Every provider
+    /// returns `application/octet-stream` secrets byte for byte, and `secret-tool lookup` prints them.
     public static func contentType(for secret: some Collection<UInt8>) -> String {
-        String(validating: secret, as: UTF8.self) == nil ? binaryContentType : textContentType
+        binaryContentType
     }
 }
