@@ -44,6 +44,11 @@ final class CollectionWatcher: @unchecked Sendable {
     private var closedHandler: gulong = 0
     private var ownerSubscription: guint = 0
     private var itemSubscription: guint = 0
+    /// The provider's `CollectionChanged` signals (KWallet announces locking and unlocking only so).
+    private var collectionSubscription: guint = 0
+    /// Whether the collection was locked when last seen. While it is, removals are not believed
+    /// (KeePassXC announces every item deleted when it locks; a locked collection lists no items).
+    private var collectionLocked = false
     /// The unique bus name of the provider whose signals are followed, `nil` while there is none.
     private var owner: String?
     private var collectionPath: String?
@@ -182,6 +187,7 @@ final class CollectionWatcher: @unchecked Sendable {
             (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
         }
         collectionPath = path
+        collectionLocked = locked
         if locked {
             logger.info("The watched collection is locked; its items are reported once it is unlocked and they change",
                         metadata: ["collection": "\(path)"])
@@ -214,7 +220,7 @@ final class CollectionWatcher: @unchecked Sendable {
         cancelPending()
         guard let bus else { return }
         if closedHandler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(bus), closedHandler) }
-        for subscription in [ownerSubscription, itemSubscription] where subscription != 0 {
+        for subscription in [ownerSubscription, itemSubscription, collectionSubscription] where subscription != 0 {
             g_dbus_connection_signal_unsubscribe(bus, subscription)
         }
         g_dbus_connection_close(bus, nil, nil, nil)
@@ -273,9 +279,11 @@ final class CollectionWatcher: @unchecked Sendable {
     /// Follows the item signals of the provider `owner` (a unique bus name), or of none.
     private func follow(_ owner: String?) {
         preconditionOwnsContext()
-        if let bus, itemSubscription != 0 {
-            g_dbus_connection_signal_unsubscribe(bus, itemSubscription)
-            itemSubscription = 0
+        if let bus {
+            for subscription in [itemSubscription, collectionSubscription] where subscription != 0 {
+                g_dbus_connection_signal_unsubscribe(bus, subscription)
+            }
+            (itemSubscription, collectionSubscription) = (0, 0)
         }
         self.owner = owner
         guard let owner else { return }
@@ -287,6 +295,15 @@ final class CollectionWatcher: @unchecked Sendable {
             defer { g_variant_unref(item) }
             Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue()
                 .itemSignal(String(cString: member), collection: String(cString: collection), item: GLib.string(of: item))
+        }
+        collectionSubscription = subscribe(
+            sender: owner, interface: "org.freedesktop.Secret.Service", member: "CollectionChanged",
+            path: "/org/freedesktop/secrets", arg0: nil
+        ) { _, _, _, _, _, parameters, watcher in
+            guard let parameters, let watcher, GLib.variant(parameters, hasType: "(o)") else { return }
+            let collection = g_variant_get_child_value(parameters, 0)!
+            defer { g_variant_unref(collection) }
+            Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().collectionChanged(GLib.string(of: collection))
         }
     }
 
@@ -366,17 +383,53 @@ final class CollectionWatcher: @unchecked Sendable {
         pending = []
     }
 
-    /// Handles the queued signals in order, up to the first one still held.
+    /// Handles the queued signals in order, up to the first one still held. Removals are not
+    /// believed from a locked collection (checked once per batch that has any).
     private func handlePending(timer: Bool) {
         preconditionOwnsContext()
         if timer { pendingSources.timer = 0 } else { pendingSources.idle = 0 }
+        var lockChecked = false
         while let signal = pending.first {
             if let heldUntil = signal.heldUntil, heldUntil > .now {
                 schedulePending(after: heldUntil - .now)
                 return
             }
             pending.removeFirst()
-            if signal.stored { itemStored(at: signal.path) } else { forget(signal.path) }
+            if signal.stored {
+                itemStored(at: signal.path)
+                continue
+            }
+            if !lockChecked {
+                lockChecked = true
+                if let locked = isCollectionLocked(), locked { collectionLocked = true }
+            }
+            if !collectionLocked { forget(signal.path) }
+        }
+    }
+
+    /// The provider says a collection changed (KWallet: only so when it is locked or unlocked).
+    /// When the watched collection was locked and is unlocked now, its items are listed again and
+    /// every key that may have changed meanwhile is reported.
+    private func collectionChanged(_ path: String) {
+        preconditionOwnsContext()
+        guard path == collectionPath || path.hasPrefix("/org/freedesktop/secrets/aliases/") else { return }
+        guard let locked = isCollectionLocked(), locked != collectionLocked else { return }
+        collectionLocked = locked
+        logger.info(locked ? "The watched collection was locked" : "The watched collection was unlocked; listing its items again",
+                    metadata: ["collection": "\(collectionPath ?? "none")"])
+        if !locked { listAgain() }
+    }
+
+    /// Whether the watched collection is locked now; `nil` when the provider could not tell.
+    private func isCollectionLocked() -> Bool? {
+        preconditionOwnsContext()
+        do throws(KeychainError) {
+            return try store.perform("Checking the watched collection", writes: false) { attempt throws(SecretServiceFailure) in
+                try attempt.client.collectionIsLocked(attempt.collectionPath)
+            }
+        } catch {
+            logger.warning("Could not tell whether the watched collection is locked", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 
@@ -428,7 +481,28 @@ final class CollectionWatcher: @unchecked Sendable {
         guard newOwner != nil else { return }
         store.forgetResolvedCollection()
         do throws(KeychainError) {
-            collectionPath = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in attempt.collectionPath }
+            // kwalletd and KeePassXC take the name before their collection is unlocked: its items
+            // are listed once it is (collectionChanged), not reported removed now.
+            (collectionPath, collectionLocked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
+                (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
+            }
+        } catch {
+            logger.warning("Could not resolve the watched collection of the new provider; changes are reported as they come",
+                           metadata: ["error": "\(error)"])
+            return
+        }
+        if collectionLocked {
+            logger.info("The new provider's collection is locked; its items are listed once it is unlocked")
+            return
+        }
+        listAgain()
+    }
+
+    /// Lists the scope's items again and reports every key that may have changed since they were
+    /// last seen: `stored` for each key there now, `removed` for each key gone.
+    private func listAgain() {
+        preconditionOwnsContext()
+        do throws(KeychainError) {
             let before = Set(known.values)
             known = try listItems()
             let now = Set(known.values)
@@ -436,7 +510,7 @@ final class CollectionWatcher: @unchecked Sendable {
                 report(KeychainChange(key: key, kind: now.contains(key) ? .stored : .removed))
             }
         } catch {
-            logger.warning("Could not list the watched items of the new provider; changes are reported as they come",
+            logger.warning("Could not list the watched items again; changes are reported as they come",
                            metadata: ["error": "\(error)"])
         }
     }
