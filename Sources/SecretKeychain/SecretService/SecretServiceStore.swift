@@ -26,6 +26,8 @@ public final class SecretServiceStore: KeychainStore {
     /// libsecret's shared service with its session, kept until the provider goes away: connecting
     /// again for every operation would cost more than the operation's own D-Bus calls.
     private let connection = Mutex<SecretServiceClient?>(nil)
+    /// The program serving the connection (see ``provider(using:)``), learnt once per connection.
+    private let connectedProvider = Mutex<SecretServiceDiagnosis.Provider??>(nil)
     /// The serial queue the `async` methods run their blocking calls on, one at a time, never on
     /// Swift's cooperative thread pool.
     public let blockingQueue = DispatchQueue(label: "SecretKeychain.SecretServiceStore")
@@ -134,14 +136,14 @@ public final class SecretServiceStore: KeychainStore {
             } catch .glib(let error, _) where error.isProviderGone && !reconnected {
                 logger.debug("No answer from the Secret Service provider; reconnecting once", metadata: ["error": "\(error.message)"])
                 SecretServiceClient.disconnect()
-                connection.withLock { $0 = nil }
+                forgetConnection()
                 resolvedCollection.withLock { $0 = nil }
                 reconnected = true
             } catch let failure where failure.isBrokenSession && tries < KeychainError.sessionTries {
                 logger.debug("The Secret Service session failed; trying again with a fresh one",
                               metadata: ["error": "\(failure.detail)", "try": "\(tries)"])
                 SecretServiceClient.disconnect()
-                connection.withLock { $0 = nil }
+                forgetConnection()
                 tries += 1
             } catch .glib(let error, let call)
                 where error.isNoSuchObject && call.addressesCollection && !reresolved && isAlias {
@@ -152,6 +154,22 @@ public final class SecretServiceStore: KeychainStore {
                 throw keychainError(for: error, operation: operation, writes: writes)
             }
         }
+    }
+
+    /// Drops the connection kept from earlier operations, and what was learnt about its provider.
+    private func forgetConnection() {
+        connection.withLock { $0 = nil }
+        connectedProvider.withLock { $0 = nil }
+    }
+
+    /// The program serving `client`'s connection (KeePassXC needs writes of its own: see
+    /// ``Attempt/createItem(label:attributes:secret:contentType:)``), asked of the bus once per
+    /// connection; `nil` when the bus does not say.
+    func provider(using client: SecretServiceClient) -> SecretServiceDiagnosis.Provider? {
+        if let known = connectedProvider.withLock({ $0 }) { return known }
+        let provider = client.providerProgram()
+        connectedProvider.withLock { $0 = .some(provider) }
+        return provider
     }
 
     /// The connection kept from an earlier operation, or a new one.

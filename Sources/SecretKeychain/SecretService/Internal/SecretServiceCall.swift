@@ -6,6 +6,8 @@ enum SecretServiceCall: String, Sendable {
     case search = "searching items"
     case getSecret = "reading a secret"
     case createItem = "storing an item"
+    case updateItem = "updating an item in place"
+    case identifyProvider = "asking the bus which program the provider is"
     case deleteItem = "deleting an item"
     case unlock = "unlocking the collection"
     case itemProperties = "reading item properties"

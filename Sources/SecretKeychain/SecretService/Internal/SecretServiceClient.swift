@@ -96,10 +96,11 @@ struct SecretServiceClient {
         return Int(length)
     }
 
-    /// Stores an item in `collectionPath`, replacing the item with the same attributes, and
-    /// returns the path of the item written.
+    /// Stores an item in `collectionPath`, replacing the item with the same attributes unless
+    /// `replacing` is false, and returns the path of the item written.
     func createItem(
-        in collectionPath: String, label: String, attributes: [String: String], secret: Data, contentType: String
+        in collectionPath: String, label: String, attributes: [String: String], secret: Data, contentType: String,
+        replacing: Bool = true
     ) throws(SecretServiceFailure) -> String {
         let properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free) { g_variant_unref(OpaquePointer($0)) }
         defer { g_hash_table_unref(properties) }
@@ -109,21 +110,46 @@ struct SecretServiceClient {
         g_hash_table_insert(
             properties, g_strdup("org.freedesktop.Secret.Item.Attributes"),
             UnsafeMutableRawPointer(g_variant_ref_sink(GLib.makeStringDictionaryVariant(attributes))))
-        let value = secret.isEmpty
-            ? secret_value_new("", 0, contentType)
-            : secret.withUnsafeBytes { bytes in
-                secret_value_new(bytes.baseAddress!.assumingMemoryBound(to: gchar.self), gssize(bytes.count), contentType)
-            }
+        let value = Self.secretValue(secret, contentType: contentType)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         let path = try bounded(.createItem) { cancellable, error in
             secret_service_create_item_dbus_path_sync(
-                service.pointer, collectionPath, properties, value, SECRET_ITEM_CREATE_REPLACE, cancellable, error)
+                service.pointer, collectionPath, properties, value,
+                replacing ? SECRET_ITEM_CREATE_REPLACE : SECRET_ITEM_CREATE_NONE, cancellable, error)
         }
         guard let path else {
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider returned no item path"))
         }
         defer { g_free(path) }
         return String(cString: path)
+    }
+
+    /// Replaces the secret and the label of the existing item at `path` in place (`SetSecret`,
+    /// then the `Label` property), keeping its attributes.
+    func updateItem(at path: String, label: String, secret: Data, contentType: String) throws(SecretServiceFailure) {
+        let item = try bounded(.updateItem) { cancellable, error in
+            secret_item_new_for_dbus_path_sync(service.pointer, path, SECRET_ITEM_NONE, cancellable, error)
+        }
+        guard let item else {
+            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider returned no item at \(path)"))
+        }
+        defer { g_object_unref(item) }
+        let value = Self.secretValue(secret, contentType: contentType)
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        _ = try bounded(.updateItem) { cancellable, error in secret_item_set_secret_sync(item, value, cancellable, error) }
+        _ = try bounded(.updateItem) { cancellable, error in secret_item_set_label_sync(item, label, cancellable, error) }
+    }
+
+    /// The program that owns `org.freedesktop.secrets` now, by its process name; `nil` when the
+    /// bus does not say (another PID namespace, such as a sandbox, or a name owner gone meanwhile).
+    func providerProgram() -> SecretServiceDiagnosis.Provider? {
+        let proxy = UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self)
+        guard let bus = g_dbus_proxy_get_connection(proxy),
+              let owner = try? Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string(Self.busName)], limit: limit),
+              let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit),
+              let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+        else { return nil }
+        return SecretServiceDiagnosis.Provider(processName: name.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Deletes the item at `path`.
@@ -218,6 +244,15 @@ struct SecretServiceClient {
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to \(method)"))
         }
         return reply
+    }
+
+    /// A new `SecretValue` holding a copy of `secret`; the caller releases it with `secret_value_unref`.
+    private static func secretValue(_ secret: Data, contentType: String) -> OpaquePointer {
+        secret.isEmpty
+            ? secret_value_new("", 0, contentType)
+            : secret.withUnsafeBytes { bytes in
+                secret_value_new(bytes.baseAddress!.assumingMemoryBound(to: gchar.self), gssize(bytes.count), contentType)
+            }
     }
 
     private static func storedSecret(_ value: OpaquePointer) -> StoredSecret {

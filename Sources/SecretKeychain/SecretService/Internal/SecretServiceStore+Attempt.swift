@@ -56,7 +56,7 @@ extension SecretServiceStore {
         }
 
         /// Of several items for one key, the one reads return: the newest.
-        private func newest(of paths: [String]) throws(SecretServiceFailure) -> String? {
+        func newest(of paths: [String]) throws(SecretServiceFailure) -> String? {
             guard paths.count > 1 else { return paths.first }
             logger.warning("Found \(paths.count) items for one key; reading the newest", metadata: ["paths": "\(paths)"])
             return try properties(of: paths).min(by: SecretItemProperties.isNewer)?.path
@@ -122,16 +122,35 @@ extension SecretServiceStore {
         }
 
         /// Writes the item (replacing the one with the same attributes) and returns its path.
+        ///
+        /// KeePassXC answers a `CreateItem` that would replace another client's item with a prompt
+        /// (its per-client access control) that nobody can answer headless, and one that would
+        /// write into a locked database with its unlock prompt: there an existing item is updated
+        /// in place (`SetSecret` and its label), a new one is created without replacing (a
+        /// duplicate another app made meanwhile is removed after the write, as for any provider),
+        /// and a locked collection is unlocked first within the unlock time limit, or the write
+        /// fails `locked`.
         func createItem(
             label: String, attributes: [String: String], secret: Data, contentType: String
         ) throws(SecretServiceFailure) -> String {
+            var replacing = true
+            if store.provider(using: client) == .keePassXC {
+                if let existing = try newest(of: matchingItems(attributes)) {
+                    try client.updateItem(at: existing, label: label, secret: secret, contentType: contentType)
+                    return existing
+                }
+                if try client.collectionIsLocked(collectionPath) { try unlockCollection() }
+                replacing = false
+            }
             do {
                 return try client.createItem(
-                    in: collectionPath, label: label, attributes: attributes, secret: secret, contentType: contentType)
+                    in: collectionPath, label: label, attributes: attributes, secret: secret, contentType: contentType,
+                    replacing: replacing)
             } catch .glib(let error, _) where error.isLocked {
                 try unlockCollection()
                 return try client.createItem(
-                    in: collectionPath, label: label, attributes: attributes, secret: secret, contentType: contentType)
+                    in: collectionPath, label: label, attributes: attributes, secret: secret, contentType: contentType,
+                    replacing: replacing)
             }
         }
 
