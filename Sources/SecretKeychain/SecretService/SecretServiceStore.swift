@@ -45,7 +45,7 @@ public final class SecretServiceStore: KeychainStore {
         let secret: StoredSecret?
         do {
             secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
-                try attempt.newestSecret(matching: attributes)
+                try attempt.readSecret(matching: attributes)
             }
         } catch .oversizedItem(let path, let size, let limit) {
             throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
@@ -60,8 +60,7 @@ public final class SecretServiceStore: KeychainStore {
         let attributes = SecretServiceSchema.attributes(for: key)
         let contentType = SecretServiceSchema.contentType(for: data)
         try perform("Storing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
-            let written = try attempt.createItem(label: label, attributes: attributes, secret: data, contentType: contentType)
-            attempt.removeDuplicates(of: attributes, keeping: written)
+            try attempt.storeReplacingDuplicates(label: label, attributes: attributes, secret: data, contentType: contentType)
         }
         logger.debug("Stored keychain item", metadata: ["key": "\(key)", "size": "\(data.count)"])
     }
