@@ -9,13 +9,13 @@ extension SecretServiceClient {
         let found: Result<[String], SecretServiceFailure>
     }
 
-    /// Searches for the items with `attributes` and stores an item in `collectionPath` (replacing
-    /// the item with the same attributes), both calls sent before either answer is awaited, so
-    /// that the search costs no round trip of its own. Both are bounded by one deadline of ``limit``.
+    /// Stores an item in `collectionPath` (replacing the item with the same attributes) and
+    /// searches for the items with `attributes`, both calls sent before either answer is awaited,
+    /// so that the search costs no round trip of its own. Both are bounded by one deadline of ``limit``.
     ///
-    /// The provider may answer the search before or after the write; either way, the items found
-    /// other than the one written are the duplicates to delete (a replaced item keeps its path,
-    /// and an item the write replaced under a new path is gone, which deleting tolerates).
+    /// Whichever order the provider ran them in, the items found other than the one written are the
+    /// duplicates to delete (a replaced item keeps its path, and an item the write replaced under a
+    /// new path is gone, which deleting tolerates).
     ///
     /// - Throws: The write's failure; the search's is returned in ``OverlappedWrite/found``.
     func createItemOverlappingSearch(
@@ -49,16 +49,19 @@ extension SecretServiceClient {
         let deadline = CallDeadline(limit: limit)
         let answers = Unmanaged.passRetained(PendingAnswers())
         defer { answers.release() }
-        secret_service_search_for_dbus_paths(
-            service.pointer, nil, table, deadline.cancellable,
-            { _, result, pending in
-                Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().search = g_object_ref(UnsafeMutableRawPointer(result))
-            },
-            answers.toOpaque())
+        // The write first: the provider handles messages in order, so the item changes (and other apps
+        // are told) before the search runs, and this call returns after both, as when they were made
+        // one after the other; only the round trip between them is saved.
         secret_service_create_item_dbus_path(
             service.pointer, collectionPath, properties, value, SECRET_ITEM_CREATE_REPLACE, deadline.cancellable,
             { _, result, pending in
                 Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().create = g_object_ref(UnsafeMutableRawPointer(result))
+            },
+            answers.toOpaque())
+        secret_service_search_for_dbus_paths(
+            service.pointer, nil, table, deadline.cancellable,
+            { _, result, pending in
+                Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().search = g_object_ref(UnsafeMutableRawPointer(result))
             },
             answers.toOpaque())
         let pending = answers.takeUnretainedValue()
