@@ -30,7 +30,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        // The emulator's HTTP server; the client side uses Foundation's URLSession.
+        // The emulator's HTTP server; the client side is libcurl, loaded at the first request (CCurlLoader).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         // `swift package generate-documentation` for the DocC catalogs (a plugin: nothing of it is linked).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
@@ -51,11 +51,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // libcurl, loaded with dlopen() at the first HTTP request, behind non-variadic C functions: a
+        // process that never sends one does not load it, and no binary links -lcurl (so apps build with
+        // --static-swift-stdlib). No curl header is needed to build it.
+        .target(
+            name: "CCurlLoader",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // The Auth facade with Firebase's API and shared-access-group semantics.
         .target(
             name: "KeyringAuth",
             dependencies: [
-                "SecretKeychain",
+                "SecretKeychain", "CCurlLoader",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -108,6 +115,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/keyring-auth-bench",
+            swiftSettings: strict
+        ),
+        // An app that links KeyringAuth, configures its Auth and reads currentUser: timed as a whole
+        // process by keyring-auth-bench (Benchmarks/run builds it, also with --static-swift-stdlib).
+        .executableTarget(
+            name: "auth-launch-bench",
+            dependencies: ["KeyringAuth"],
+            path: "Benchmarks/auth-launch-bench",
             swiftSettings: strict
         ),
         // The README's code, run as written there (Tests/IntegrationTests/ExamplesTests runs them). Not products.

@@ -24,6 +24,15 @@ struct All: AsyncParsableCommand {
     @Option(help: "The keyring-auth binary to time as a whole process (a release build).")
     var keyringAuth: String
 
+    @Option(help: "keyring-auth built with --static-swift-stdlib (Benchmarks/run builds it); its rows are left out without it.")
+    var staticKeyringAuth: String?
+
+    @Option(help: "auth-launch-bench, an app that configures Auth and reads currentUser (a release build).")
+    var launchApp: String?
+
+    @Option(help: "auth-launch-bench built with --static-swift-stdlib.")
+    var staticLaunchApp: String?
+
     @Option(help: "Interleaved rounds; each figure is the median over them.")
     var rounds = 7
 
@@ -74,7 +83,9 @@ struct All: AsyncParsableCommand {
 
         progress("Auth.currentUser and a signed-in user for the whole-process runs")
         let inProcess = try await InProcessReads.measure()
-        let processes = try await wholeProcesses(inProcess)
+        let commands = timedCommands(inProcess)
+        let processes = try await wholeProcesses(commands.reads)
+        let launches = try await wholeProcesses(commands.noBus)
 
         progress("Adding \(unrelatedItems) unrelated items")
         let libsecret = clients[0]
@@ -86,7 +97,7 @@ struct All: AsyncParsableCommand {
                 crowdedReads[client.name, default: []].append(try await client.rate("read", count(client)))
             }
         }
-        let crowdedProcesses = try await wholeProcesses(inProcess)
+        let crowdedProcesses = try await wholeProcesses(commands.reads)
         for client in clients { _ = await client.channel.finish() }
 
         progress("Propagation between two apps: \(changes) changes")
@@ -94,7 +105,8 @@ struct All: AsyncParsableCommand {
 
         try await printReport(
             clients: clients, writes: writes, reads: reads, crowdedReads: crowdedReads, inProcess: inProcess,
-            processes: processes, crowdedProcesses: crowdedProcesses, propagation: propagation)
+            processes: processes, crowdedProcesses: crowdedProcesses, launches: launches, commands: commands,
+            propagation: propagation)
     }
 
     private func startClients() async throws -> [BenchClient] {
@@ -114,45 +126,78 @@ struct All: AsyncParsableCommand {
         return clients
     }
 
-    /// Cold `keyring-auth show` and `secret-tool lookup`, alternating, as whole processes.
-    private func wholeProcesses(_ signedIn: InProcessReads) async throws -> [String: [Double]] {
-        let show = [
-            keyringAuth, "show", "--group", signedIn.group, "--api-key", signedIn.options.apiKey,
-            "--app-id", signedIn.options.appID,
-        ]
-        let lookup = ["secret-tool", "lookup", "client", "libsecret"]
-        // Once each with their output checked: the timed runs must do the real work.
-        let shown = try await Subprocess.run(show[0], Array(show.dropFirst()))
-        try shown.requireSuccess("keyring-auth show")
-        guard shown.output.contains(signedIn.uid) else { throw ValidationError("keyring-auth show did not show the user") }
-        let looked = try await Subprocess.run(lookup[0], Array(lookup.dropFirst()))
-        try looked.requireSuccess("secret-tool lookup")
-        guard looked.standardOutput.count == size else { throw ValidationError("secret-tool lookup found no benchmark item") }
+    /// A whole process timed from start to exit: its row's name, its arguments, and what its
+    /// output must contain when run once first (the timed runs must do the real work).
+    private struct TimedCommand {
+        let name: String
+        let arguments: [String]
+        let expectedOutput: String?
+        /// The exit status of a run that did its work (`secret-tool --version` prints its usage
+        /// and exits 2: libsecret 0.20's secret-tool has no `--version`).
+        var status: Int32 = 0
+    }
 
-        progress("Whole processes: \(processRuns) runs each, alternating")
+    /// The whole processes of the start-up tables: the reads (`secret-tool lookup` first, the
+    /// baseline) and the launches that touch no D-Bus (`secret-tool --version` first).
+    private func timedCommands(_ signedIn: InProcessReads) -> (reads: [TimedCommand], noBus: [TimedCommand]) {
+        let identity = ["--api-key", signedIn.options.apiKey, "--app-id", signedIn.options.appID]
+        let app = [signedIn.options.apiKey, signedIn.options.appID, signedIn.options.projectID]
+        var reads = [TimedCommand(name: "secret-tool lookup", arguments: ["secret-tool", "lookup", "client", "libsecret"], expectedOutput: nil)]
+        var noBus = [TimedCommand(name: "secret-tool --version", arguments: ["secret-tool", "--version"], expectedOutput: nil, status: 2)]
+        for (binary, suffix) in [(keyringAuth, ""), (staticKeyringAuth, Self.staticSuffix)] {
+            guard let binary else { continue }
+            reads.append(TimedCommand(
+                name: "keyring-auth show" + suffix, arguments: [binary, "show", "--group", signedIn.group] + identity,
+                expectedOutput: signedIn.uid))
+            noBus.append(TimedCommand(name: "keyring-auth --help" + suffix, arguments: [binary, "--help"], expectedOutput: "USAGE"))
+        }
+        for (binary, suffix) in [(launchApp, ""), (staticLaunchApp, Self.staticSuffix)] {
+            guard let binary else { continue }
+            reads.append(TimedCommand(name: Self.launchAppName + suffix, arguments: [binary] + app, expectedOutput: signedIn.uid))
+        }
+        return (reads, noBus)
+    }
+
+    private static let staticSuffix = " (--static-swift-stdlib)"
+    private static let launchAppName = "app: Auth.configure + currentUser"
+
+    /// Every command of `commands`, `processRuns` times each, alternating; milliseconds by row name.
+    private func wholeProcesses(_ commands: [TimedCommand]) async throws -> [String: [Double]] {
+        for command in commands {
+            let result = try await Subprocess.run(command.arguments[0], Array(command.arguments.dropFirst()))
+            if command.status == 0 { try result.requireSuccess(command.name) }
+            if let expected = command.expectedOutput, !result.output.contains(expected) {
+                throw ValidationError("\(command.name) did not print \(expected): \(result.output)")
+            }
+            if command.name == "secret-tool lookup", result.standardOutput.count != size {
+                throw ValidationError("secret-tool lookup found no benchmark item")
+            }
+        }
+        progress("Whole processes: \(processRuns) runs each of \(commands.map(\.name).joined(separator: ", ")), alternating")
         var times: [String: [Double]] = [:]
         for _ in 0..<processRuns {
-            times["secret-tool lookup", default: []].append(try await timedRun(lookup))
-            times["keyring-auth show", default: []].append(try await timedRun(show))
+            for command in commands {
+                times[command.name, default: []].append(try await timedRun(command.arguments, status: command.status))
+            }
         }
         return times
     }
 
     /// Milliseconds from starting `arguments` to its exit, its output discarded.
-    private func timedRun(_ arguments: [String]) async throws -> Double {
+    private func timedRun(_ arguments: [String], status expected: Int32 = 0) async throws -> Double {
         let null = URL(fileURLWithPath: "/dev/null")
         let started = monotonicNanoseconds()
         let child = try ChildProcess(arguments, stdin: null, stdout: null, stderr: null)
         let status = await child.exitStatus()
         let elapsed = Double(monotonicNanoseconds() - started) / 1_000_000
-        guard status == 0 else { throw ValidationError("\(arguments[0]) exited with \(status)") }
+        guard status == expected else { throw ValidationError("\(arguments[0]) exited with \(status)") }
         return elapsed
     }
 
     private func printReport(
         clients: [BenchClient], writes: [String: [Double]], reads: [String: [Double]], crowdedReads: [String: [Double]],
         inProcess: InProcessReads, processes: [String: [Double]], crowdedProcesses: [String: [Double]],
-        propagation: [Double]
+        launches: [String: [Double]], commands: (reads: [TimedCommand], noBus: [TimedCommand]), propagation: [Double]
     ) async throws {
         let baseline = clients[0].name
         func ratio(_ figures: [String: [Double]], _ name: String) -> String {
@@ -187,14 +232,25 @@ struct All: AsyncParsableCommand {
                 format: "| `%@` | %.1f | %.1f | %.2f× | %.1f | %.2f× |", name, plain.median, plain.percentile(0.9),
                 plain.median / processes[tool]!.median, crowded.median, crowded.median / crowdedProcesses[tool]!.median)
         }
+        func launchRow(_ name: String) -> String {
+            let times = launches[name]!
+            return String(
+                format: "| `%@` | %.1f | %.1f | %.2f× |", name, times.median, times.percentile(0.9),
+                times.median / launches["secret-tool --version"]!.median)
+        }
         print("""
 
             ### Reading one item from a new process (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool)
 
             | Command | median | p90 | × | median among \(unrelatedItems) other items | × |
             |---|---:|---:|---:|---:|---:|
-            \(processRow(tool))
-            \(processRow("keyring-auth show"))
+            \(commands.reads.map { processRow($0.name) }.joined(separator: "\n"))
+
+            ### Starting without D-Bus (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool --version)
+
+            | Command | median | p90 | × |
+            |---|---:|---:|---:|
+            \(commands.noBus.map { launchRow($0.name) }.joined(separator: "\n"))
 
             ### In one process
 

@@ -42,6 +42,9 @@ private final class StoreClient: Sendable {
         service: "org.keyringauth.Bench", account: "SecretServiceStore",
         accessGroup: try! AccessGroup("BENCH.keyringauth.compare"))
     private let written = Atomic(0)
+    /// The payload written last, kept as the C client keeps its buffer: a read is checked with
+    /// one comparison, so the figures are the store's, not the making of the expected value.
+    private let lastPayload = Mutex(Data())
 
     init(api: StoreWorker.API, size: Int) {
         self.api = api
@@ -95,12 +98,14 @@ private final class StoreClient: Sendable {
     }
 
     private func nextPayload() -> Data {
-        benchPayload(written.add(1, ordering: .relaxed).newValue, size: size)
+        let payload = benchPayload(written.add(1, ordering: .relaxed).newValue, size: size)
+        lastPayload.withLock { $0 = payload }
+        return payload
     }
 
     /// Every read must return what was written last.
     private func check(_ data: Data?) throws {
-        let expected = benchPayload(written.load(ordering: .relaxed), size: size)
+        let expected = lastPayload.withLock { $0 }
         guard data == expected else {
             throw ValidationError("read \(data?.count ?? 0) bytes, not the \(expected.count) written last")
         }
@@ -128,6 +133,7 @@ func awaitOnThisThread(_ body: @escaping @Sendable () async throws -> Void) thro
 
 /// The secret every client of the benchmark writes: a 10-digit counter, then `x` up to `size` bytes.
 func benchPayload(_ number: Int, size: Int) -> Data {
-    let counter = String(format: "%010d", number)
+    let digits = String(number % 10_000_000_000)
+    let counter = String(repeating: "0", count: 10 - digits.count) + digits
     return Data((counter + String(repeating: "x", count: max(0, size - counter.count))).utf8)
 }

@@ -5,6 +5,7 @@ import Logging
 
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Play Firebase's shared-keychain walkthrough with two apps, each step in its own process.",
         discussion: """
             Starts the Auth emulator in this process, then runs two app identities of one access group \

@@ -4,6 +4,7 @@ import SecretKeychain
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "doctor",
         abstract: "Find out why the keyring does not work: sandbox, session bus, provider, collection, a write/read/delete probe.",
         discussion: """
             Prints each check and, for a failed one, how to fix it; names the provider, its version where \

@@ -5,6 +5,7 @@ import Logging
 
 struct Emulator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "emulator",
         abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
         discussion: """
             Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT ([::1]:PORT for IPv6). \

@@ -5,6 +5,7 @@ import SecretKeychain
 
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "list",
         abstract: "List every stored sign-in in the collection, private and shared; corrupt, oversized and unrecognized items too.",
         discussion: """
             Corrupt records are listed as CORRUPT, records over 1 MiB as OVERSIZED (not read), and items of \

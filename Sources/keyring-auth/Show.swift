@@ -5,6 +5,7 @@ import SecretKeychain
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show the user stored for this app: in --group G, --private, or (neither) the app's current scope.",
         usage: "keyring-auth show [--group <group> | --private] \(Usage.identity) [--show-tokens] [--json] \(Usage.store)",
         discussion: "Exits 3 when nothing is stored there. Tokens are printed only with --show-tokens.")

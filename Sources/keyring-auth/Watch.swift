@@ -7,6 +7,7 @@ import Synchronization
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "watch",
         abstract: "Print a line each time the user an app in --group G sees changes, until interrupted (Ctrl-C).",
         usage: "keyring-auth watch --group <group> \(Usage.identity) [--json] \(Usage.store)",
         discussion: """

@@ -245,21 +245,6 @@ import Testing
         #expect(throws: AuthError.self) { try IdentityToolkitEndpoint.emulator(host: "1:2:3", port: 9099) }
     }
 
-    @Test func answersReadOverTheIPv6TransportKeepTheirBody() throws {
-        func parse(_ text: String) throws -> (status: Int, body: String) {
-            let (status, body) = try IPv6LiteralTransport.Response.parse(Array(text.utf8))
-            return (status, String(decoding: body, as: UTF8.self))
-        }
-        #expect(try parse("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}") == (200, "{}"))
-        #expect(try parse("HTTP/1.1 400 Bad Request\r\ncontent-length: 4\r\n\r\n{\"a\"}trailing") == (400, "{\"a\""))
-        #expect(try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=y\r\n{\"\r\n3\r\na\"}\r\n0\r\n\r\n") == (200, "{\"a\"}"))
-        #expect(try parse("HTTP/1.0 200 OK\r\n\r\nuntil close") == (200, "until close"))
-        for malformed in ["", "HTTP/1.1 200 OK\r\n", "SSH-2.0\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nshort",
-            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"] {
-            #expect(throws: (any Error).self, "\(malformed)") { try parse(malformed) }
-        }
-    }
-
     @Test func aMalformedVariableFailsEachRequestWithAdviceUntilFixed() async throws {
         let backend = IdentityToolkitBackend(apiKey: "k", environment: ["FIREBASE_AUTH_EMULATOR_HOST": "nonsense"])
         await #expect(throws: AuthError.self) { _ = try await backend.signUpAnonymously(tenantID: nil) }

@@ -3,10 +3,6 @@ import SecretKeychain
 import Logging
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The ``AuthBackend`` that talks to Firebase's Identity Toolkit REST API, or to an emulator of it
 /// (`keyring-auth emulator`, or Firebase's own `firebase emulators:start --only auth`).
 ///
@@ -15,11 +11,12 @@ import FoundationNetworking
 /// Tokens and passwords are never logged.
 public final class IdentityToolkitBackend: AuthBackend {
     public let apiKey: String
-    /// How long one request may take, from sending to the last byte of the answer. Foundation's
-    /// transport counts whole seconds, so the limit is rounded up to one.
+    /// How long one request may take, from sending to the last byte of the answer, rounded up to
+    /// whole seconds.
     public let requestTimeout: Duration
     private let endpointChoice: Mutex<Result<IdentityToolkitEndpoint, AuthError>>
-    private let session: URLSession
+    /// HTTP through libcurl, loaded at the first request (see ``CurlTransport``).
+    private let transport: any HTTPTransport
     private let logger: Logger
 
     /// A backend for `endpoint`: ``IdentityToolkitEndpoint/production`` or an emulator.
@@ -49,15 +46,8 @@ public final class IdentityToolkitBackend: AuthBackend {
         self.requestTimeout = max(.seconds(1), .seconds(requestTimeout.inSeconds.rounded(.up)))
         self.endpointChoice = Mutex(endpoint)
         self.logger = logger
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = self.requestTimeout.inSeconds
-        configuration.timeoutIntervalForResource = self.requestTimeout.inSeconds
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
+        self.transport = CurlTransport()
     }
-
-    deinit { session.invalidateAndCancel() }
 
     /// Where requests go now.
     ///
@@ -146,49 +136,37 @@ public final class IdentityToolkitBackend: AuthBackend {
     private func send<Reply: Decodable>(
         _ url: URL, operation: String, contentType: String, body: Data
     ) async throws(AuthError) -> Reply {
-        let started = ContinuousClock.now
-        let data: Data
-        let status: Int
+        let answer: HTTPAnswer
         do {
-            (status, data) = try await exchange(url, contentType: contentType, body: body)
+            answer = try await transport.post(
+                to: url, headers: [("Content-Type", contentType), ("Accept", "application/json")], body: body,
+                timeout: requestTimeout)
         } catch {
             logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
-            throw transportError(error, host: url.host ?? "?", elapsed: ContinuousClock.now - started)
+            throw transportError(error, host: url.host ?? "?")
         }
-        logger.debug("\(operation) answered", metadata: ["status": "\(status)", "bytes": "\(data.count)"])
-        return try IdentityToolkitReply.decode(Reply.self, status: status, body: data, operation: operation)
+        logger.debug("\(operation) answered", metadata: ["status": "\(answer.status)", "bytes": "\(answer.body.count)"])
+        return try IdentityToolkitReply.decode(Reply.self, status: answer.status, body: answer.body, operation: operation)
     }
 
-    /// One POST: through `URLSession`, or for an IPv6 address in the URL (which `URLSession` on Linux
-    /// refuses) through ``IPv6LiteralTransport``.
-    private func exchange(_ url: URL, contentType: String, body: Data) async throws -> (status: Int, body: Data) {
-        let headers = [("Content-Type", contentType), ("Accept", "application/json")]
-        if IPv6LiteralTransport.handles(url) {
-            return try await IPv6LiteralTransport.post(to: url, headers: headers, body: body, timeout: requestTimeout)
-        }
-        var request = URLRequest(url: url, timeoutInterval: requestTimeout.inSeconds)
-        request.httpMethod = "POST"
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = body
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
-    }
-
-    private func transportError(_ error: any Error, host: String, elapsed: Duration) -> AuthError {
+    private func transportError(_ error: HTTPTransportError, host: String) -> AuthError {
         let target = (try? endpoint())?.description ?? host
-        if let urlError = error as? URLError, urlError.code == .timedOut {
+        switch error.kind {
+        case .timedOut:
             return AuthError(
                 .networkError,
                 "\(target) did not answer within \(requestTimeout); check the network or that the emulator is running.")
-        }
-        if error is CancellationError || (error as? URLError)?.code == .cancelled {
+        case .cancelled:
             return AuthError(.networkError, "The request to \(target) was cancelled.")
+        case .unavailable:
+            return AuthError(.networkError, "Cannot reach \(target): \(error.message).")
+        case .cannotConnect, .tls, .tooLarge, .failed:
+            return AuthError(
+                .networkError,
+                "Cannot reach \(target) (\(error.message)); check the network, or, when "
+                    + "using an emulator, that it runs at the address \(IdentityToolkitEndpoint.emulatorHostVariable) or "
+                    + "useEmulator gave.")
         }
-        return AuthError(
-            .networkError,
-            "Cannot reach \(target) (\(error.localizedDescription)); check the network, or, when "
-                + "using an emulator, that it runs at the address \(IdentityToolkitEndpoint.emulatorHostVariable) or "
-                + "useEmulator gave.")
     }
 }
 

@@ -47,7 +47,7 @@ public final class SecretServiceStore: KeychainStore {
         let secret: StoredSecret?
         do {
             secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
-                try attempt.newestSecret(matching: attributes)
+                try attempt.readSecret(matching: attributes)
             }
         } catch .oversizedItem(let path, let size, let limit) {
             throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)

@@ -11,8 +11,11 @@ struct SecretServiceClient {
 
     /// Connects to libsecret's shared service (reusing the process's connection and session).
     static func connect(limit: Duration) throws(SecretServiceFailure) -> SecretServiceClient {
-        // The bus first, so that "no bus" and "no provider" are told apart.
-        g_object_unref(UnsafeMutableRawPointer(try sessionBus(limit: limit)))
+        // The bus first, so that "no bus" and "no provider" are told apart. Its reference is held
+        // until libsecret's service holds one: GLib's shared connection is freed with its last
+        // reference, and libsecret would then open a second connection (with exit-on-close on).
+        let bus = try sessionBus(limit: limit)
+        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
         let service = try bounded(.openSession, limit: limit) { cancellable, error in
             secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, error)
         }

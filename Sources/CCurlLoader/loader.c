@@ -1,0 +1,275 @@
+/*
+ * See include/CCurlLoader.h. libcurl's ABI (option numbers, info numbers, error codes, callback
+ * signatures) is stable across libcurl 7 and 8, so the few values used are written out here instead
+ * of including <curl/curl.h>, which would make libcurl's -dev package a build requirement.
+ */
+#include "CCurlLoader.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef void CURL;
+typedef int CURLcode;
+struct curl_slist;
+
+/* Option numbers: type base (long 0, pointer 10000, function 20000) + number. */
+enum {
+    OPT_WRITEDATA = 10001,
+    OPT_URL = 10002,
+    OPT_ERRORBUFFER = 10010,
+    OPT_WRITEFUNCTION = 20011,
+    OPT_POSTFIELDS = 10015,
+    OPT_HTTPHEADER = 10023,
+    OPT_NOPROGRESS = 43,
+    OPT_POST = 47,
+    OPT_FOLLOWLOCATION = 52,
+    OPT_XFERINFODATA = 10057,
+    OPT_POSTFIELDSIZE = 60,
+    OPT_SSL_VERIFYPEER = 64,
+    OPT_SSL_VERIFYHOST = 81,
+    OPT_NOSIGNAL = 99,
+    OPT_TIMEOUT_MS = 155,
+    OPT_PROTOCOLS = 181,
+    OPT_REDIR_PROTOCOLS = 182,
+    OPT_XFERINFOFUNCTION = 20219,
+};
+enum { PROTO_HTTP = 1 << 0, PROTO_HTTPS = 1 << 1 };
+enum { INFO_RESPONSE_CODE = 0x200000 + 2 };
+enum { GLOBAL_DEFAULT = 3 };
+enum { ERROR_SIZE = 256 };
+enum {
+    E_OK = 0,
+    E_UNSUPPORTED_PROTOCOL = 1,
+    E_COULDNT_RESOLVE_PROXY = 5,
+    E_COULDNT_RESOLVE_HOST = 6,
+    E_COULDNT_CONNECT = 7,
+    E_WRITE_ERROR = 23,
+    E_OPERATION_TIMEDOUT = 28,
+    E_SSL_CONNECT_ERROR = 35,
+    E_ABORTED_BY_CALLBACK = 42,
+    E_PEER_FAILED_VERIFICATION = 60,
+    E_SSL_CACERT_BADFILE = 77,
+};
+
+static struct {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *);
+    void (*easy_reset)(CURL *);
+    CURLcode (*easy_setopt)(CURL *, int option, ...);
+    CURLcode (*easy_getinfo)(CURL *, int info, ...);
+    CURLcode (*easy_perform)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} curl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static atomic_int loaded;           /* 1 once every symbol is found and curl_global_init succeeded */
+static char load_error[512];
+
+static void load(void) {
+    /* The OpenSSL build first (Debian's libcurl4), then the GnuTLS and NSS builds of the same ABI. */
+    static const char *const names[] = { "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4" };
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++)
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error,
+                 "libcurl is not installed (libcurl.so.4 from Debian's libcurl4 or equivalent): %s", why ? why : "not found");
+        return;
+    }
+#define FIND(field, symbol)                                                                       \
+    do {                                                                                          \
+        *(void **)(&curl.field) = dlsym(library, symbol);                                         \
+        if (curl.field == NULL) {                                                                 \
+            snprintf(load_error, sizeof load_error, "the libcurl found lacks %s", symbol);       \
+            return;                                                                               \
+        }                                                                                         \
+    } while (0)
+    FIND(global_init, "curl_global_init");
+    FIND(easy_init, "curl_easy_init");
+    FIND(easy_cleanup, "curl_easy_cleanup");
+    FIND(easy_reset, "curl_easy_reset");
+    FIND(easy_setopt, "curl_easy_setopt");
+    FIND(easy_getinfo, "curl_easy_getinfo");
+    FIND(easy_perform, "curl_easy_perform");
+    FIND(easy_strerror, "curl_easy_strerror");
+    FIND(slist_append, "curl_slist_append");
+    FIND(slist_free_all, "curl_slist_free_all");
+#undef FIND
+    /* Not thread-safe in older libcurl: done once, here, under pthread_once. */
+    CURLcode code = curl.global_init(GLOBAL_DEFAULT);
+    if (code != E_OK) {
+        snprintf(load_error, sizeof load_error, "libcurl could not be initialized: %s", curl.easy_strerror(code));
+        return;
+    }
+    atomic_store(&loaded, 1);
+}
+
+int kra_http_libcurl_loaded(void) { return atomic_load(&loaded); }
+
+struct kra_http_exchange {
+    CURL *handle;
+    atomic_int cancelled;
+    long status;
+    unsigned char *body;
+    size_t length, capacity, limit;
+    int too_large;
+    char error[ERROR_SIZE > 512 ? ERROR_SIZE : 512];
+};
+
+kra_http_exchange *kra_http_exchange_new(void) {
+    kra_http_exchange *exchange = calloc(1, sizeof *exchange);
+    if (exchange != NULL)
+        atomic_init(&exchange->cancelled, 0);
+    return exchange;
+}
+
+void kra_http_exchange_free(kra_http_exchange *exchange) {
+    if (exchange == NULL)
+        return;
+    if (exchange->handle != NULL)
+        curl.easy_cleanup(exchange->handle);
+    free(exchange->body);
+    free(exchange);
+}
+
+void kra_http_exchange_cancel(kra_http_exchange *exchange) { atomic_store(&exchange->cancelled, 1); }
+
+void kra_http_exchange_reuse(kra_http_exchange *exchange) {
+    atomic_store(&exchange->cancelled, 0);
+    exchange->length = 0;
+    exchange->status = 0;
+    exchange->too_large = 0;
+    exchange->error[0] = '\0';
+}
+
+long kra_http_status(const kra_http_exchange *exchange) { return exchange->status; }
+
+const unsigned char *kra_http_body(const kra_http_exchange *exchange, size_t *length) {
+    *length = exchange->length;
+    return exchange->body;
+}
+
+const char *kra_http_error(const kra_http_exchange *exchange) { return exchange->error; }
+
+static size_t on_data(char *data, size_t size, size_t count, void *context) {
+    kra_http_exchange *exchange = context;
+    size_t bytes = size * count;
+    if (bytes > exchange->limit - exchange->length) {
+        exchange->too_large = 1;
+        return 0;   /* fewer bytes than given: libcurl stops with a write error */
+    }
+    if (exchange->length + bytes > exchange->capacity) {
+        size_t capacity = exchange->capacity ? exchange->capacity : 4096;
+        while (capacity < exchange->length + bytes)
+            capacity *= 2;
+        unsigned char *grown = realloc(exchange->body, capacity);
+        if (grown == NULL)
+            return 0;
+        exchange->body = grown;
+        exchange->capacity = capacity;
+    }
+    memcpy(exchange->body + exchange->length, data, bytes);
+    exchange->length += bytes;
+    return bytes;
+}
+
+/* libcurl calls this often (about once a second when idle, more while data flows): non-zero aborts. */
+static int on_progress(void *context, int64_t download_total, int64_t downloaded, int64_t upload_total, int64_t uploaded) {
+    (void)download_total, (void)downloaded, (void)upload_total, (void)uploaded;
+    kra_http_exchange *exchange = context;
+    return atomic_load(&exchange->cancelled);
+}
+
+static kra_http_result fail(kra_http_exchange *exchange, kra_http_result result, const char *message) {
+    if (exchange->error[0] == '\0')
+        snprintf(exchange->error, sizeof exchange->error, "%s", message);
+    return result;
+}
+
+kra_http_result kra_http_post(
+    kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
+    const void *body, size_t body_length, long timeout_ms, size_t response_limit) {
+    pthread_once(&load_once, load);
+    if (!atomic_load(&loaded))
+        return fail(exchange, KRA_HTTP_NO_LIBCURL, load_error);
+    if (atomic_load(&exchange->cancelled))
+        return fail(exchange, KRA_HTTP_CANCELLED, "cancelled");
+    if (exchange->handle == NULL) {
+        exchange->handle = curl.easy_init();
+        if (exchange->handle == NULL)
+            return fail(exchange, KRA_HTTP_FAILED, "libcurl could not make a handle");
+    } else {
+        curl.easy_reset(exchange->handle);   /* keeps the handle's open connections for reuse */
+    }
+    struct curl_slist *list = NULL;
+    for (size_t i = 0; i < header_count; i++) {
+        struct curl_slist *appended = curl.slist_append(list, headers[i]);
+        if (appended == NULL) {
+            curl.slist_free_all(list);
+            return fail(exchange, KRA_HTTP_FAILED, "out of memory for the request's headers");
+        }
+        list = appended;
+    }
+    exchange->limit = response_limit;
+    exchange->error[0] = '\0';
+    CURL *handle = exchange->handle;
+    char curl_error[ERROR_SIZE];
+    curl_error[0] = '\0';
+    curl.easy_setopt(handle, OPT_URL, url);
+    curl.easy_setopt(handle, OPT_PROTOCOLS, (long)(PROTO_HTTP | PROTO_HTTPS));
+    curl.easy_setopt(handle, OPT_REDIR_PROTOCOLS, (long)(PROTO_HTTP | PROTO_HTTPS));
+    curl.easy_setopt(handle, OPT_FOLLOWLOCATION, 0L);
+    curl.easy_setopt(handle, OPT_SSL_VERIFYPEER, 1L);
+    curl.easy_setopt(handle, OPT_SSL_VERIFYHOST, 2L);
+    curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);   /* no SIGALRM for name look-ups in a threaded process */
+    curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
+    curl.easy_setopt(handle, OPT_POST, 1L);
+    curl.easy_setopt(handle, OPT_POSTFIELDS, body_length ? body : "");
+    curl.easy_setopt(handle, OPT_POSTFIELDSIZE, (long)body_length);
+    curl.easy_setopt(handle, OPT_HTTPHEADER, list);
+    curl.easy_setopt(handle, OPT_WRITEFUNCTION, on_data);
+    curl.easy_setopt(handle, OPT_WRITEDATA, (void *)exchange);
+    curl.easy_setopt(handle, OPT_NOPROGRESS, 0L);
+    curl.easy_setopt(handle, OPT_XFERINFOFUNCTION, on_progress);
+    curl.easy_setopt(handle, OPT_XFERINFODATA, (void *)exchange);
+    curl.easy_setopt(handle, OPT_ERRORBUFFER, curl_error);
+    CURLcode code = curl.easy_perform(handle);
+    /* Neither the list nor the error buffer outlives this call: the handle must not keep them. */
+    curl.easy_setopt(handle, OPT_HTTPHEADER, (void *)NULL);
+    curl.easy_setopt(handle, OPT_ERRORBUFFER, (void *)NULL);
+    curl.slist_free_all(list);
+    if (code == E_OK) {
+        long status = 0;
+        curl.easy_getinfo(handle, INFO_RESPONSE_CODE, &status);
+        exchange->status = status;
+        return KRA_HTTP_OK;
+    }
+    snprintf(exchange->error, sizeof exchange->error, "%s", curl_error[0] ? curl_error : curl.easy_strerror(code));
+    switch (code) {
+    case E_ABORTED_BY_CALLBACK:
+        return KRA_HTTP_CANCELLED;
+    case E_WRITE_ERROR:
+        return exchange->too_large ? KRA_HTTP_TOO_LARGE : KRA_HTTP_FAILED;
+    case E_OPERATION_TIMEDOUT:
+        return KRA_HTTP_TIMED_OUT;
+    case E_COULDNT_RESOLVE_PROXY:
+    case E_COULDNT_RESOLVE_HOST:
+    case E_COULDNT_CONNECT:
+        return KRA_HTTP_CANNOT_CONNECT;
+    case E_SSL_CONNECT_ERROR:
+    case E_PEER_FAILED_VERIFICATION:
+    case E_SSL_CACERT_BADFILE:
+        return KRA_HTTP_TLS;
+    default:
+        return KRA_HTTP_FAILED;
+    }
+}

@@ -1,0 +1,139 @@
+import CCurlLoader
+import Foundation
+import Synchronization
+
+/// How ``IdentityToolkitBackend`` sends one request: a POST and its whole answer, within a time
+/// limit. Every endpoint goes through ``post(to:headers:body:timeout:)``; the transport knows
+/// nothing of Identity Toolkit.
+protocol HTTPTransport: Sendable {
+    func post(to url: URL, headers: [(String, String)], body: Data, timeout: Duration) async throws(HTTPTransportError) -> HTTPAnswer
+}
+
+/// An answer of any status.
+struct HTTPAnswer: Sendable {
+    let status: Int
+    let body: Data
+}
+
+/// Why no answer came.
+struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
+    enum Kind: Sendable {
+        /// The time limit passed.
+        case timedOut
+        /// The task was cancelled.
+        case cancelled
+        /// The host was not found or refused the connection.
+        case cannotConnect
+        /// The TLS handshake or the server's certificate failed.
+        case tls
+        /// libcurl is not installed.
+        case unavailable
+        /// The answer was longer than ``CurlTransport/maximumResponseBytes``.
+        case tooLarge
+        /// Anything else.
+        case failed
+    }
+
+    let kind: Kind
+    let message: String
+
+    var description: String { message }
+}
+
+/// ``HTTPTransport`` through libcurl, which is loaded (`dlopen`) at the first request: a process
+/// that never sends one does not load it, nor the TLS, Kerberos, LDAP and SSH libraries it
+/// brings, and an app's binary links no libcurl (so `--static-swift-stdlib` builds need none).
+///
+/// HTTP and HTTPS only, no redirects, TLS peer and host verification on (libcurl's system CA
+/// store). Each request blocks a thread of its own, never Swift's cooperative pool; cancelling
+/// the task ends it within libcurl's progress interval. Finished curl handles are kept for the
+/// next request, so that a connection to Google is reused as `URLSession` reused it.
+final class CurlTransport: HTTPTransport {
+    /// The most of an answer that is read; Identity Toolkit's are a few kilobytes.
+    static let maximumResponseBytes = 16 << 20
+    /// How many idle handles (with their open connections) are kept.
+    private static let keptHandles = 4
+
+    private let idle = Mutex<[CurlExchange]>([])
+
+    init() {}
+
+    func post(
+        to url: URL, headers: [(String, String)], body: Data, timeout: Duration
+    ) async throws(HTTPTransportError) -> HTTPAnswer {
+        guard let exchange = idle.withLock({ $0.popLast() }) ?? CurlExchange() else {
+            throw HTTPTransportError(kind: .failed, message: "out of memory for an HTTP request")
+        }
+        let request = CurlExchange.Request(
+            url: url.absoluteString, headers: headers.map { "\($0.0): \($0.1)" }, body: body,
+            timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))))
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPAnswer, HTTPTransportError>, Never>) in
+                Thread { continuation.resume(returning: exchange.perform(request)) }.start()
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+        // The cancellation handler can no longer run: the exchange may serve another request.
+        exchange.reuse()
+        idle.withLock { if $0.count < Self.keptHandles { $0.append(exchange) } }
+        return try result.get()
+    }
+}
+
+/// One curl handle and its last answer (`kra_http_exchange`).
+///
+/// `@unchecked Sendable`: one request uses it at a time (the transport takes it from its idle list
+/// first); `cancel()`, the only call from another thread, is an atomic store in C.
+private final class CurlExchange: @unchecked Sendable {
+    struct Request: Sendable {
+        let url: String
+        let headers: [String]
+        let body: Data
+        let timeoutMilliseconds: Int
+    }
+
+    private let pointer: OpaquePointer
+
+    init?() {
+        guard let pointer = kra_http_exchange_new() else { return nil }
+        self.pointer = pointer
+    }
+
+    deinit { kra_http_exchange_free(pointer) }
+
+    func cancel() { kra_http_exchange_cancel(pointer) }
+
+    func reuse() { kra_http_exchange_reuse(pointer) }
+
+    /// Sends the request and waits for the whole answer; blocks the calling thread.
+    func perform(_ request: Request) -> Result<HTTPAnswer, HTTPTransportError> {
+        let headers = request.headers.map { strdup($0) }
+        defer { headers.forEach { free($0) } }
+        let lines = headers.map { UnsafePointer($0) }
+        let outcome = lines.withUnsafeBufferPointer { lines in
+            request.body.withUnsafeBytes { body in
+                kra_http_post(
+                    pointer, request.url, lines.baseAddress, lines.count, body.baseAddress, body.count,
+                    request.timeoutMilliseconds, CurlTransport.maximumResponseBytes)
+            }
+        }
+        let message = String(cString: kra_http_error(pointer))
+        let kind: HTTPTransportError.Kind
+        switch outcome {
+        case KRA_HTTP_OK:
+            var length = 0
+            let bytes = kra_http_body(pointer, &length)
+            let body = bytes.map { Data(bytes: $0, count: length) } ?? Data()
+            return .success(HTTPAnswer(status: kra_http_status(pointer), body: body))
+        case KRA_HTTP_TIMED_OUT: kind = .timedOut
+        case KRA_HTTP_CANCELLED: kind = .cancelled
+        case KRA_HTTP_CANNOT_CONNECT: kind = .cannotConnect
+        case KRA_HTTP_TLS: kind = .tls
+        case KRA_HTTP_NO_LIBCURL: kind = .unavailable
+        case KRA_HTTP_TOO_LARGE: kind = .tooLarge
+        default: kind = .failed
+        }
+        return .failure(HTTPTransportError(kind: kind, message: message))
+    }
+}

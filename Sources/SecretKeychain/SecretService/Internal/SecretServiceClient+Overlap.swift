@@ -1,0 +1,100 @@
+import CSecret
+import Foundation
+
+/// The answers of the calls made together (a search and a secret's read), each a `GAsyncResult`
+/// with a reference of its own. Only touched on the thread that iterates the call's main context.
+private final class PendingAnswers {
+    var search: UnsafeMutableRawPointer?
+    /// The secret read's answer.
+    var secret: UnsafeMutableRawPointer?
+}
+
+extension SecretServiceClient {
+    /// What ``searchAndReadSecret(matching:in:sizeLimit:)`` found.
+    enum QuickRead {
+        /// The secret of the one unlocked item of the collection with these attributes.
+        case found(StoredSecret)
+        /// No item of the collection has these attributes, locked or not.
+        case nothing
+        /// Anything else (several items, locked ones, an item deleted since the search): the
+        /// caller reads the general way.
+        case undecided
+    }
+
+    /// The common read in one go: the search, then (when it finds exactly one unlocked item of
+    /// `collectionPath`) that item's secret, both answered in one main context of this call's own
+    /// and bounded by one deadline of ``limit``, as libsecret's own lookup chains them.
+    ///
+    /// - Throws: A failure of either call; ``KeychainError/oversizedItem(_:size:limit:)`` (as
+    ///   `.keychain`) for a secret over `sizeLimit` bytes.
+    func searchAndReadSecret(
+        matching attributes: [String: String], in collectionPath: String, sizeLimit: Int
+    ) throws(SecretServiceFailure) -> QuickRead {
+        let table = GLib.makeAttributeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        let context = g_main_context_new()
+        g_main_context_push_thread_default(context)
+        defer {
+            g_main_context_pop_thread_default(context)
+            g_main_context_unref(context)
+        }
+        let deadline = CallDeadline(limit: limit)
+        func failure(_ error: GLibError, _ call: SecretServiceCall) -> SecretServiceFailure {
+            error.isCancelled && deadline.hasExpired ? .expired(call: call, limit: limit) : .glib(error, call: call)
+        }
+        let answer = Unmanaged.passRetained(PendingAnswers())
+        defer { answer.release() }
+        let pending = answer.takeUnretainedValue()
+
+        secret_service_search_for_dbus_paths(
+            service.pointer, nil, table, deadline.cancellable,
+            { _, result, pending in
+                Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().search = g_object_ref(UnsafeMutableRawPointer(result))
+            },
+            answer.toOpaque())
+        while pending.search == nil { g_main_context_iteration(context, 1) }
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        do {
+            defer { g_object_unref(pending.search) }
+            _ = try GLib.withError { error in
+                secret_service_search_for_dbus_paths_finish(
+                    service.pointer, OpaquePointer(pending.search), &unlocked, &locked, error)
+            }
+        } catch {
+            throw failure(error, .search)
+        }
+        let prefix = collectionPath + "/"
+        let found = GLib.takeStringArray(unlocked).filter { $0.hasPrefix(prefix) }
+        let foundLocked = GLib.takeStringArray(locked).filter { $0.hasPrefix(prefix) }
+        guard found.count == 1, foundLocked.isEmpty else { return found.isEmpty && foundLocked.isEmpty ? .nothing : .undecided }
+
+        secret_service_get_secret_for_dbus_path(
+            service.pointer, found[0], deadline.cancellable,
+            { _, result, pending in
+                Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().secret = g_object_ref(UnsafeMutableRawPointer(result))
+            },
+            answer.toOpaque())
+        while pending.secret == nil { g_main_context_iteration(context, 1) }
+        defer { g_object_unref(pending.secret) }
+        let value: OpaquePointer?
+        do {
+            value = try GLib.withError { error in
+                secret_service_get_secret_for_dbus_path_finish(service.pointer, OpaquePointer(pending.secret), error)
+            }
+        } catch where error.isNoSuchObject {
+            return .undecided
+        } catch {
+            throw failure(error, .getSecret)
+        }
+        // libsecret answers no secret and no error for an item deleted since the search.
+        guard let value else { return .undecided }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        var length: gsize = 0
+        let bytes = secret_value_get(value, &length)
+        guard Int(length) <= sizeLimit else { throw .keychain(.oversizedItem(found[0], size: Int(length), limit: sizeLimit)) }
+        let data = bytes.map { Data(bytes: $0, count: Int(length)) } ?? Data()
+        let contentType = secret_value_get_content_type(value).map { String(cString: $0) } ?? ""
+        return .found(StoredSecret(data: data, contentType: contentType))
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+@testable import KeyringAuth
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The HTTP transport itself (libcurl, loaded at the first request) against servers on loopback
+/// that misbehave as the emulator never does: an untrusted certificate, no answer.
+@Suite struct CurlTransportTests {
+    /// A TCP socket on 127.0.0.1 that listens and never answers: the kernel accepts the connection
+    /// into its backlog, so a client connects, sends, and waits.
+    private final class SilentServer {
+        let fd: Int32
+        let port: Int
+
+        init() throws {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard fd >= 0, bound == 0, listen(fd, 8) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            }
+            self.fd = fd
+            self.port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        deinit { close(fd) }
+    }
+
+    @Test func aRequestThatGetsNoAnswerEndsAtItsTimeLimit() async throws {
+        let server = try SilentServer()
+        let started = ContinuousClock.now
+        do {
+            _ = try await CurlTransport().post(
+                to: URL(string: "http://127.0.0.1:\(server.port)/v1/accounts:signUp")!, headers: [], body: Data("{}".utf8),
+                timeout: .milliseconds(300))
+            Issue.record("a silent server answered")
+        } catch {
+            #expect(error.kind == .timedOut, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func cancellingTheTaskEndsTheRequest() async throws {
+        let server = try SilentServer()
+        let started = ContinuousClock.now
+        let request = Task {
+            try await CurlTransport().post(
+                to: URL(string: "http://127.0.0.1:\(server.port)/")!, headers: [], body: Data(), timeout: .seconds(60))
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        request.cancel()
+        do {
+            _ = try await request.value
+            Issue.record("a silent server answered")
+        } catch let error as HTTPTransportError {
+            #expect(error.kind == .cancelled, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(10), "libcurl checks for cancellation at least once a second")
+    }
+
+    /// TLS verification is on: a server whose certificate nobody signed is refused.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs openssl to make a certificate"))
+    func anUntrustedCertificateIsRefused() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("curl-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        openssl.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+            "-keyout", key, "-out", certificate,
+        ]
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        try #require(openssl.terminationStatus == 0)
+
+        // One HTTPS answer from Python's server (Debian's python3), on a port it picks and prints.
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", "-c", """
+            import http.server, ssl, sys
+            class Answer(http.server.BaseHTTPRequestHandler):
+                def do_POST(self):
+                    self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers(); self.wfile.write(b"{}")
+                def log_message(self, *args): pass
+            httpd = http.server.HTTPServer(("127.0.0.1", 0), Answer)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
+            print(httpd.server_address[1], flush=True)
+            httpd.timeout = 10
+            httpd.handle_request()
+            """, certificate, key]
+        let output = Pipe()
+        server.standardOutput = output
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            try #require(!chunk.isEmpty, "the HTTPS server did not start")
+            line += chunk
+        }
+        let port = try #require(Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        do {
+            _ = try await CurlTransport().post(
+                to: URL(string: "https://127.0.0.1:\(port)/")!, headers: [], body: Data("{}".utf8), timeout: .seconds(10))
+            Issue.record("a certificate nobody signed was accepted")
+        } catch {
+            #expect(error.kind == .tls, "\(error)")
+        }
+    }
+}
