@@ -29,6 +29,10 @@ public final class Auth: Sendable {
         var nextID = 0
         var notifiedUID: String?
         var notifiedToken: String?
+        /// ``Auth/tenantID``: starts as the options' tenant.
+        var tenantID: String?
+        /// ``Auth/languageCode``.
+        var languageCode: String?
     }
 
     public let configuration: AuthConfiguration
@@ -99,10 +103,10 @@ public final class Auth: Sendable {
     /// tests, which start several "launches" of one app in one process.
     package init(configuration: AuthConfiguration) {
         self.configuration = configuration
-        self.state = Mutex(State())
+        self.state = Mutex(State(tenantID: configuration.options.tenantID))
         // Held while loading, so that a change reported meanwhile is applied after the load.
         transitions.withLock { _ in
-            var loaded = State(choiceUnknown: true, userUnread: true)
+            var loaded = State(choiceUnknown: true, userUnread: true, tenantID: configuration.options.tenantID)
             do throws(AuthError) {
                 loaded.group = try loadGroupChoice()
                 loaded.choiceUnknown = false
