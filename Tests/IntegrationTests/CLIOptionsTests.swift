@@ -42,8 +42,13 @@ extension KeyringTests {
         @Test func usageLinesNameEachCommandsOptions() async throws {
             let expected: [String: [String]] = [
                 "list": ["--json"],
-                "show": ["--group", "--private", "--show-tokens", "--json", "--config", "--api-key"],
-                "sign-in": ["--anonymous", "--email", "--password-stdin", "--group", "--private", "--emulator"],
+                "show": ["--group", "--private", "--claims", "--show-tokens", "--json", "--config", "--api-key"],
+                "sign-in": [
+                    "--anonymous", "--email", "--password-stdin", "--idp", "--id-token-stdin", "--access-token-stdin",
+                    "--custom-token-stdin", "--group", "--private", "--emulator",
+                ],
+                "link": ["--email", "--password-stdin", "--idp", "--id-token-stdin", "--access-token-stdin", "--emulator"],
+                "unlink": ["<provider>", "--group", "--private", "--emulator"],
                 "sign-out": ["--group", "--private"],
                 "use-group": ["<group>", "--none", "--migrate"],
                 "watch": ["--group", "--json"],

@@ -26,7 +26,7 @@ public struct AuthTokenResult: Sendable {
     /// - Throws: ``AuthError`` with ``AuthErrorCode/malformedJWT`` when it is not a JWT with the claims
     ///   Firebase's ID tokens carry (`exp`, `iat`, `auth_time`, `firebase.sign_in_provider`), or exceeds
     ///   the decoding limits.
-    init(token: String) throws(AuthError) {
+    package init(token: String) throws(AuthError) {
         let decoded = try IDTokenClaims(decoding: token)
         guard let provider = decoded.firebaseField("sign_in_provider") else {
             throw IDTokenClaims.malformed("it has no firebase.sign_in_provider")
