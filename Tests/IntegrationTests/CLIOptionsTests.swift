@@ -68,7 +68,7 @@ extension KeyringTests {
             }
         }
 
-        @Test func onlySignInTakesTheBackendOptions() async throws {
+        @Test func onlyTheCommandsThatReachTheBackendTakeItsOptions() async throws {
             let app = identity("no-backend")
             for arguments in [
                 ["show", "--private"], ["sign-out", "--private"], ["watch", "--group", "TEAMID.example"], ["use-group", "--none"],
@@ -80,7 +80,9 @@ extension KeyringTests {
                 let help = try await cli.run([arguments[0], "--help"])
                 #expect(!help.output.contains("--emulator"), "\(arguments[0]) --help offers no --emulator")
             }
-            #expect(try await cli.run(["sign-in", "--help"]).output.contains("--emulator"))
+            for command in ["sign-in", "link", "unlink"] {
+                #expect(try await cli.run([command, "--help"]).output.contains("--emulator"), "\(command)")
+            }
         }
 
         @Test func withoutAProviderTheCLISaysStoreMemory() async throws {

@@ -27,7 +27,13 @@ public final class FakeBackend: AuthBackend {
     }
     private let state = Mutex(State())
 
-    public init(apiKey: String = "AIzaSharedKey") { self.apiKey = apiKey }
+    /// How long the ID tokens it issues last.
+    public let tokenLifetime: TimeInterval
+
+    public init(apiKey: String = "AIzaSharedKey", tokenLifetime: TimeInterval = 3600) {
+        self.apiKey = apiKey
+        self.tokenLifetime = tokenLifetime
+    }
 
     /// The backend methods called so far, in order.
     public var calls: [String] { state.withLock { $0.calls } }
@@ -39,7 +45,7 @@ public final class FakeBackend: AuthBackend {
         state.counter += 1
         let tokens = AuthTokens(
             idToken: "id-\(uid)-\(state.counter)", refreshToken: "refresh-\(uid)-\(state.counter)",
-            expirationDate: Date().addingTimeInterval(3600))
+            expirationDate: Date().addingTimeInterval(tokenLifetime))
         state.tokens[tokens.idToken] = uid
         state.refreshTokens[tokens.refreshToken] = uid
         return tokens

@@ -50,6 +50,9 @@ public final class Auth: Sendable {
     let worker = DispatchQueue(label: "KeyringAuth.Auth")
     /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
     let groupObservation = Mutex<KeychainObservation?>(nil)
+    /// The scheduled refresh of the current user's token (``TokenRefreshPolicy``); replaced at each token
+    /// change, cancelled with the instance. Taken inside ``state``, never the reverse.
+    let refreshTimer = Mutex<ScheduledRefresh?>(nil)
 
     var options: AuthAppOptions { configuration.options }
     var store: any KeychainStore { configuration.store }
@@ -123,6 +126,11 @@ public final class Auth: Sendable {
             state.withLock { $0 = loaded }
         }
         warnIfGroupCannotBeShared(state.withLock { $0.group })
+        scheduleTokenRefresh(for: currentUser)
+    }
+
+    deinit {
+        refreshTimer.withLock { $0?.cancel() }
     }
 
     // MARK: State

@@ -17,7 +17,7 @@ public struct AuthTokenResult: Sendable {
     /// The second factor of the sign-in (`firebase.sign_in_second_factor`), or the empty string.
     public let signInSecondFactor: String
     /// Every claim of the token, the standard ones and the custom claims set on the account (with the
-    /// Admin SDK, or ``AuthEmulator``'s `setCustomClaims`): strings, `Bool`, `Int`, `Double`, arrays and
+    /// Admin SDK, or the bundled emulator's `setCustomClaims`): strings, `Bool`, `Int`, `Double`, arrays and
     /// dictionaries of them. JSON `null` values are left out.
     public let claims: [String: any Sendable]
 
