@@ -322,6 +322,30 @@ import Testing
         #expect(try await store.items(in: .all).count == 1)
     }
 
+    @Test func theEmulatorAnswersInTheServicesShapesOverRawHTTP() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let path = "/identitytoolkit.googleapis.com/v1/accounts:"
+        let postBody = "providerId=google.com&id_token=%7B%22sub%22%3A%22raw-1%22%7D"
+        let (status, first) = try await fixture.post(
+            path + "signInWithIdp?key=k", body: #"{"postBody": "\#(postBody)", "requestUri": "http://localhost", "returnSecureToken": true}"#)
+        #expect(status == 200 && first["isNewUser"] as? Bool == true && first["federatedId"] as? String == "raw-1")
+        let anonymous = try await fixture.backend.signUpAnonymously(tenantID: nil)
+        let linking = #"{"postBody": "\#(postBody)", "requestUri": "http://localhost", "idToken": "\#(anonymous.tokens.idToken)""#
+        // Asked for the credential back: the refusal comes in a 200 answer; otherwise as an error.
+        let (inBody, answer) = try await fixture.post(path + "signInWithIdp?key=k", body: linking + #", "returnIdpCredential": true}"#)
+        #expect(inBody == 200 && answer["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED" && answer["idToken"] == nil)
+        let (refused, error) = try await fixture.post(path + "signInWithIdp?key=k", body: linking + "}")
+        #expect(refused == 400 && (error["error"] as? [String: Any])?["message"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED")
+        let (noURI, _) = try await fixture.post(path + "signInWithIdp?key=k", body: #"{"postBody": "\#(postBody)"}"#)
+        #expect(noURI == 400)
+
+        let forbidden = AuthEmulator.unsignedCustomToken(uid: "u", claims: ["auth_time": 1])
+        let (claimStatus, claimError) = try await fixture.post(path + "signInWithCustomToken?key=k", body: #"{"token": "\#(forbidden)"}"#)
+        #expect(claimStatus == 400 && ((claimError["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("FORBIDDEN_CLAIM") == true)
+        let (customStatus, custom) = try await fixture.post(path + "signInWithCustomToken?key=k", body: #"{"token": "{\"uid\": \"plain\"}"}"#)
+        #expect(customStatus == 200 && custom["localId"] == nil && custom["idToken"] is String, "no localId, as the service answers")
+    }
+
     @Test func credentialsNeverPrintTheirSecrets() {
         let credential = GoogleAuthProvider.credential(withIDToken: "secret-id-token", accessToken: "secret-access-token")
         var dumped = ""
