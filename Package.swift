@@ -154,6 +154,14 @@ let package = Package(
             path: "Examples/Emulator",
             swiftSettings: strict
         ),
+        // "Sign in with any method": Firebase's calls for credentials, custom tokens, linking and claims, on the
+        // emulator with users in memory: `swift run sign-in-methods-example`.
+        .executableTarget(
+            name: "sign-in-methods-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
+            path: "Examples/SignInMethods",
+            swiftSettings: strict
+        ),
         // "Handling errors": Swift's typed error and ported Firebase NSError code: `swift run error-handling-example`.
         .executableTarget(
             name: "error-handling-example",
@@ -196,7 +204,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
-                "error-handling-example",
+                "error-handling-example", "sign-in-methods-example",
             ],
             swiftSettings: strict
         ),

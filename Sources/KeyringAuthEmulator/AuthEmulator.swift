@@ -7,7 +7,7 @@ import Synchronization
 
 /// A local emulator of Firebase Auth's REST API (Identity Toolkit and the secure-token service),
 /// serving the paths Firebase's own emulator serves, over plain HTTP:
-/// `/identitytoolkit.googleapis.com/v1/accounts:{signUp,signInWithPassword,lookup,update,delete}`
+/// `/identitytoolkit.googleapis.com/v1/accounts:{signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
 /// and `/securetoken.googleapis.com/v1/token`, plus `GET /` and
 /// `DELETE /emulator/v1/projects/<project>/accounts`.
 ///
@@ -205,6 +205,32 @@ public final class AuthEmulator: Sendable {
         set { service.settings = newValue }
     }
 
+    /// An unsigned custom token (`alg: none`), as the Admin SDK's `createCustomToken` would mint it for
+    /// `uid`, for `signIn(withCustomToken:)` against an emulator (which checks no signature). Firebase
+    /// itself refuses it.
+    ///
+    /// - Parameters:
+    ///   - claims: Claims for the session's ID tokens: a JSON-serializable object of at most 1,000 bytes.
+    ///   - tenantID: The tenant the token is for, when the app signs in to one.
+    public static func unsignedCustomToken(uid: String, claims: [String: any Sendable]? = nil, tenantID: String? = nil) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        var payload: [String: Any] = [
+            "aud": EmulatorService.customTokenAudience, "iat": now, "exp": now + 3600, "uid": uid,
+            "iss": "firebase-adminsdk@demo-keyring-auth.iam.gserviceaccount.com",
+            "sub": "firebase-adminsdk@demo-keyring-auth.iam.gserviceaccount.com",
+        ]
+        if let claims { payload["claims"] = claims as [String: Any] }
+        if let tenantID { payload["tenant_id"] = tenantID }
+        let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8)
+        let body = (try? JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return "\(Base64URL.encode(header)).\(Base64URL.encode(body))."
+    }
+
+    /// The last 1,000 requests to the Identity Toolkit and token endpoints, oldest first: which operation,
+    /// with which tenant and language. For tests that check what a client sends; tokens and passwords
+    /// are not kept.
+    public var receivedRequests: [ReceivedRequest] { service.receivedRequests }
+
     /// Every account, oldest first.
     public var accounts: [EmulatorAccount] { service.accounts }
 
@@ -227,6 +253,24 @@ public final class AuthEmulator: Sendable {
             account.tokenGeneration += 1
             account.validSince = now
         }) else { throw .noSuchAccount(uid: uid) }
+    }
+
+    /// Sets an account's custom claims, as the Admin SDK's `setCustomUserClaims` does: every ID token
+    /// issued for the account from now on carries them at its top level (apps see them after the next
+    /// refresh, for example `getIDTokenResult(forcingRefresh: true)`). `nil` removes them.
+    ///
+    /// - Throws: ``AuthEmulatorError/invalidClaims(_:)`` when the claims are not a JSON object of at most
+    ///   1,000 bytes or set a claim Firebase reserves (`iss`, `aud`, `sub`, `exp`, `firebase`, …);
+    ///   ``AuthEmulatorError/noSuchAccount(uid:)``. Nothing is changed then.
+    public func setCustomClaims(_ claims: [String: any Sendable]?, of uid: String) throws(AuthEmulatorError) {
+        var text: String?
+        if let claims {
+            let object = claims as [String: Any]
+            if let problem = CustomClaims.problem(with: object) { throw .invalidClaims(problem) }
+            // Checked above: a JSON object that serializes.
+            text = String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        }
+        guard service.modifyAccount(uid, { account, _ in account.customAttributes = text }) else { throw .noSuchAccount(uid: uid) }
     }
 
     /// The accounts as JSON, `{"kind": "identitytoolkit#DownloadAccountResponse", "users": […]}`.

@@ -12,6 +12,8 @@ public enum AuthEmulatorError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidImport(String)
     /// No account has this uid.
     case noSuchAccount(uid: String)
+    /// Custom claims that Firebase would refuse; nothing was changed.
+    case invalidClaims(String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,8 @@ public enum AuthEmulatorError: Error, Sendable, Hashable, CustomStringConvertibl
             "The accounts cannot be imported: \(reason). Nothing was changed."
         case .noSuchAccount(let uid):
             "The emulator has no account \(uid)."
+        case .invalidClaims(let reason):
+            "The custom claims cannot be set: \(reason). Claims are a JSON object of at most 1000 bytes without Firebase's reserved claims."
         }
     }
 }

@@ -18,6 +18,14 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// Seconds since 1970; tokens issued before it are no longer valid.
     public var validSince: Int64
     public var tenantId: String?
+    /// The identity providers' sign-in methods linked to the account (the password is not one of them:
+    /// it is ``email`` and ``password``).
+    public var identities: [ProviderIdentity]
+    /// The account's custom claims, a JSON object as text (the Admin SDK's `setCustomUserClaims`), put in
+    /// every ID token issued for it; ``AuthEmulator/setCustomClaims(_:of:)`` sets it.
+    public var customAttributes: String?
+    /// Whether the account has signed in with a custom token.
+    public var customAuth: Bool
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
     var tokenGeneration: Int
@@ -25,23 +33,44 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     var refreshSecret: String
 
     /// Whether the account signed up anonymously and never got a credential.
-    public var isAnonymous: Bool { email == nil && password == nil }
+    public var isAnonymous: Bool { email == nil && password == nil && identities.isEmpty && !customAuth }
 
-    /// The sign-in methods, as `providerUserInfo` lists them.
-    var providerUserInfo: [[String: Any]] {
-        guard let email, password != nil else { return [] }
-        var info: [String: Any] = ["providerId": "password", "federatedId": email, "rawId": email, "email": email]
-        if let displayName { info["displayName"] = displayName }
-        if let photoUrl { info["photoUrl"] = photoUrl }
-        return [info]
+    /// The sign-in methods, as `providerUserInfo` lists them: the password, then the identity providers.
+    var providerUserInfoFields: [[String: Any]] {
+        var methods: [[String: Any]] = []
+        if let email, password != nil {
+            var info: [String: Any] = ["providerId": "password", "federatedId": email, "rawId": email, "email": email]
+            if let displayName { info["displayName"] = displayName }
+            if let photoUrl { info["photoUrl"] = photoUrl }
+            methods.append(info)
+        }
+        for identity in identities {
+            var info: [String: Any] = ["providerId": identity.providerId, "rawId": identity.rawId, "federatedId": identity.rawId]
+            info["email"] = identity.email
+            info["displayName"] = identity.displayName
+            info["photoUrl"] = identity.photoUrl
+            info["screenName"] = identity.screenName
+            methods.append(info)
+        }
+        return methods
+    }
+
+    /// The `firebase.identities` claim of its ID tokens: the user's ID at each provider, and its email address.
+    var identityClaims: [String: [String]] {
+        var claims: [String: [String]] = [:]
+        if let email { claims["email"] = [email] }
+        for identity in identities { claims[identity.providerId] = [identity.rawId] }
+        return claims
     }
 
     /// What `accounts:lookup` answers for the account (never the password).
     var lookupFields: [String: Any] {
         var fields: [String: Any] = [
             "localId": localId, "emailVerified": emailVerified, "disabled": disabled,
-            "createdAt": String(createdAt), "validSince": String(validSince), "providerUserInfo": providerUserInfo,
+            "createdAt": String(createdAt), "validSince": String(validSince), "providerUserInfo": providerUserInfoFields,
         ]
+        fields["customAttributes"] = customAttributes
+        if customAuth { fields["customAuth"] = true }
         fields["email"] = email
         fields["displayName"] = displayName
         fields["photoUrl"] = photoUrl
@@ -53,7 +82,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case localId, email, emailVerified, displayName, photoUrl, password = "rawPassword", disabled, createdAt,
-            lastLoginAt, validSince, tenantId
+            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth
     }
 
     init(localId: String, createdAt: Int64, tenantId: String?) {
@@ -63,6 +92,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         self.createdAt = createdAt
         self.validSince = createdAt / 1000
         self.tenantId = tenantId
+        self.identities = []
+        self.customAuth = false
         self.tokenGeneration = 0
         self.refreshSecret = EmulatorAccount.randomID(length: 24)
     }
@@ -91,6 +122,14 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         lastLoginAt = try time(.lastLoginAt, limit: 253_402_300_799_999)
         validSince = try time(.validSince, limit: 253_402_300_799) ?? createdAt / 1000
         tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
+        // Firebase's export lists the password among the methods; here it is email and password.
+        identities = try (container.decodeIfPresent([ProviderIdentity].self, forKey: .providerUserInfo) ?? [])
+            .filter { !["password", "phone"].contains($0.providerId) }
+        customAttributes = try container.decodeIfPresent(String.self, forKey: .customAttributes)
+        if let customAttributes, let problem = CustomClaims.problem(withJSON: customAttributes) {
+            throw DecodingError.dataCorruptedError(forKey: .customAttributes, in: container, debugDescription: problem)
+        }
+        customAuth = try container.decodeIfPresent(Bool.self, forKey: .customAuth) ?? false
         tokenGeneration = 0
         refreshSecret = Self.randomID(length: 24)
     }
@@ -110,6 +149,9 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encodeIfPresent(lastLoginAt.map(String.init), forKey: .lastLoginAt)
         try container.encode(String(validSince), forKey: .validSince)
         try container.encodeIfPresent(tenantId, forKey: .tenantId)
+        if !identities.isEmpty { try container.encode(identities, forKey: .providerUserInfo) }
+        try container.encodeIfPresent(customAttributes, forKey: .customAttributes)
+        if customAuth { try container.encode(true, forKey: .customAuth) }
     }
 
     /// A random identifier of letters and digits, like Firebase's 28-character uids.

@@ -127,6 +127,9 @@ struct EmulatorFailure: Error, Sendable {
         self.grpcStatus = grpcStatus ?? (message.hasPrefix("INVALID_ARGUMENT") ? "INVALID_ARGUMENT" : nil)
     }
 
+    /// The code the message begins with, for example `EMAIL_EXISTS`.
+    var code: String { String(message.prefix { $0 != " " && $0 != ":" }) }
+
     static func notFound(_ request: EmulatorRequest) -> EmulatorFailure {
         EmulatorFailure("Not Found: \(request.method) \(request.path)", status: 404, grpcStatus: "NOT_FOUND")
     }

@@ -4,18 +4,22 @@ import Synchronization
 /// The emulator's operations, apart from any server: a request in, an answer out, accounts in memory.
 /// Every failure is an answer in the real service's error shape; nothing here traps on input.
 final class EmulatorService: Sendable {
-    private struct State {
+    struct State {
         var accounts: [String: EmulatorAccount] = [:]
         /// `tenant|email` → uid.
         var uidsByEmail: [String: String] = [:]
+        /// `tenant|provider|rawId` → uid.
+        var uidsByIdentity: [String: String] = [:]
+        /// The last ``EmulatorService/maximumReceivedRequests`` requests, oldest first.
+        var received: [AuthEmulator.ReceivedRequest] = []
         var settings: AuthEmulator.Settings
     }
 
     let projectID: String
-    private let tokenLifetime: Int64
-    private let maximumAccounts: Int
-    private let clock: @Sendable () -> Date
-    private let state: Mutex<State>
+    let tokenLifetime: Int64
+    let maximumAccounts: Int
+    let clock: @Sendable () -> Date
+    let state: Mutex<State>
 
     init(configuration: AuthEmulator.Configuration, clock: @escaping @Sendable () -> Date = Date.init) {
         projectID = configuration.projectID
@@ -47,13 +51,18 @@ final class EmulatorService: Sendable {
             return .json([:])
         case ("POST", Self.secureToken):
             try requireAPIKey(request)
-            return .json(try refresh(request.fields()))
+            let fields = try request.fields()
+            receive("token", fields, request)
+            return .json(try refresh(fields))
         case ("POST", let path) where path.hasPrefix(Self.identityToolkit + "accounts:"):
             try requireAPIKey(request)
             let fields = try request.fields()
+            receive(String(path.dropFirst(Self.identityToolkit.count)), fields, request)
             switch path.dropFirst(Self.identityToolkit.count + "accounts:".count) {
             case "signUp": return .json(try signUp(fields))
             case "signInWithPassword": return .json(try signIn(fields))
+            case "signInWithIdp": return .json(try signInWithIdp(fields))
+            case "signInWithCustomToken": return .json(try signInWithCustomToken(fields))
             case "lookup": return .json(try lookUp(fields))
             case "update": return .json(try update(fields))
             case "delete": return .json(try delete(fields))
@@ -63,6 +72,20 @@ final class EmulatorService: Sendable {
             throw EmulatorFailure.notFound(request)
         }
     }
+
+    static let maximumReceivedRequests = 1000
+
+    /// Keeps what a request asked, for ``AuthEmulator/receivedRequests``: its operation, tenant and language.
+    private func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest) {
+        let received = AuthEmulator.ReceivedRequest(
+            operation: operation, tenantID: fields.values["tenantId"] as? String, languageCode: request.headers["x-firebase-locale"])
+        state.withLock { state in
+            state.received.append(received)
+            if state.received.count > Self.maximumReceivedRequests { state.received.removeFirst() }
+        }
+    }
+
+    var receivedRequests: [AuthEmulator.ReceivedRequest] { state.withLock { $0.received } }
 
     private func requireAPIKey(_ request: EmulatorRequest) throws(EmulatorFailure) {
         guard request.apiKey != nil else {
@@ -77,6 +100,9 @@ final class EmulatorService: Sendable {
         let email = try fields.string("email")
         let password = try fields.string("password")
         let tenant = try fields.string("tenantId")
+        if let idToken = try fields.string("idToken") {
+            return try linkPassword(idToken: idToken, email: email, password: password, tenant: tenant)
+        }
         return try state.withLock { state throws(EmulatorFailure) in
             guard state.accounts.count < maximumAccounts else {
                 throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(maximumAccounts) accounts")
@@ -99,7 +125,7 @@ final class EmulatorService: Sendable {
             }
             account.lastLoginAt = now.milliseconds
             state.accounts[account.localId] = account
-            var reply = issueTokens(for: account, now: now).signInFields
+            var reply = issueTokens(for: account, provider: account.isAnonymous ? "anonymous" : "password", now: now).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = account.email
             return reply
@@ -124,7 +150,7 @@ final class EmulatorService: Sendable {
             let now = clock()
             account.lastLoginAt = now.milliseconds
             state.accounts[uid] = account
-            var reply = issueTokens(for: account, now: now).signInFields
+            var reply = issueTokens(for: account, provider: "password", now: now).signInFields
             reply["kind"] = "identitytoolkit#VerifyPasswordResponse"
             reply["registered"] = true
             reply["email"] = account.email
@@ -152,8 +178,13 @@ final class EmulatorService: Sendable {
         if let unknown = deleted.first(where: { !["DISPLAY_NAME", "PHOTO_URL"].contains($0) }) {
             throw EmulatorFailure("INVALID_ARGUMENT : Invalid value at 'delete_attribute' (\(unknown))")
         }
+        let deletedProviders = try fields.strings("deleteProvider")
+        let tenant = try fields.string("tenantId")
         return try state.withLock { state throws(EmulatorFailure) in
-            var account = try verify(token, in: state)
+            let verified = try verifySession(token, in: state)
+            var account = verified.account
+            let provider = verified.provider
+            guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
             let now = clock()
             var revokes = false
             if let email {
@@ -177,6 +208,17 @@ final class EmulatorService: Sendable {
             if let photoUrl { account.photoUrl = photoUrl }
             if deleted.contains("DISPLAY_NAME") { account.displayName = nil }
             if deleted.contains("PHOTO_URL") { account.photoUrl = nil }
+            for provider in deletedProviders {
+                if provider == "password" {
+                    if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
+                    account.email = nil
+                    account.password = nil
+                    account.emailVerified = false
+                } else if let identity = account.identities.first(where: { $0.providerId == provider }) {
+                    state.uidsByIdentity[Self.identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
+                    account.identities.removeAll { $0.providerId == provider }
+                }
+            }
             if revokes {
                 account.validSince = now.seconds
                 account.tokenGeneration += 1
@@ -184,12 +226,14 @@ final class EmulatorService: Sendable {
             state.accounts[account.localId] = account
             var reply: [String: Any] = [
                 "kind": "identitytoolkit#SetAccountInfoResponse", "localId": account.localId,
-                "emailVerified": account.emailVerified, "providerUserInfo": account.providerUserInfo,
+                "emailVerified": account.emailVerified, "providerUserInfo": account.providerUserInfoFields,
             ]
             reply["email"] = account.email
             reply["displayName"] = account.displayName
             reply["photoUrl"] = account.photoUrl
-            if revokes { reply.merge(issueTokens(for: account, now: now).signInFields) { _, new in new } }
+            if revokes {
+                reply.merge(issueTokens(for: account, provider: provider, now: now).signInFields) { _, new in new }
+            }
             return reply
         }
     }
@@ -220,9 +264,9 @@ final class EmulatorService: Sendable {
             guard parsed.secret == account.refreshSecret else { throw EmulatorFailure("INVALID_REFRESH_TOKEN") }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
             guard parsed.generation == account.tokenGeneration else { throw EmulatorFailure("TOKEN_EXPIRED") }
-            let issued = issueTokens(for: account, now: clock())
+            let issued = issueTokens(for: account, provider: parsed.provider, extraClaims: parsed.claims, now: clock())
             return [
-                "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": token,
+                "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": issued.refreshToken,
                 "expires_in": issued.expiresIn, "token_type": "Bearer", "user_id": account.localId,
                 "project_id": projectID,
             ]
@@ -232,7 +276,7 @@ final class EmulatorService: Sendable {
     // MARK: Tokens
 
     /// Tokens just issued for an account.
-    private struct IssuedTokens {
+    struct IssuedTokens {
         var uid: String
         var idToken: String
         var refreshToken: String
@@ -245,31 +289,40 @@ final class EmulatorService: Sendable {
         }
     }
 
-    private func issueTokens(for account: EmulatorAccount, now: Date) -> IssuedTokens {
+    /// Tokens for a session of `account` signed in by `provider`; `extraClaims` (a JSON object as text, from a
+    /// custom token) go in every ID token of the session, after the account's own custom claims.
+    func issueTokens(for account: EmulatorAccount, provider: String, extraClaims: String? = nil, now: Date) -> IssuedTokens {
         let issuedAt = now.seconds
         let idToken = UnsignedIDToken(
             projectID: projectID, uid: account.localId, issuedAt: issuedAt, expiresAt: issuedAt + tokenLifetime,
-            authTime: (account.lastLoginAt ?? now.milliseconds) / 1000,
-            signInProvider: account.isAnonymous ? "anonymous" : "password", email: account.email,
-            emailVerified: account.emailVerified, tenantID: account.tenantId)
-        let refreshToken = RefreshToken(uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret)
+            authTime: (account.lastLoginAt ?? now.milliseconds) / 1000, signInProvider: provider, email: account.email,
+            emailVerified: account.emailVerified, tenantID: account.tenantId, identities: account.identityClaims,
+            customClaims: [account.customAttributes, extraClaims].compactMap { $0 })
+        let refreshToken = RefreshToken(
+            uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret, provider: provider,
+            claims: extraClaims)
         return IssuedTokens(
             uid: account.localId, idToken: idToken.encoded, refreshToken: refreshToken.encoded, expiresIn: String(tokenLifetime))
     }
 
     /// The account an ID token belongs to, if the token is still good.
-    private func verify(_ token: String?, in state: State) throws(EmulatorFailure) -> EmulatorAccount {
+    func verify(_ token: String?, in state: State) throws(EmulatorFailure) -> EmulatorAccount {
+        try verifySession(token, in: state).account
+    }
+
+    /// The account an ID token belongs to and the sign-in method of its session.
+    func verifySession(_ token: String?, in state: State) throws(EmulatorFailure) -> (account: EmulatorAccount, provider: String) {
         guard let token, !token.isEmpty else { throw EmulatorFailure("MISSING_ID_TOKEN") }
         guard let claims = UnsignedIDToken(decoding: token, projectID: projectID) else { throw EmulatorFailure("INVALID_ID_TOKEN") }
         guard let account = state.accounts[claims.uid] else { throw EmulatorFailure("USER_NOT_FOUND") }
         guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
         guard claims.issuedAt >= account.validSince, claims.expiresAt > clock().seconds else { throw EmulatorFailure("TOKEN_EXPIRED") }
-        return account
+        return (account, claims.signInProvider)
     }
 
     // MARK: Rules
 
-    private static func validEmail(_ email: String) throws(EmulatorFailure) -> String {
+    static func validEmail(_ email: String) throws(EmulatorFailure) -> String {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 320,
             !email.contains(where: { $0.isWhitespace || $0.isNewline })
@@ -277,15 +330,29 @@ final class EmulatorService: Sendable {
         return email.lowercased()
     }
 
-    private static func checkStrength(_ password: String) throws(EmulatorFailure) {
+    static func checkStrength(_ password: String) throws(EmulatorFailure) {
         guard password.count >= 6 else { throw EmulatorFailure("WEAK_PASSWORD : Password should be at least 6 characters") }
     }
 
-    private static func emailKey(_ email: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(email)" }
+    static func emailKey(_ email: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(email)" }
+
+    static func identityKey(_ provider: String, _ rawId: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(provider)|\(rawId)" }
 
     private static func remove(_ account: EmulatorAccount, from state: inout State) {
         state.accounts[account.localId] = nil
         if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = nil }
+        for identity in account.identities {
+            state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
+        }
+    }
+
+    /// Indexes `account` (its email address and identities) and stores it.
+    static func store(_ account: EmulatorAccount, in state: inout State) {
+        state.accounts[account.localId] = account
+        if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = account.localId }
+        for identity in account.identities {
+            state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = account.localId
+        }
     }
 
     // MARK: Administration
@@ -300,7 +367,7 @@ final class EmulatorService: Sendable {
     }
 
     func removeAllAccounts() {
-        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:] }
+        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:]; $0.uidsByIdentity = [:] }
     }
 
     /// Changes one account; `false` when there is no such account.
@@ -324,9 +391,13 @@ final class EmulatorService: Sendable {
                     guard next.uidsByEmail[key] == nil else {
                         throw .invalidImport("two accounts use the email address \(email)")
                     }
-                    next.uidsByEmail[key] = account.localId
                 }
-                next.accounts[account.localId] = account
+                for identity in account.identities {
+                    guard next.uidsByIdentity[Self.identityKey(identity.providerId, identity.rawId, account.tenantId)] == nil else {
+                        throw .invalidImport("two accounts use the \(identity.providerId) identity \(identity.rawId)")
+                    }
+                }
+                Self.store(account, in: &next)
             }
             guard next.accounts.count <= maximumAccounts else {
                 throw .invalidImport("it would hold more than \(maximumAccounts) accounts")
@@ -337,27 +408,48 @@ final class EmulatorService: Sendable {
 }
 
 /// The emulator's refresh tokens: the uid, the account's token generation and its secret, so an
-/// account's sessions all end when its generation is raised (password change, revocation).
+/// account's sessions all end when its generation is raised (password change, revocation); then the
+/// session's sign-in method and the claims of the custom token it began with, so that refreshed ID
+/// tokens carry them too. Like Firebase's emulator, it trusts what its tokens say.
 struct RefreshToken {
     var uid: String
     var generation: Int
     var secret: String
+    var provider: String
+    var claims: String?
 
-    init(uid: String, generation: Int, secret: String) {
+    init(uid: String, generation: Int, secret: String, provider: String, claims: String?) {
         self.uid = uid
         self.generation = generation
         self.secret = secret
+        self.provider = provider
+        self.claims = claims
     }
 
     init?(_ token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let uidData = Base64URL.decode(parts[0]), let uid = String(data: uidData, encoding: .utf8),
-            let generation = Int(parts[1])
+        // Three parts: a token of an earlier version, of a password or anonymous session.
+        guard parts.count == 3 || parts.count == 5, let uidData = Base64URL.decode(parts[0]),
+            let uid = String(data: uidData, encoding: .utf8), let generation = Int(parts[1])
         else { return nil }
-        self.init(uid: uid, generation: generation, secret: String(parts[2]))
+        var provider = "password"
+        var claims: String?
+        if parts.count == 5 {
+            guard let providerData = Base64URL.decode(parts[3]), let name = String(data: providerData, encoding: .utf8),
+                let claimsData = Base64URL.decode(parts[4]), let claimsText = String(data: claimsData, encoding: .utf8)
+            else { return nil }
+            provider = name
+            claims = claimsText.isEmpty ? nil : claimsText
+        }
+        self.init(uid: uid, generation: generation, secret: String(parts[2]), provider: provider, claims: claims)
     }
 
-    var encoded: String { "\(Base64URL.encode(Data(uid.utf8))).\(generation).\(secret)" }
+    var encoded: String {
+        [
+            Base64URL.encode(Data(uid.utf8)), String(generation), secret, Base64URL.encode(Data(provider.utf8)),
+            Base64URL.encode(Data((claims ?? "").utf8)),
+        ].joined(separator: ".")
+    }
 }
 
 extension Date {

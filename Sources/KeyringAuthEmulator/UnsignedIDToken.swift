@@ -14,18 +14,26 @@ struct UnsignedIDToken: Hashable, Sendable {
     var email: String?
     var emailVerified: Bool
     var tenantID: String?
+    /// `firebase.identities`: the user's ID at each provider, and its email address.
+    var identities: [String: [String]] = [:]
+    /// Custom claims, JSON objects as text, put at the top level in order (a later one wins); never the
+    /// claims the token sets itself.
+    var customClaims: [String] = []
 
     /// The token as sent: `base64url(header).base64url(payload).` (an empty signature).
     var encoded: String {
-        var identities: [String: Any] = [:]
-        if let email { identities["email"] = [email] }
         var firebase: [String: Any] = ["identities": identities, "sign_in_provider": signInProvider]
         if let tenantID { firebase["tenant"] = tenantID }
-        var payload: [String: Any] = [
+        var payload: [String: Any] = [:]
+        for claims in customClaims {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(claims.utf8)) as? [String: Any] else { continue }
+            payload.merge(object.filter { !CustomClaims.reserved.contains($0.key) }) { _, later in later }
+        }
+        payload.merge([
             "iss": "https://securetoken.google.com/\(projectID)", "aud": projectID, "sub": uid, "user_id": uid,
             "iat": issuedAt, "exp": expiresAt, "auth_time": authTime, "firebase": firebase,
             "jti": EmulatorAccount.randomID(length: 16),
-        ]
+        ]) { _, own in own }
         if let email {
             payload["email"] = email
             payload["email_verified"] = emailVerified
@@ -61,7 +69,7 @@ struct UnsignedIDToken: Hashable, Sendable {
 
     init(
         projectID: String, uid: String, issuedAt: Int64, expiresAt: Int64, authTime: Int64, signInProvider: String,
-        email: String?, emailVerified: Bool, tenantID: String?
+        email: String?, emailVerified: Bool, tenantID: String?, identities: [String: [String]] = [:], customClaims: [String] = []
     ) {
         self.projectID = projectID
         self.uid = uid
@@ -72,6 +80,21 @@ struct UnsignedIDToken: Hashable, Sendable {
         self.email = email
         self.emailVerified = emailVerified
         self.tenantID = tenantID
+        self.identities = identities
+        self.customClaims = customClaims
+    }
+}
+
+/// A JWT's parts as JSON objects, whatever its algorithm (the emulator checks no signature, as
+/// Firebase's does not); `nil` when it is not a JWT of JSON objects.
+enum UnverifiedJWT {
+    static func decode(_ token: String) -> (header: [String: Any], payload: [String: Any])? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payloadData = Base64URL.decode(parts[1]),
+            let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+            let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
+        else { return nil }
+        return (header, payload)
     }
 }
 

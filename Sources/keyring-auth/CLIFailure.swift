@@ -47,8 +47,10 @@ struct CLIFailure: Error {
         switch error.code {
         case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
             self.init(.failure, error.description)
-        case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword:
+        case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword, .invalidProviderID:
             self.init(.invalidInput, error.description)
+        case .malformedJWT, .noSuchProvider, .providerAlreadyLinked:
+            self.init(.failure, error.description)
         case .networkError:
             self.init(.backendUnavailable, error.description + " For a local emulator, run `keyring-auth emulator`.")
         case .accessGroupChoiceError:

@@ -125,7 +125,7 @@ struct IdentityOptions: ParsableArguments {
         let backend = try backend?.backend(for: options, logger: logger)
             ?? IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
         let auth = Auth(configuration: AuthConfiguration(
-            options: options, store: store, backend: backend, logger: logger, liveSync: false))
+            options: options, store: store, backend: backend, logger: logger, liveSync: false, tokenRefresh: .disabled))
         if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }

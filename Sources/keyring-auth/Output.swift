@@ -77,10 +77,24 @@ extension StoredUserSummary {
         field("anonymous", isAnonymous ? "yes" : "no")
         if let email { field("email", email) }
         if let displayName { field("display name", displayName) }
+        field("sign-in methods", providers.isEmpty ? "none" : providers.joined(separator: ", "))
         field("token expires", timestamp(tokens.expirationDate))
         if showingTokens {
             field("id token", tokens.idToken)
             field("refresh token", tokens.refreshToken)
         }
+    }
+}
+
+/// Decoded claims as a JSON value: the types ``AuthTokenResult/claims`` holds, anything else as text.
+func jsonValue(_ value: any Sendable) -> Any {
+    switch value {
+    case let dictionary as [String: any Sendable]: dictionary.mapValues(jsonValue)
+    case let array as [any Sendable]: array.map(jsonValue)
+    case let bool as Bool: bool
+    case let int as Int: int
+    case let double as Double: double
+    case let string as String: string
+    default: "\(value)"
     }
 }

@@ -7,8 +7,11 @@ struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show the user stored for this app: in --group G, --private, or (neither) the app's current scope.",
-        usage: "keyring-auth show [--group <group> | --private] \(Usage.identity) [--show-tokens] [--json] \(Usage.store)",
-        discussion: "Exits 3 when nothing is stored there. Tokens are printed only with --show-tokens.")
+        usage: "keyring-auth show [--group <group> | --private] \(Usage.identity) [--claims] [--show-tokens] [--json] \(Usage.store)",
+        discussion: """
+            Exits 3 when nothing is stored there. Tokens are printed only with --show-tokens. --claims decodes \
+            the stored ID token locally (the sign-in method, custom claims, times), as getIDTokenResult does.
+            """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
     @OptionGroup var scope: ScopeOptions
@@ -17,6 +20,9 @@ struct Show: AsyncParsableCommand {
 
     @Flag(help: "Also print the ID and refresh tokens (secrets: anyone holding them is signed in).")
     var showTokens = false
+
+    @Flag(help: "Also print the ID token's claims, decoded locally (not the token itself).")
+    var claims = false
 
     func run() async throws {
         let store = storeOptions.makeStore()
@@ -38,10 +44,21 @@ struct Show: AsyncParsableCommand {
                 .nothingStored,
                 "Nothing stored for app \(options.appName) in \(group.map { "group \($0)" } ?? "its private scope"): no user is signed in there.")
         }
+        let decoded = claims ? try await reporting { () throws(AuthError) in try AuthTokenResult(token: user.tokens.idToken) } : nil
         if output.json {
-            printJSON(user.json(group: group, showingTokens: showTokens))
+            var object = user.json(group: group, showingTokens: showTokens)
+            if let decoded {
+                object["signInProvider"] = decoded.signInProvider
+                object["claims"] = jsonValue(decoded.claims)
+            }
+            printJSON(object)
         } else {
             user.printText(group: group, showingTokens: showTokens)
+            if let decoded {
+                print("sign-in provider: \(decoded.signInProvider.escapedForTerminal)")
+                print("signed in: \(timestamp(decoded.authDate))")
+                print("claims: \(jsonLine(jsonValue(decoded.claims)).escapedForTerminal)")
+            }
         }
     }
 }

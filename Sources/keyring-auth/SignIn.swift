@@ -6,16 +6,20 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in, anonymously or with email and password, in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens or a custom token) in --group G or --private.",
         usage: """
-            keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create]) [--group <group> | --private] \
+            keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --idp <provider> \
+            [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin) [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
             With --group G the app ends up in G as useUserAccessGroup does (leaving its private \
             scope signs its private user out); with --private (the same as giving neither), in its private scope. The backend is asked \
-            first: a sign-in that fails changes nothing stored. The password is read from standard \
-            input, never from the command line.
+            first: a sign-in that fails changes nothing stored. Passwords and tokens are read from standard \
+            input, never from the command line; with --idp and both token flags, the ID token on the first \
+            line and the access token on the second. Against the emulator an ID token may be plain JSON \
+            naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
+            and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -23,46 +27,55 @@ struct SignIn: AsyncParsableCommand {
     @OptionGroup var scope: ScopeOptions
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Credential") var credential: CredentialOptions
 
     @Flag(help: "Sign in anonymously (an already anonymous user stays signed in).")
     var anonymous = false
 
-    @Option(help: "Sign in with this email address; the password comes from standard input.")
-    var email: String?
-
-    @Flag(help: "Read the password from standard input (required with --email).")
-    var passwordStdin = false
-
     @Flag(help: "With --email: create the account first.")
     var create = false
 
+    @Flag(help: "Sign in with a custom token the app's server minted, read from standard input.")
+    var customTokenStdin = false
+
     func validate() throws {
-        guard anonymous != (email != nil) else { throw ValidationError("Give --anonymous, or --email E --password-stdin.") }
-        guard email == nil || passwordStdin else { throw ValidationError("--email needs --password-stdin.") }
-        guard !(create && anonymous) else { throw ValidationError("--create goes with --email.") }
+        let methods = [anonymous, credential.given, customTokenStdin].filter { $0 }.count
+        guard methods == 1 else {
+            throw ValidationError(
+                "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
+                    + "or --custom-token-stdin.")
+        }
+        guard !create || credential.email != nil else { throw ValidationError("--create goes with --email.") }
     }
 
     func run() async throws {
         let group = scope.group  // nil: --private, or neither
-        let password = email == nil ? nil : try readPassword()
+        let given = try credential.read()
+        let customToken = customTokenStdin ? try readSecretLines(["the custom token"], flag: "--custom-token-stdin")[0] : nil
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger, backend: backend)
-        let user = try await reporting { () async throws(AuthError) -> User in
-            if let email, let password {
-                return create
-                    ? try await auth.createUser(withEmail: email, password: password, switchingTo: group).user
-                    : try await auth.signIn(withEmail: email, password: password, switchingTo: group).user
+        let create = create
+        let result = try await reporting { () async throws(AuthError) -> AuthDataResult in
+            if create, case .email(let email, let password)? = given {
+                return try await auth.createUser(withEmail: email, password: password, switchingTo: group)
             }
-            return try await auth.signInAnonymously(switchingTo: group).user
+            if let given { return try await auth.signIn(with: given.credential, switchingTo: group) }
+            if let customToken { return try await auth.signIn(withCustomToken: customToken, switchingTo: group) }
+            return try await auth.signInAnonymously(switchingTo: group)
         }
+        let user = result.user
         let scope = group.map { "group \($0)" } ?? "its private scope"
         if output.json {
             printJSON([
                 "uid": user.uid, "isAnonymous": user.isAnonymous, "email": nullable(user.email),
-                "accessGroup": nullable(group),
+                "accessGroup": nullable(group), "providers": user.providerData.map(\.providerID),
+                "isNewUser": result.additionalUserInfo?.isNewUser ?? false,
             ])
         } else {
-            printLine("Signed in \(user.uid)\(user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? "") in \(scope) of app \(auth.configuration.options.appName).")
+            let how = user.isAnonymous ? " (anonymous)" : user.email.map { " (\($0))" } ?? ""
+            let method = result.additionalUserInfo?.providerID
+            let via = method.map { ["anonymous", "password"].contains($0) ? "" : " with \($0)" } ?? ""
+            printLine("Signed in \(user.uid)\(how)\(via) in \(scope) of app \(auth.configuration.options.appName).")
         }
     }
 }

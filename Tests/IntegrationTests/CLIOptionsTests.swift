@@ -42,8 +42,13 @@ extension KeyringTests {
         @Test func usageLinesNameEachCommandsOptions() async throws {
             let expected: [String: [String]] = [
                 "list": ["--json"],
-                "show": ["--group", "--private", "--show-tokens", "--json", "--config", "--api-key"],
-                "sign-in": ["--anonymous", "--email", "--password-stdin", "--group", "--private", "--emulator"],
+                "show": ["--group", "--private", "--claims", "--show-tokens", "--json", "--config", "--api-key"],
+                "sign-in": [
+                    "--anonymous", "--email", "--password-stdin", "--idp", "--id-token-stdin", "--access-token-stdin",
+                    "--custom-token-stdin", "--group", "--private", "--emulator",
+                ],
+                "link": ["--email", "--password-stdin", "--idp", "--id-token-stdin", "--access-token-stdin", "--emulator"],
+                "unlink": ["<provider>", "--group", "--private", "--emulator"],
                 "sign-out": ["--group", "--private"],
                 "use-group": ["<group>", "--none", "--migrate"],
                 "watch": ["--group", "--json"],
@@ -63,7 +68,7 @@ extension KeyringTests {
             }
         }
 
-        @Test func onlySignInTakesTheBackendOptions() async throws {
+        @Test func onlyTheCommandsThatReachTheBackendTakeItsOptions() async throws {
             let app = identity("no-backend")
             for arguments in [
                 ["show", "--private"], ["sign-out", "--private"], ["watch", "--group", "TEAMID.example"], ["use-group", "--none"],
@@ -75,7 +80,9 @@ extension KeyringTests {
                 let help = try await cli.run([arguments[0], "--help"])
                 #expect(!help.output.contains("--emulator"), "\(arguments[0]) --help offers no --emulator")
             }
-            #expect(try await cli.run(["sign-in", "--help"]).output.contains("--emulator"))
+            for command in ["sign-in", "link", "unlink"] {
+                #expect(try await cli.run([command, "--help"]).output.contains("--emulator"), "\(command)")
+            }
         }
 
         @Test func withoutAProviderTheCLISaysStoreMemory() async throws {

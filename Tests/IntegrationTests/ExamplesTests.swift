@@ -67,6 +67,14 @@ extension KeyringTests {
             #expect(exported == #"exported: ["\#(signedIn)"] signed in: \#(signedIn)"#, "the export holds the one account")
         }
 
+        @Test func theSignInMethodsBlockSignsInWithAProviderACustomTokenAndLinks() async throws {
+            let lines = lines(try await run("sign-in-methods-example"))
+            #expect(lines.contains { $0.hasPrefix("google user: ") && $0.hasSuffix(" new: true") }, "\(lines)")
+            #expect(lines.contains("custom user: server-user-1 role: editor"))
+            #expect(lines.contains(#"permanent: true ["password"]"#))
+            #expect(lines.last == "accounts: 3")
+        }
+
         @Test func theErrorHandlingBlocksCatchANetworkErrorBothWays() async throws {
             let lines = lines(try await run("error-handling-example"))
             #expect(lines == ["typed: caught", "ERROR_NETWORK_REQUEST_FAILED"])

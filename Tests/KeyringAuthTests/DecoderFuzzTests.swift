@@ -237,7 +237,7 @@ import Testing
         switch kind {
         case .signIn:
             return decoding(SignInReply.self, status, body) { (reply: SignInReply) throws(AuthError) -> [String] in
-                let signIn = try reply.signIn
+                let signIn = try reply.signIn(isNewUser: false)
                 return Self.tokenProblems(signIn.tokens) + (signIn.uid == reply.localId ? [] : ["the uid is not localId"])
             }
         case .lookup:

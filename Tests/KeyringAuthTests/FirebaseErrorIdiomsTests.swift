@@ -12,13 +12,15 @@ import Testing
     struct OfflineBackend: AuthBackend {
         let apiKey = "AIza-offline"
         static let error = AuthError(.networkError, "The identity service could not be reached (offline).")
-        func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn { throw Self.error }
-        func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn { throw Self.error }
-        func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn { throw Self.error }
-        func lookUp(idToken: String) async throws(AuthError) -> BackendAccount { throw Self.error }
-        func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? { throw Self.error }
-        func delete(idToken: String) async throws(AuthError) { throw Self.error }
-        func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens { throw Self.error }
+        func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw Self.error }
+        func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw Self.error }
+        func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw Self.error }
+        func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount { throw Self.error }
+        func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
+            throw Self.error
+        }
+        func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) { throw Self.error }
+        func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens { throw Self.error }
     }
 
     /// An app configured as Firebase apps are, whose backend is offline.
@@ -197,6 +199,17 @@ import Testing
         .tenantIDMismatch: (17072, "ERROR_TENANT_ID_MISMATCH"),
         .keychainError: (17995, "ERROR_KEYCHAIN_ERROR"),
         .internalError: (17999, "ERROR_INTERNAL_ERROR"),
+        .invalidCustomToken: (17000, "ERROR_INVALID_CUSTOM_TOKEN"),
+        .customTokenMismatch: (17002, "ERROR_CUSTOM_TOKEN_MISMATCH"),
+        .accountExistsWithDifferentCredential: (17012, "ERROR_ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL"),
+        .providerAlreadyLinked: (17015, "ERROR_PROVIDER_ALREADY_LINKED"),
+        .noSuchProvider: (17016, "ERROR_NO_SUCH_PROVIDER"),
+        .userMismatch: (17024, "ERROR_USER_MISMATCH"),
+        .credentialAlreadyInUse: (17025, "ERROR_CREDENTIAL_ALREADY_IN_USE"),
+        .invalidProviderID: (17071, "ERROR_INVALID_PROVIDER_ID"),
+        .unsupportedTenantOperation: (17073, "ERROR_UNSUPPORTED_TENANT_OPERATION"),
+        .missingOrInvalidNonce: (17094, "ERROR_MISSING_OR_INVALID_NONCE"),
+        .malformedJWT: (18000, "ERROR_MALFORMED_JWT"),
     ]
     /// Codes Firebase does not have.
     static let ours: [AuthErrorCode: (Int, String)] = [
@@ -230,7 +243,9 @@ import Testing
             "userNotFound", "userTokenExpired", "wrongPassword", "invalidEmail", "missingEmail", "missingPassword",
             "emailAlreadyInUse", "weakPassword", "invalidUserToken", "userDisabled", "invalidCredential",
             "tooManyRequests", "requiresRecentLogin", "invalidConfiguration", "corruptStoredUser",
-            "accessGroupChoiceError", "internalError",
+            "accessGroupChoiceError", "invalidCustomToken", "customTokenMismatch", "accountExistsWithDifferentCredential",
+            "providerAlreadyLinked", "noSuchProvider", "userMismatch", "credentialAlreadyInUse", "invalidProviderID",
+            "unsupportedTenantOperation", "missingOrInvalidNonce", "malformedJWT", "internalError",
         ])
         #expect(AuthErrorCode.allCases.allSatisfy { "\($0)" == $0.name && $0.description == $0.name })
         #expect(AuthError(.networkError, "offline").description == "networkError: offline")

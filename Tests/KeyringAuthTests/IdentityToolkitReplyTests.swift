@@ -20,7 +20,7 @@ import Testing
             {"idToken": "[ID_TOKEN]", "email": "", "refreshToken": "[REFRESH_TOKEN]", "expiresIn": "3600",
              "localId": "Jws4SVjpT..."}
             """)
-        let signIn = try reply.signIn
+        let signIn = try reply.signIn(isNewUser: true)
         #expect(signIn.uid == "Jws4SVjpT...")
         #expect(signIn.tokens.idToken == "[ID_TOKEN]" && signIn.tokens.refreshToken == "[REFRESH_TOKEN]")
         let lifetime = signIn.tokens.expirationDate.timeIntervalSinceNow
@@ -33,7 +33,7 @@ import Testing
              "displayName": "", "idToken": "[ID_TOKEN]", "registered": true, "refreshToken": "[REFRESH_TOKEN]",
              "expiresIn": "3600"}
             """)
-        #expect(try reply.signIn.uid == "ZY1rJK0eYLg...")
+        #expect(try reply.signIn(isNewUser: false).uid == "ZY1rJK0eYLg...")
     }
 
     @Test func lookupReadsTheProfileAndTheMillisecondStrings() throws {
@@ -168,7 +168,7 @@ import Testing
             #"{"localId": "u", "idToken": "i", "refreshToken": "r", "expiresIn": "-5"}"#,
             #"{"localId": "u", "idToken": "i", "refreshToken": "r", "expiresIn": "99999999999999"}"#,
         ] {
-            #expect(throws: AuthError.self, "\(body)") { _ = try decode(SignInReply.self, body).signIn }
+            #expect(throws: AuthError.self, "\(body)") { _ = try decode(SignInReply.self, body).signIn(isNewUser: false) }
         }
         #expect(throws: AuthError.self) { _ = try decode(SecureTokenReply.self, #"{"refresh_token": "r", "expires_in": "3600"}"#).tokens }
     }

@@ -4,6 +4,9 @@ import Synchronization
 
 /// An identity backend in memory, standing in for Identity Toolkit in tests. Each process has its
 /// own accounts; what crosses processes is what the keychain holds.
+///
+/// Identity providers are faked as the emulator fakes them: a credential's ID token (else its access
+/// token) is the user's ID at the provider. A custom token is the uid itself.
 public final class FakeBackend: AuthBackend {
     public let apiKey: String
     private struct Account {
@@ -11,6 +14,8 @@ public final class FakeBackend: AuthBackend {
         var email: String?
         var password: String?
         var tenantID: String?
+        /// Provider ID → the user's ID there.
+        var identities: [String: String] = [:]
     }
     private struct State {
         var accounts: [String: Account] = [:]   // by uid
@@ -18,51 +23,66 @@ public final class FakeBackend: AuthBackend {
         var refreshTokens: [String: String] = [:]
         var counter = 0
         var calls: [String] = []
+        var contexts: [AuthRequestContext] = []
     }
     private let state = Mutex(State())
 
-    public init(apiKey: String = "AIzaSharedKey") { self.apiKey = apiKey }
+    /// How long the ID tokens it issues last.
+    public let tokenLifetime: TimeInterval
+
+    public init(apiKey: String = "AIzaSharedKey", tokenLifetime: TimeInterval = 3600) {
+        self.apiKey = apiKey
+        self.tokenLifetime = tokenLifetime
+    }
 
     /// The backend methods called so far, in order.
     public var calls: [String] { state.withLock { $0.calls } }
+
+    /// The request context of each call so far, in order.
+    public var contexts: [AuthRequestContext] { state.withLock { $0.contexts } }
 
     private func issue(for uid: String, _ state: inout State) -> AuthTokens {
         state.counter += 1
         let tokens = AuthTokens(
             idToken: "id-\(uid)-\(state.counter)", refreshToken: "refresh-\(uid)-\(state.counter)",
-            expirationDate: Date().addingTimeInterval(3600))
+            expirationDate: Date().addingTimeInterval(tokenLifetime))
         state.tokens[tokens.idToken] = uid
         state.refreshTokens[tokens.refreshToken] = uid
         return tokens
     }
 
-    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    private func record(_ call: String, _ context: AuthRequestContext, _ state: inout State) {
+        state.calls.append(call)
+        state.contexts.append(context)
+    }
+
+    public func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         state.withLock { state in
-            state.calls.append("signUpAnonymously")
+            record("signUpAnonymously", context, &state)
             state.counter += 1
             let uid = "anon-\(state.counter)"
-            state.accounts[uid] = Account(uid: uid, tenantID: tenantID)
-            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state))
+            state.accounts[uid] = Account(uid: uid, tenantID: context.tenantID)
+            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state), isNewUser: true)
         }
     }
 
-    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
-            state.calls.append("signUp")
+            record("signUp", context, &state)
             guard password.count >= 6 else { throw AuthError(.weakPassword, "WEAK_PASSWORD") }
             guard !state.accounts.values.contains(where: { $0.email == email }) else {
                 throw AuthError(.emailAlreadyInUse, "EMAIL_EXISTS")
             }
             state.counter += 1
             let uid = "user-\(state.counter)"
-            state.accounts[uid] = Account(uid: uid, email: email, password: password, tenantID: tenantID)
-            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state))
+            state.accounts[uid] = Account(uid: uid, email: email, password: password, tenantID: context.tenantID)
+            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state), isNewUser: true)
         }
     }
 
-    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
-            state.calls.append("signIn")
+            record("signIn", context, &state)
             guard let account = state.accounts.values.first(where: { $0.email == email }) else {
                 throw AuthError(.userNotFound, "EMAIL_NOT_FOUND")
             }
@@ -71,30 +91,93 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
+    public func signIn(
+        with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
-            state.calls.append("lookUp")
+            record(idToken == nil ? "signInWithIdp" : "linkWithIdp", context, &state)
+            let provider = credential.provider
+            let rawID = credential.idToken ?? credential.accessToken ?? ""
+            let holder = state.accounts.values.first { $0.identities[provider] == rawID }?.uid
+            let answer = IdentityProviderAnswer(providerID: provider, idToken: credential.idToken, accessToken: credential.accessToken)
+            if let idToken {
+                guard let uid = state.tokens[idToken], state.accounts[uid] != nil else {
+                    throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN")
+                }
+                guard holder == nil || holder == uid else {
+                    throw AuthError(.credentialAlreadyInUse, "FEDERATED_USER_ID_ALREADY_LINKED", updatedCredential: answer.credential)
+                }
+                state.accounts[uid]?.identities[provider] = rawID
+                return BackendSignIn(uid: uid, tokens: issue(for: uid, &state), identityProvider: answer)
+            }
+            if let holder { return BackendSignIn(uid: holder, tokens: issue(for: holder, &state), identityProvider: answer) }
+            guard creatingAccount else { throw AuthError(.userNotFound, "USER_NOT_FOUND") }
+            state.counter += 1
+            let uid = "idp-\(state.counter)"
+            state.accounts[uid] = Account(uid: uid, tenantID: context.tenantID, identities: [provider: rawID])
+            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state), isNewUser: true, identityProvider: answer)
+        }
+    }
+
+    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        state.withLock { state in
+            record("signInWithCustomToken", context, &state)
+            let isNew = state.accounts[customToken] == nil
+            if isNew { state.accounts[customToken] = Account(uid: customToken, tenantID: context.tenantID) }
+            return BackendSignIn(uid: customToken, tokens: issue(for: customToken, &state), isNewUser: isNew)
+        }
+    }
+
+    public func link(
+        idToken: String, email: String, password: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        try state.withLock { state throws(AuthError) in
+            record("linkWithPassword", context, &state)
+            guard let uid = state.tokens[idToken], state.accounts[uid] != nil else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
+            guard !state.accounts.values.contains(where: { $0.email == email && $0.uid != uid }) else {
+                throw AuthError(.emailAlreadyInUse, "EMAIL_EXISTS")
+            }
+            state.accounts[uid]?.email = email
+            state.accounts[uid]?.password = password
+            return BackendSignIn(uid: uid, tokens: issue(for: uid, &state))
+        }
+    }
+
+    public func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
+        try state.withLock { state throws(AuthError) in
+            record("lookUp", context, &state)
             guard let uid = state.tokens[idToken], let account = state.accounts[uid] else {
                 throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN")
             }
-            let providers = account.email.map { [ProviderUserInfo(providerID: "password", uid: $0, email: $0)] } ?? []
+            var providers = account.password == nil ? [] : account.email.map { [ProviderUserInfo(providerID: "password", uid: $0, email: $0)] } ?? []
+            providers += account.identities.sorted { $0.key < $1.key }.map { ProviderUserInfo(providerID: $0.key, uid: $0.value) }
             return BackendAccount(uid: uid, email: account.email, providers: providers, tenantID: account.tenantID)
         }
     }
 
-    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? { nil }
-
-    public func delete(idToken: String) async throws(AuthError) {
+    public func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
         try state.withLock { state throws(AuthError) in
-            state.calls.append("delete")
+            record("update", context, &state)
+            guard let uid = state.tokens[idToken], state.accounts[uid] != nil else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
+            for provider in changes.deletedProviders {
+                if provider == "password" { state.accounts[uid]?.password = nil }
+                state.accounts[uid]?.identities[provider] = nil
+            }
+            return nil
+        }
+    }
+
+    public func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
+        try state.withLock { state throws(AuthError) in
+            record("delete", context, &state)
             guard let uid = state.tokens[idToken] else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
             state.accounts[uid] = nil
         }
     }
 
-    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+    public func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         try state.withLock { state throws(AuthError) in
-            state.calls.append("refresh")
+            record("refresh", context, &state)
             guard let uid = state.refreshTokens[refreshToken], state.accounts[uid] != nil else {
                 throw AuthError(.userTokenExpired, "TOKEN_EXPIRED")
             }

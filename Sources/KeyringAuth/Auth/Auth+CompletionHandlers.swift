@@ -25,6 +25,16 @@ extension Auth {
         complete(completion) { () async throws(AuthError) in try await self.createUser(withEmail: email, password: password) }
     }
 
+    /// ``signIn(with:)`` with a completion handler, called on the callback queue.
+    public func signIn(with credential: AuthCredential, completion: @escaping @Sendable (AuthDataResult?, AuthError?) -> Void) {
+        complete(completion) { () async throws(AuthError) in try await self.signIn(with: credential) }
+    }
+
+    /// ``signIn(withCustomToken:)`` with a completion handler, called on the callback queue.
+    public func signIn(withCustomToken token: String, completion: @escaping @Sendable (AuthDataResult?, AuthError?) -> Void) {
+        complete(completion) { () async throws(AuthError) in try await self.signIn(withCustomToken: token) }
+    }
+
     /// ``updateCurrentUser(_:)`` with a completion handler, called on the callback queue.
     public func updateCurrentUser(_ user: User?, completion: @escaping @Sendable (AuthError?) -> Void) {
         complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in

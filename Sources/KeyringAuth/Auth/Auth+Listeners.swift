@@ -73,6 +73,7 @@ extension Auth {
         }
         if tokenChanged {
             for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+            scheduleTokenRefresh(for: user)
         }
     }
 }

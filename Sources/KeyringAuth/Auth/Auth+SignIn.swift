@@ -18,7 +18,7 @@ extension Auth {
         guard let user else { throw AuthError(.nullUser, "updateCurrentUser needs a user; pass a signed-in user.") }
         var record = user.storedRecord
         if record.apiKey != configuration.backend.apiKey {
-            let account = try await configuration.backend.lookUp(idToken: record.tokens.idToken)
+            let account = try await configuration.backend.lookUp(idToken: record.tokens.idToken, context: requestContext)
             record.apply(account)
             record.apiKey = configuration.backend.apiKey
         }
@@ -44,25 +44,77 @@ extension Auth {
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
     public func signInAnonymously() async throws(AuthError) -> AuthDataResult {
         try await completeStartupOffPool()
-        if let current = currentUser, current.isAnonymous { return AuthDataResult(user: current) }
-        let signedIn = try await configuration.backend.signUpAnonymously(tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: true)
+        if let current = currentUser, current.isAnonymous {
+            return AuthDataResult(user: current, additionalUserInfo: AdditionalUserInfo(providerID: "anonymous", isNewUser: false))
+        }
+        let context = requestContext
+        let signedIn = try await configuration.backend.signUpAnonymously(context: context)
+        return try await finishSignIn(signedIn, method: .anonymous, context: context)
     }
 
     /// Signs in with an email address and password.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
     public func signIn(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
-        let signedIn = try await configuration.backend.signIn(email: email, password: password, tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: false)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(email: email, password: password, context: context)
+        return try await finishSignIn(signedIn, method: .password, context: context)
     }
 
     /// Creates an account with an email address and password and signs it in.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
     public func createUser(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
-        let signedIn = try await configuration.backend.signUp(email: email, password: password, tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: false)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signUp(email: email, password: password, context: context)
+        return try await finishSignIn(signedIn, method: .password, context: context)
+    }
+
+    /// Signs in with a credential, as Firebase's `signIn(with:)`: an identity provider's
+    /// (``GoogleAuthProvider``, ``GitHubAuthProvider``, ``OAuthProvider``) through `accounts:signInWithIdp`,
+    /// creating the account on its first sign-in; an ``EmailAuthProvider`` credential as
+    /// ``signIn(withEmail:password:)``. The result's ``AuthDataResult/additionalUserInfo`` holds the
+    /// provider's profile and whether the account is new, its ``AuthDataResult/credential`` the provider's
+    /// tokens as the service returned them.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/invalidCredential`` for a malformed or expired provider token,
+    ///   ``AuthErrorCode/invalidProviderID``, ``AuthErrorCode/accountExistsWithDifferentCredential`` when an
+    ///   account already has the email address with another method (its ``AuthError/updatedCredential`` and
+    ///   ``AuthError/email`` say which), ``AuthErrorCode/operationNotAllowed`` for a disabled provider, or a
+    ///   keychain or network error. A credential that cannot be sent is refused before anything is sent;
+    ///   on any failure nothing stored changes and ``currentUser`` is unchanged.
+    public func signIn(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+        try credential.checkUsable()
+        if let email = credential as? EmailPasswordCredential {
+            return try await signIn(withEmail: email.email, password: email.password)
+        }
+        let oauth = try Self.oauth(credential)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context)
+    }
+
+    /// Signs in with a custom token the app's own server minted with the Admin SDK, as Firebase's
+    /// `signIn(withCustomToken:)` (`accounts:signInWithCustomToken`): the token names the uid (and any
+    /// claims for the session); the account is created on its first sign-in.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/invalidCustomToken`` for an empty, oversized (over
+    ///   ``AuthCredential/maximumFieldBytes``), malformed or expired token, ``AuthErrorCode/customTokenMismatch``
+    ///   for a token of another project, ``AuthErrorCode/tenantIDMismatch`` for a token of another tenant
+    ///   than ``tenantID``, or a keychain or network error; on failure nothing stored changes.
+    public func signIn(withCustomToken token: String) async throws(AuthError) -> AuthDataResult {
+        try AuthCredential.checkField(token, "custom token", code: .invalidCustomToken, required: true)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(customToken: token, context: context)
+        return try await finishSignIn(signedIn, method: .custom, context: context)
+    }
+
+    /// The credential as an identity provider's, or ``AuthErrorCode/invalidCredential``.
+    static func oauth(_ credential: AuthCredential) throws(AuthError) -> OAuthCredential {
+        guard let oauth = credential as? OAuthCredential else {
+            throw AuthError(.invalidCredential, "A \(credential.provider) credential cannot be used here.")
+        }
+        return oauth
     }
 
     // MARK: Signing in to another scope
@@ -81,25 +133,54 @@ extension Auth {
             try self.switchGroupHoldingTransitions(to: group, carrying: nil)
             return self.currentUser
         }
-        if let kept, kept.isAnonymous { return AuthDataResult(user: kept) }
-        let signedIn = try await configuration.backend.signUpAnonymously(tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: true, switchingTo: group)
+        if let kept, kept.isAnonymous {
+            return AuthDataResult(user: kept, additionalUserInfo: AdditionalUserInfo(providerID: "anonymous", isNewUser: false))
+        }
+        let context = requestContext
+        let signedIn = try await configuration.backend.signUpAnonymously(context: context)
+        return try await finishSignIn(signedIn, method: .anonymous, context: context, switchingTo: group)
     }
 
     /// ``signIn(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func signIn(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
         guard needsSwitch(to: group) else { return try await signIn(withEmail: email, password: password) }
-        let signedIn = try await configuration.backend.signIn(email: email, password: password, tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: false, switchingTo: group)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(email: email, password: password, context: context)
+        return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
     }
 
     /// ``createUser(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func createUser(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
         guard needsSwitch(to: group) else { return try await createUser(withEmail: email, password: password) }
-        let signedIn = try await configuration.backend.signUp(email: email, password: password, tenantID: options.tenantID)
-        return try await finishSignIn(signedIn, anonymous: false, switchingTo: group)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signUp(email: email, password: password, context: context)
+        return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
+    }
+
+    /// ``signIn(with:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
+    package func signIn(with credential: AuthCredential, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
+        let group = try Self.validated(accessGroup)
+        guard needsSwitch(to: group) else { return try await signIn(with: credential) }
+        try credential.checkUsable()
+        if let email = credential as? EmailPasswordCredential {
+            return try await signIn(withEmail: email.email, password: email.password, switchingTo: accessGroup)
+        }
+        let oauth = try Self.oauth(credential)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context, switchingTo: group)
+    }
+
+    /// ``signIn(withCustomToken:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
+    package func signIn(withCustomToken token: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
+        let group = try Self.validated(accessGroup)
+        guard needsSwitch(to: group) else { return try await signIn(withCustomToken: token) }
+        try AuthCredential.checkField(token, "custom token", code: .invalidCustomToken, required: true)
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(customToken: token, context: context)
+        return try await finishSignIn(signedIn, method: .custom, context: context, switchingTo: group)
     }
 
     func needsSwitch(to group: AccessGroup?) -> Bool {
@@ -107,10 +188,12 @@ extension Auth {
     }
 
     /// Switches to `group` carrying the newly signed-in user, all or nothing.
-    func finishSignIn(_ signedIn: BackendSignIn, anonymous: Bool, switchingTo group: AccessGroup?) async throws(AuthError) -> AuthDataResult {
-        let user = User(record: try await signedInRecord(signedIn, anonymous: anonymous), auth: self)
+    func finishSignIn(
+        _ signedIn: BackendSignIn, method: SignInMethod, context: AuthRequestContext, switchingTo group: AccessGroup?
+    ) async throws(AuthError) -> AuthDataResult {
+        let user = User(record: try await signedInRecord(signedIn, method: method, context: context), auth: self)
         try await transitionOffPool { () throws(AuthError) in try self.switchGroupHoldingTransitions(to: group, carrying: user) }
-        return AuthDataResult(user: user)
+        return method.result(for: user, signedIn)
     }
 
     /// Signs the user out of every app of the current group: deletes the group's stored item.
@@ -163,18 +246,39 @@ extension Auth {
     }
 
     /// The record of a user the backend just signed in, with the profile it looks up.
-    func signedInRecord(_ signedIn: BackendSignIn, anonymous: Bool) async throws(AuthError) -> StoredUserRecord {
-        let account = try await configuration.backend.lookUp(idToken: signedIn.tokens.idToken)
+    func signedInRecord(_ signedIn: BackendSignIn, method: SignInMethod, context: AuthRequestContext) async throws(AuthError) -> StoredUserRecord {
+        let account = try await configuration.backend.lookUp(idToken: signedIn.tokens.idToken, context: context)
         var record = StoredUserRecord(
-            uid: signedIn.uid, isAnonymous: anonymous, hasEmailPassword: false, email: nil, emailVerified: false,
+            uid: signedIn.uid, isAnonymous: method == .anonymous, hasEmailPassword: false, email: nil, emailVerified: false,
             displayName: nil, photoURL: nil, phoneNumber: nil, providerData: [], creationDate: nil, lastSignInDate: nil,
-            tenantID: options.tenantID, apiKey: configuration.backend.apiKey, appID: options.appID, tokens: signedIn.tokens)
+            tenantID: context.tenantID, apiKey: configuration.backend.apiKey, appID: options.appID, tokens: signedIn.tokens)
         record.apply(account)
         return record
     }
 
-    func finishSignIn(_ signedIn: BackendSignIn, anonymous: Bool) async throws(AuthError) -> AuthDataResult {
-        let record = try await signedInRecord(signedIn, anonymous: anonymous)
-        return AuthDataResult(user: try await commit(record) { _ in User(record: record, auth: self) })
+    func finishSignIn(_ signedIn: BackendSignIn, method: SignInMethod, context: AuthRequestContext) async throws(AuthError) -> AuthDataResult {
+        let record = try await signedInRecord(signedIn, method: method, context: context)
+        return method.result(for: try await commit(record) { _ in User(record: record, auth: self) }, signedIn)
+    }
+}
+
+/// How a user signed in, for the record (anonymous or not) and ``AdditionalUserInfo``.
+enum SignInMethod: Equatable, Sendable {
+    case anonymous, password, custom
+    case provider(String)
+
+    /// What a sign-in by this method returns.
+    func result(for user: User, _ signedIn: BackendSignIn) -> AuthDataResult {
+        if let answer = signedIn.identityProvider {
+            return AuthDataResult(
+                user: user, additionalUserInfo: AdditionalUserInfo(answer, isNewUser: signedIn.isNewUser), credential: answer.credential)
+        }
+        let providerID = switch self {
+        case .anonymous: "anonymous"
+        case .password: EmailAuthProvider.id
+        case .custom: "custom"
+        case .provider(let id): id
+        }
+        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: providerID, isNewUser: signedIn.isNewUser))
     }
 }

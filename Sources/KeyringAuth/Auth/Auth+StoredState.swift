@@ -20,12 +20,14 @@ extension Auth {
         return User(record: record, auth: self)
     }
 
-    /// Firebase's rule: a user becomes current only in an app of the same tenant (or both none).
+    /// Firebase's rule: a user becomes current only in an app of the same tenant (or both none), the
+    /// app's tenant being ``tenantID`` (the options' tenant unless the app set another).
     func checkTenant(of record: StoredUserRecord, from source: String) throws(AuthError) {
-        guard record.tenantID != options.tenantID else { return }
+        let tenant = tenantID
+        guard record.tenantID != tenant else { return }
         throw AuthError(
             .tenantIDMismatch,
-            "\(source) belongs to tenant \(record.tenantID ?? "none"), this app to \(options.tenantID ?? "none"); "
+            "\(source) belongs to tenant \(record.tenantID ?? "none"), this app to \(tenant ?? "none"); "
                 + "it was left as it is. Use the same tenantID in every app of a group.")
     }
 

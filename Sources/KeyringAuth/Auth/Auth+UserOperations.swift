@@ -9,7 +9,7 @@ extension Auth {
     func refreshTokens(of user: User) async throws(AuthError) -> AuthTokens {
         let tokens: AuthTokens
         do throws(AuthError) {
-            tokens = try await configuration.backend.refresh(refreshToken: user.storedRecord.tokens.refreshToken)
+            tokens = try await configuration.backend.refresh(refreshToken: user.storedRecord.tokens.refreshToken, context: requestContext)
         } catch where [.userTokenExpired, .userNotFound, .userDisabled, .invalidUserToken].contains(error.code) {
             try await signOutIfCurrent(user)
             throw error
@@ -19,22 +19,104 @@ extension Auth {
     }
 
     func reload(_ user: User) async throws(AuthError) {
-        let account = try await configuration.backend.lookUp(idToken: user.storedRecord.tokens.idToken)
+        let account = try await configuration.backend.lookUp(idToken: user.storedRecord.tokens.idToken, context: requestContext)
         try await updateIfCurrent(user) { $0.apply(account) }
     }
 
     func updateAccount(of user: User, _ changes: AccountChanges) async throws(AuthError) {
         let idToken = try await user.getIDToken()
-        let tokens = try await configuration.backend.update(idToken: idToken, changes: changes)
+        let context = requestContext
+        let tokens = try await configuration.backend.update(idToken: idToken, changes: changes, context: context)
         // An email or password change ends the old session: keep the new tokens even if the lookup fails.
         if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
-        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken)
+        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken, context: context)
         try await updateIfCurrent(user) { $0.apply(account) }
     }
 
     func deleteAccount(of user: User) async throws(AuthError) {
-        try await configuration.backend.delete(idToken: user.storedRecord.tokens.idToken)
+        try await configuration.backend.delete(idToken: user.storedRecord.tokens.idToken, context: requestContext)
         try await signOutIfCurrent(user)
+    }
+
+    func link(_ user: User, with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+        try credential.checkUsable()
+        guard !user.providerData.contains(where: { $0.providerID == credential.provider }) else {
+            throw AuthError(
+                .providerAlreadyLinked,
+                "The user already has a \(credential.provider) sign-in method; unlink it first to link another.")
+        }
+        let idToken = try await user.getIDToken()
+        let context = requestContext
+        let signedIn: BackendSignIn
+        if let email = credential as? EmailPasswordCredential {
+            signedIn = try await configuration.backend.link(idToken: idToken, email: email.email, password: email.password, context: context)
+        } else {
+            let oauth = try Self.oauth(credential)
+            signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: idToken, creatingAccount: false, context: context)
+        }
+        try Self.check(signedIn, isOf: user, code: .internalError)
+        try await adopt(signedIn, for: user, context: context)
+        return SignInMethod.provider(credential.provider).result(for: user, signedIn)
+    }
+
+    func unlink(_ user: User, fromProvider provider: String) async throws(AuthError) {
+        guard user.providerData.contains(where: { $0.providerID == provider }) else {
+            throw AuthError(.noSuchProvider, "The user has no \(String(reflecting: provider)) sign-in method to unlink.")
+        }
+        let idToken = try await user.getIDToken()
+        let context = requestContext
+        let tokens = try await configuration.backend.update(
+            idToken: idToken, changes: AccountChanges(deletedProviders: [provider]), context: context)
+        if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
+        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken, context: context)
+        try await updateIfCurrent(user) { $0.apply(account) }
+    }
+
+    func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+        try credential.checkUsable()
+        let context = requestContext
+        let signedIn: BackendSignIn
+        do throws(AuthError) {
+            if let email = credential as? EmailPasswordCredential {
+                signedIn = try await configuration.backend.signIn(email: email.email, password: email.password, context: context)
+            } else {
+                let oauth = try Self.oauth(credential)
+                signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: false, context: context)
+            }
+        } catch where error.code == .userNotFound {
+            // As Firebase: a credential of no account is not this user's.
+            throw AuthError(.userMismatch, "The credential belongs to no account, so not to this user; pass this user's credential.")
+        }
+        try Self.check(signedIn, isOf: user, code: .userMismatch)
+        try await adopt(signedIn, for: user, context: context)
+        return SignInMethod.provider(credential.provider).result(for: user, signedIn)
+    }
+
+    /// Refuses a sign-in of another account than `user`'s.
+    static func check(_ signedIn: BackendSignIn, isOf user: User, code: AuthErrorCode) throws(AuthError) {
+        guard signedIn.uid != user.uid else { return }
+        throw AuthError(
+            code,
+            code == .userMismatch
+                ? "The credential belongs to another user than the one reauthenticating; pass this user's credential."
+                : "The identity service answered for another account than the user's.")
+    }
+
+    /// Takes the new tokens of `user` and its account as the backend now describes it, saved in one write when
+    /// `user` is current (so the other apps of the group see one change). When the lookup fails the new tokens
+    /// are still kept.
+    func adopt(_ signedIn: BackendSignIn, for user: User, context: AuthRequestContext) async throws(AuthError) {
+        let account: BackendAccount
+        do throws(AuthError) {
+            account = try await configuration.backend.lookUp(idToken: signedIn.tokens.idToken, context: context)
+        } catch {
+            try await updateIfCurrent(user) { $0.tokens = signedIn.tokens }
+            throw error
+        }
+        try await updateIfCurrent(user) { record in
+            record.tokens = signedIn.tokens
+            record.apply(account)
+        }
     }
 
     /// Changes `user`'s record and, when it is the current user, saves it and tells token listeners.

@@ -29,6 +29,10 @@ public final class Auth: Sendable {
         var nextID = 0
         var notifiedUID: String?
         var notifiedToken: String?
+        /// ``Auth/tenantID``: starts as the options' tenant.
+        var tenantID: String?
+        /// ``Auth/languageCode``.
+        var languageCode: String?
     }
 
     public let configuration: AuthConfiguration
@@ -46,6 +50,9 @@ public final class Auth: Sendable {
     let worker = DispatchQueue(label: "KeyringAuth.Auth")
     /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
     let groupObservation = Mutex<KeychainObservation?>(nil)
+    /// The scheduled refresh of the current user's token (``TokenRefreshPolicy``); replaced at each token
+    /// change, cancelled with the instance. Taken inside ``state``, never the reverse.
+    let refreshTimer = Mutex<ScheduledRefresh?>(nil)
 
     var options: AuthAppOptions { configuration.options }
     var store: any KeychainStore { configuration.store }
@@ -99,10 +106,10 @@ public final class Auth: Sendable {
     /// tests, which start several "launches" of one app in one process.
     package init(configuration: AuthConfiguration) {
         self.configuration = configuration
-        self.state = Mutex(State())
+        self.state = Mutex(State(tenantID: configuration.options.tenantID))
         // Held while loading, so that a change reported meanwhile is applied after the load.
         transitions.withLock { _ in
-            var loaded = State(choiceUnknown: true, userUnread: true)
+            var loaded = State(choiceUnknown: true, userUnread: true, tenantID: configuration.options.tenantID)
             do throws(AuthError) {
                 loaded.group = try loadGroupChoice()
                 loaded.choiceUnknown = false
@@ -119,6 +126,11 @@ public final class Auth: Sendable {
             state.withLock { $0 = loaded }
         }
         warnIfGroupCannotBeShared(state.withLock { $0.group })
+        scheduleTokenRefresh(for: currentUser)
+    }
+
+    deinit {
+        refreshTimer.withLock { $0?.cancel() }
     }
 
     // MARK: State

@@ -20,6 +20,9 @@ public struct AuthConfiguration: Sendable {
     /// Where the app's access-group choice is remembered across launches (outside the keychain,
     /// as Firebase keeps it in `UserDefaults`).
     public var groupChoices: AccessGroupChoices
+    /// Whether and when a running `Auth` refreshes its user's ID token ahead of expiry (on by default,
+    /// five to eight minutes before; about one refresh per group of running apps).
+    public var tokenRefresh: TokenRefreshPolicy
 
     /// Everything an ``Auth`` needs, with defaults for all but who the app is.
     ///
@@ -34,10 +37,12 @@ public struct AuthConfiguration: Sendable {
     ///     serial queue; pass `.main` for a GUI app whose main thread runs a dispatch main queue).
     ///   - logger: Where `Auth` and the default store log; they never log a token.
     ///   - liveSync: Whether to follow the other apps' changes to the group's user while running.
+    ///   - tokenRefresh: When to refresh the user's ID token ahead of expiry while running.
     public init(
         options: AuthAppOptions, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
-        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil
+        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
+        tokenRefresh: TokenRefreshPolicy = .standard
     ) {
         let store = store ?? SecretServiceStore(configuration: .init(logger: logger))
         self.options = options
@@ -47,5 +52,6 @@ public struct AuthConfiguration: Sendable {
         self.callbackQueue = callbackQueue
         self.logger = logger
         self.liveSync = liveSync
+        self.tokenRefresh = tokenRefresh
     }
 }

@@ -21,15 +21,18 @@ public struct AccountChanges: Hashable, Sendable {
     public var password: String?
     /// Fields to remove from the account.
     public var deletedAttributes: Set<Attribute>
+    /// Sign-in methods to unlink from the account (`deleteProvider`), for example `google.com`.
+    public var deletedProviders: Set<String>
 
     public init(
         displayName: String? = nil, photoURL: URL? = nil, email: String? = nil, password: String? = nil,
-        deletedAttributes: Set<Attribute> = []
+        deletedAttributes: Set<Attribute> = [], deletedProviders: Set<String> = []
     ) {
         self.displayName = displayName
         self.photoURL = photoURL
         self.email = email
         self.password = password
         self.deletedAttributes = deletedAttributes
+        self.deletedProviders = deletedProviders
     }
 }

@@ -1,21 +1,91 @@
 /// The identity service ``Auth`` signs users in with: Firebase's Identity Toolkit REST API,
 /// its local emulator, or a test double. Every failure is an ``AuthError`` with Firebase's code.
+///
+/// Each request carries an ``AuthRequestContext``: the tenant goes in the body of the requests that
+/// take one (sign-up, the sign-ins, `accounts:update`), the language code in every request.
 public protocol AuthBackend: Sendable {
     /// The API key requests are made with; users signed in through another key are foreign.
     var apiKey: String { get }
 
     /// Creates an anonymous account (`accounts:signUp` with no credential).
-    func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn
+    func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
     /// Creates an email/password account (`accounts:signUp`).
-    func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn
+    func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
     /// Signs in with email and password (`accounts:signInWithPassword`).
-    func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn
+    func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
+    /// Signs in with an identity provider's tokens (`accounts:signInWithIdp`); with `idToken`, links
+    /// the provider to that user's account instead. `creatingAccount` false (reauthentication: Identity
+    /// Toolkit's `autoCreate`) refuses a credential of no account with ``AuthErrorCode/userNotFound``.
+    func signIn(
+        with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn
+    /// Signs in with a custom token the app's server minted (`accounts:signInWithCustomToken`).
+    func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
+    /// Gives the account of `idToken` an email and password (`accounts:signUp` with `idToken`).
+    func link(idToken: String, email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
     /// Describes the account an ID token belongs to (`accounts:lookup`).
-    func lookUp(idToken: String) async throws(AuthError) -> BackendAccount
+    func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount
     /// Changes an account (`accounts:update`); returns new tokens when the backend issued them.
-    func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens?
+    func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens?
     /// Deletes an account (`accounts:delete`).
-    func delete(idToken: String) async throws(AuthError)
+    func delete(idToken: String, context: AuthRequestContext) async throws(AuthError)
     /// Exchanges a refresh token for new tokens (the secure-token endpoint).
-    func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens
+    func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens
+}
+
+// The sign-in methods a backend may leave out, and the calls of earlier versions.
+extension AuthBackend {
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no identity provider.
+    public func signIn(
+        with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with identity providers (\(credential.provider)).")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend takes no custom tokens.
+    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with custom tokens.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend links no email and password.
+    public func link(
+        idToken: String, email: String, password: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not link an email and password to an account.")
+    }
+
+    /// ``signUpAnonymously(context:)`` in `tenantID`.
+    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        try await signUpAnonymously(context: AuthRequestContext(tenantID: tenantID))
+    }
+
+    /// ``signUp(email:password:context:)`` in `tenantID`.
+    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        try await signUp(email: email, password: password, context: AuthRequestContext(tenantID: tenantID))
+    }
+
+    /// ``signIn(email:password:context:)`` in `tenantID`.
+    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+        try await signIn(email: email, password: password, context: AuthRequestContext(tenantID: tenantID))
+    }
+
+    /// ``lookUp(idToken:context:)`` with no tenant or language.
+    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
+        try await lookUp(idToken: idToken, context: AuthRequestContext())
+    }
+
+    /// ``update(idToken:changes:context:)`` with no tenant or language.
+    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? {
+        try await update(idToken: idToken, changes: changes, context: AuthRequestContext())
+    }
+
+    /// ``delete(idToken:context:)`` with no tenant or language.
+    public func delete(idToken: String) async throws(AuthError) {
+        try await delete(idToken: idToken, context: AuthRequestContext())
+    }
+
+    /// ``refresh(refreshToken:context:)`` with no tenant or language.
+    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+        try await refresh(refreshToken: refreshToken, context: AuthRequestContext())
+    }
 }

@@ -13,7 +13,9 @@ extension AuthError: CustomNSError, LocalizedError {
     /// As Firebase fills it: `NSLocalizedDescriptionKey` (the ``message``) and
     /// ``AuthErrors/userInfoNameKey`` (``AuthErrorCode/userInfoName``, for example
     /// `ERROR_NETWORK_REQUEST_FAILED`); for a keychain failure also `NSLocalizedFailureReasonErrorKey`
-    /// (the keychain's message) and `NSUnderlyingErrorKey` (the ``keychainError`` as an `NSError`).
+    /// (the keychain's message) and `NSUnderlyingErrorKey` (the ``keychainError`` as an `NSError`);
+    /// ``AuthErrors/userInfoUpdatedCredentialKey`` (an ``OAuthCredential``) and ``AuthErrors/userInfoEmailKey``
+    /// when the error carries them.
     public var errorUserInfo: [String: Any] {
         var userInfo: [String: Any] = [
             NSLocalizedDescriptionKey: message,
@@ -23,6 +25,8 @@ extension AuthError: CustomNSError, LocalizedError {
             userInfo[NSLocalizedFailureReasonErrorKey] = keychainError.description
             userInfo[NSUnderlyingErrorKey] = Self.bridge(keychainError)
         }
+        if let updatedCredential { userInfo[AuthErrors.userInfoUpdatedCredentialKey] = updatedCredential }
+        if let email { userInfo[AuthErrors.userInfoEmailKey] = email }
         return userInfo
     }
 

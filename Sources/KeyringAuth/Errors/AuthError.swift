@@ -13,12 +13,25 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The underlying keychain failure, for ``AuthErrorCode/keychainError``.
     public var keychainError: KeychainError?
+    /// For ``AuthErrorCode/credentialAlreadyInUse`` and ``AuthErrorCode/accountExistsWithDifferentCredential``:
+    /// the identity provider's credential as the service returned it, which signs in to the account
+    /// that already has it (Firebase's `AuthErrors.userInfoUpdatedCredentialKey`).
+    public var updatedCredential: OAuthCredential?
+    /// For ``AuthErrorCode/credentialAlreadyInUse``, ``AuthErrorCode/accountExistsWithDifferentCredential``
+    /// and ``AuthErrorCode/emailAlreadyInUse``: the email address of the existing account, when the
+    /// service named it (Firebase's `AuthErrors.userInfoEmailKey`).
+    public var email: String?
 
     /// A failure of kind `code` that says `message`.
-    public init(_ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil) {
+    public init(
+        _ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil, updatedCredential: OAuthCredential? = nil,
+        email: String? = nil
+    ) {
         self.code = code
         self.message = message
         self.keychainError = keychainError
+        self.updatedCredential = updatedCredential
+        self.email = email
     }
 
     /// A keychain failure, carrying the keychain's error and its advice.

@@ -51,6 +51,30 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     /// The app's saved access-group choice (a file outside the keychain, see ``AccessGroupChoices``)
     /// cannot be read or written; the message names the file. KeyringAuth's own code (Firebase has none).
     case accessGroupChoiceError = 19004
+    /// The custom token is malformed, expired, or not accepted by the project.
+    case invalidCustomToken = 17000
+    /// The custom token was made for another project (its service account and the API key differ).
+    case customTokenMismatch = 17002
+    /// An account already uses the credential's email address with another sign-in method; sign in with that
+    /// method, then link this credential (``User/link(with:)``).
+    case accountExistsWithDifferentCredential = 17012
+    /// The user already has a sign-in method of this provider.
+    case providerAlreadyLinked = 17015
+    /// The user has no sign-in method of this provider to unlink.
+    case noSuchProvider = 17016
+    /// The credential given to ``User/reauthenticate(with:)`` belongs to another user.
+    case userMismatch = 17024
+    /// The credential is already linked to another account; the error's ``AuthError/updatedCredential``
+    /// signs in to that account.
+    case credentialAlreadyInUse = 17025
+    /// The provider ID is not one the identity service knows (or not one a credential can have).
+    case invalidProviderID = 17071
+    /// The request is not supported for a tenant.
+    case unsupportedTenantOperation = 17073
+    /// The credential's raw nonce is missing or does not match the ID token's hashed nonce.
+    case missingOrInvalidNonce = 17094
+    /// A JWT (an ID token) cannot be decoded.
+    case malformedJWT = 18000
     /// The backend answered something unexpected.
     case internalError = 17999
 
@@ -79,6 +103,17 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidConfiguration: "invalidConfiguration"
         case .corruptStoredUser: "corruptStoredUser"
         case .accessGroupChoiceError: "accessGroupChoiceError"
+        case .invalidCustomToken: "invalidCustomToken"
+        case .customTokenMismatch: "customTokenMismatch"
+        case .accountExistsWithDifferentCredential: "accountExistsWithDifferentCredential"
+        case .providerAlreadyLinked: "providerAlreadyLinked"
+        case .noSuchProvider: "noSuchProvider"
+        case .userMismatch: "userMismatch"
+        case .credentialAlreadyInUse: "credentialAlreadyInUse"
+        case .invalidProviderID: "invalidProviderID"
+        case .unsupportedTenantOperation: "unsupportedTenantOperation"
+        case .missingOrInvalidNonce: "missingOrInvalidNonce"
+        case .malformedJWT: "malformedJWT"
         case .internalError: "internalError"
         }
     }
@@ -112,6 +147,17 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidConfiguration: "ERROR_INVALID_CONFIGURATION"
         case .corruptStoredUser: "ERROR_CORRUPT_STORED_USER"
         case .accessGroupChoiceError: "ERROR_ACCESS_GROUP_CHOICE"
+        case .invalidCustomToken: "ERROR_INVALID_CUSTOM_TOKEN"
+        case .customTokenMismatch: "ERROR_CUSTOM_TOKEN_MISMATCH"
+        case .accountExistsWithDifferentCredential: "ERROR_ACCOUNT_EXISTS_WITH_DIFFERENT_CREDENTIAL"
+        case .providerAlreadyLinked: "ERROR_PROVIDER_ALREADY_LINKED"
+        case .noSuchProvider: "ERROR_NO_SUCH_PROVIDER"
+        case .userMismatch: "ERROR_USER_MISMATCH"
+        case .credentialAlreadyInUse: "ERROR_CREDENTIAL_ALREADY_IN_USE"
+        case .invalidProviderID: "ERROR_INVALID_PROVIDER_ID"
+        case .unsupportedTenantOperation: "ERROR_UNSUPPORTED_TENANT_OPERATION"
+        case .missingOrInvalidNonce: "ERROR_MISSING_OR_INVALID_NONCE"
+        case .malformedJWT: "ERROR_MALFORMED_JWT"
         case .internalError: "ERROR_INTERNAL_ERROR"
         }
     }

@@ -7,9 +7,9 @@ public enum AuthErrors {
     /// `FIRAuthErrorUserInfoNameKey`.
     public static let userInfoNameKey = "FIRAuthErrorUserInfoNameKey"
     /// Firebase's `userInfo` key for the email address of an existing account:
-    /// `FIRAuthErrorUserInfoEmailKey`. KeyringAuth does not set it.
+    /// `FIRAuthErrorUserInfoEmailKey`; set from ``AuthError/email``.
     public static let userInfoEmailKey = "FIRAuthErrorUserInfoEmailKey"
     /// Firebase's `userInfo` key for an updated credential: `FIRAuthErrorUserInfoUpdatedCredentialKey`.
-    /// KeyringAuth does not set it.
+    /// Set from ``AuthError/updatedCredential``.
     public static let userInfoUpdatedCredentialKey = "FIRAuthErrorUserInfoUpdatedCredentialKey"
 }

@@ -67,49 +67,79 @@ public final class IdentityToolkitBackend: AuthBackend {
 
     // MARK: AuthBackend
 
-    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        let reply: SignInReply = try await post("signUp", json: ["returnSecureToken": true], tenant: true, context: context)
+        return try reply.signIn(isNewUser: true)
+    }
+
+    public func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post(
-            "signUp", json: ["returnSecureToken": true, "tenantId": tenantID])
+            "signUp", json: ["email": email, "password": password, "returnSecureToken": true], tenant: true, context: context)
+        return try reply.signIn(isNewUser: true)
+    }
+
+    public func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        let reply: SignInReply = try await post(
+            "signInWithPassword", json: ["email": email, "password": password, "returnSecureToken": true], tenant: true,
+            context: context)
+        return try reply.signIn(isNewUser: false)
+    }
+
+    public func signIn(
+        with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        // requestUri: where the provider would have redirected; Firebase's SDKs send http://localhost for
+        // credentials the app obtained itself. returnIdpCredential: refusals that concern the credential come
+        // back with HTTP 200 and the provider's tokens, as Firebase's SDKs ask.
+        let reply: IdpSignInReply = try await post(
+            "signInWithIdp",
+            json: [
+                "postBody": credential.postBody, "requestUri": "http://localhost", "returnSecureToken": true,
+                "returnIdpCredential": true, "idToken": idToken, "autoCreate": creatingAccount ? nil : false,
+            ], tenant: true, context: context)
+        return try reply.signIn(requestedProvider: credential.provider)
+    }
+
+    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        let reply: CustomTokenReply = try await post(
+            "signInWithCustomToken", json: ["token": customToken, "returnSecureToken": true], tenant: true, context: context)
         return try reply.signIn
     }
 
-    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    public func link(
+        idToken: String, email: String, password: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post(
-            "signUp", json: ["email": email, "password": password, "returnSecureToken": true, "tenantId": tenantID])
-        return try reply.signIn
+            "signUp", json: ["idToken": idToken, "email": email, "password": password, "returnSecureToken": true], tenant: true,
+            context: context)
+        return try reply.signIn(isNewUser: false)
     }
 
-    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
-        let reply: SignInReply = try await post(
-            "signInWithPassword",
-            json: ["email": email, "password": password, "returnSecureToken": true, "tenantId": tenantID])
-        return try reply.signIn
-    }
-
-    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
-        let reply: LookupReply = try await post("lookup", json: ["idToken": idToken])
+    public func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
+        let reply: LookupReply = try await post("lookup", json: ["idToken": idToken], tenant: false, context: context)
         guard let user = reply.users?.first else {
             throw AuthError(.userNotFound, "The identity service has no account for this user; sign in again.")
         }
         return user.account
     }
 
-    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? {
+    public func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
         var body: [String: (any Sendable)?] = [
             "idToken": idToken, "displayName": changes.displayName, "photoUrl": changes.photoURL?.absoluteString,
             "email": changes.email, "password": changes.password, "returnSecureToken": true,
         ]
         let deleted = changes.deletedAttributes.map(\.serverName).sorted()
         if !deleted.isEmpty { body["deleteAttribute"] = deleted }
-        let reply: UpdateReply = try await post("update", json: body)
+        if !changes.deletedProviders.isEmpty { body["deleteProvider"] = changes.deletedProviders.sorted() }
+        let reply: UpdateReply = try await post("update", json: body, tenant: true, context: context)
         return try reply.tokens
     }
 
-    public func delete(idToken: String) async throws(AuthError) {
-        let _: DeleteReply = try await post("delete", json: ["idToken": idToken])
+    public func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
+        let _: DeleteReply = try await post("delete", json: ["idToken": idToken], tenant: false, context: context)
     }
 
-    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+    public func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         let url = try endpoint().tokenURL(apiKey: apiKey)
         var form = URLComponents()
         form.queryItems = [
@@ -119,34 +149,48 @@ public final class IdentityToolkitBackend: AuthBackend {
         // URLComponents leaves "+" as is in a query; a form body must encode it.
         let body = Data((form.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B").utf8)
         let reply: SecureTokenReply = try await send(
-            url, operation: "token", contentType: "application/x-www-form-urlencoded", body: body)
+            url, operation: "token", contentType: "application/x-www-form-urlencoded", body: body, context: context)
         return try reply.tokens
     }
 
     // MARK: Transport
 
-    private func post<Reply: Decodable>(_ method: String, json: [String: (any Sendable)?]) async throws(AuthError) -> Reply {
+    /// One `accounts:<method>` call. `tenant`: whether the method takes `tenantId` (sign-up, the sign-ins and
+    /// `accounts:update`, as Firebase's SDKs send it); the others name the account by its ID token alone.
+    private func post<Reply: Decodable>(
+        _ method: String, json: [String: (any Sendable)?], tenant: Bool, context: AuthRequestContext
+    ) async throws(AuthError) -> Reply {
         let url = try endpoint().accountsURL(method, apiKey: apiKey)
-        let present = json.compactMapValues { $0 }
+        var present = json.compactMapValues { $0 }
+        if tenant, let tenantID = context.tenantID { present["tenantId"] = tenantID }
         // Strings, booleans and string arrays always serialize.
         let body = try! JSONSerialization.data(withJSONObject: present, options: [.sortedKeys])
-        return try await send(url, operation: "accounts:\(method)", contentType: "application/json", body: body)
+        return try await send(url, operation: "accounts:\(method)", contentType: "application/json", body: body, context: context)
     }
 
     private func send<Reply: Decodable>(
-        _ url: URL, operation: String, contentType: String, body: Data
+        _ url: URL, operation: String, contentType: String, body: Data, context: AuthRequestContext
     ) async throws(AuthError) -> Reply {
         let answer: HTTPAnswer
         do {
-            answer = try await transport.post(
-                to: url, headers: [("Content-Type", contentType), ("Accept", "application/json")], body: body,
-                timeout: requestTimeout)
+            var headers = [("Content-Type", contentType), ("Accept", "application/json")]
+            if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
+            answer = try await transport.post(to: url, headers: headers, body: body, timeout: requestTimeout)
         } catch {
             logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
             throw transportError(error, host: url.host ?? "?")
         }
         logger.debug("\(operation) answered", metadata: ["status": "\(answer.status)", "bytes": "\(answer.body.count)"])
         return try IdentityToolkitReply.decode(Reply.self, status: answer.status, body: answer.body, operation: operation)
+    }
+
+    /// A language code as a header value: letters, digits, `-` and `_` only, at most 35 characters (BCP 47's
+    /// longest common tags); anything else is not sent, so that no value can split the request's headers.
+    static func headerSafe(_ languageCode: String) -> String? {
+        let allowed = languageCode.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "_"
+        }
+        return allowed && !languageCode.isEmpty && languageCode.count <= 35 ? languageCode : nil
     }
 
     private func transportError(_ error: HTTPTransportError, host: String) -> AuthError {
@@ -210,10 +254,61 @@ enum IdentityToolkitReply {
 }
 
 extension SignInReply {
+    func signIn(isNewUser: Bool) throws(AuthError) -> BackendSignIn {
+        BackendSignIn(
+            uid: localId, tokens: try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn),
+            isNewUser: isNewUser)
+    }
+}
+
+extension CustomTokenReply {
+    /// The answer has no `localId`: the uid is the ID token's `user_id` (`sub`), as Firebase's SDKs read it.
     var signIn: BackendSignIn {
         get throws(AuthError) {
-            BackendSignIn(uid: localId, tokens: try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn))
+            let tokens = try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn)
+            let claims: IDTokenClaims
+            do throws(AuthError) {
+                claims = try IDTokenClaims(decoding: idToken)
+            } catch {
+                throw IdentityToolkitReply.malformed("accounts:signInWithCustomToken", "its ID token cannot be decoded (\(error.message))")
+            }
+            guard let uid = claims.uid else {
+                throw IdentityToolkitReply.malformed("accounts:signInWithCustomToken", "its ID token names no user")
+            }
+            return BackendSignIn(uid: uid, tokens: tokens, isNewUser: isNewUser ?? false)
         }
+    }
+}
+
+extension IdpSignInReply {
+    /// The sign-in, or the refusal the answer carries: Identity Toolkit answers some refusals with HTTP 200
+    /// when asked to return the provider's credential (`errorMessage`, `needConfirmation`), as Firebase's SDKs read them.
+    func signIn(requestedProvider: String) throws(AuthError) -> BackendSignIn {
+        let answer = IdentityProviderAnswer(
+            providerID: providerId ?? requestedProvider, rawUserInfo: rawUserInfo, username: screenName, idToken: oauthIdToken,
+            accessToken: oauthAccessToken, tokenSecret: oauthTokenSecret)
+        if let errorMessage {
+            var error = ServerErrorCode(message: errorMessage).authError
+            if [.credentialAlreadyInUse, .emailAlreadyInUse, .accountExistsWithDifferentCredential].contains(error.code) {
+                error.updatedCredential = answer.credential
+                error.email = email
+            }
+            throw error
+        }
+        if needConfirmation == true {
+            throw AuthError(
+                .accountExistsWithDifferentCredential,
+                "An account already uses \(email ?? "this email address") with another sign-in method"
+                    + "\(verifiedProvider.map { " (\($0.joined(separator: ", ")))" } ?? ""); sign in with that method, then link "
+                    + "this credential with User.link(with:).",
+                updatedCredential: answer.credential, email: email)
+        }
+        guard let localId, let idToken, let refreshToken, let expiresIn else {
+            throw IdentityToolkitReply.malformed("accounts:signInWithIdp", "it has no localId or tokens")
+        }
+        return BackendSignIn(
+            uid: localId, tokens: try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn),
+            isNewUser: isNewUser ?? false, identityProvider: answer)
     }
 }
 

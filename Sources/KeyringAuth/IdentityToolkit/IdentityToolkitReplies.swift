@@ -12,6 +12,34 @@ struct SignInReply: Decodable {
     var expiresIn: LenientInt
 }
 
+/// `accounts:signInWithCustomToken`: no `localId` (the ID token names the user).
+struct CustomTokenReply: Decodable {
+    var idToken: String
+    var refreshToken: String
+    var expiresIn: LenientInt
+    var isNewUser: Bool?
+}
+
+/// `accounts:signInWithIdp`. With `returnIdpCredential`, a refusal about the credential comes with HTTP 200,
+/// `errorMessage` and the provider's tokens; an existing account with the same email, with `needConfirmation`.
+struct IdpSignInReply: Decodable {
+    var localId: String?
+    var idToken: String?
+    var refreshToken: String?
+    var expiresIn: LenientInt?
+    var providerId: String?
+    var email: String?
+    var isNewUser: Bool?
+    var rawUserInfo: String?
+    var screenName: String?
+    var oauthIdToken: String?
+    var oauthAccessToken: String?
+    var oauthTokenSecret: String?
+    var needConfirmation: Bool?
+    var verifiedProvider: [String]?
+    var errorMessage: String?
+}
+
 /// `accounts:lookup`.
 struct LookupReply: Decodable {
     var users: [User]?
@@ -27,6 +55,7 @@ struct LookupReply: Decodable {
         var lastLoginAt: LenientInt?
         var tenantId: String?
         var providerUserInfo: [Provider]?
+        var customAuth: Bool?
     }
 
     struct Provider: Decodable {

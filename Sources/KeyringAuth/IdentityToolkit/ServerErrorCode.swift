@@ -55,6 +55,26 @@ struct ServerErrorCode: Hashable, Sendable {
         "CONFIGURATION_NOT_FOUND": (.operationNotAllowed, "Authentication is not set up for this project; enable it in the Firebase console."),
         "TENANT_ID_MISMATCH": (.tenantIDMismatch, "The user belongs to another tenant than this app."),
         "INVALID_TENANT_ID": (.invalidConfiguration, "The tenant ID is not valid; check the app's options."),
+        "UNSUPPORTED_TENANT_OPERATION": (.unsupportedTenantOperation, "This request is not supported for a tenant."),
+        "FEDERATED_USER_ID_ALREADY_LINKED": (
+            .credentialAlreadyInUse, "This credential is already linked to another account; sign in with it instead."
+        ),
+        "INVALID_IDP_RESPONSE": (.invalidCredential, "The identity provider's token is malformed or has expired; sign in with the provider again."),
+        "INVALID_PENDING_TOKEN": (.invalidCredential, "The pending credential is malformed or has expired; sign in with the provider again."),
+        "INVALID_CREDENTIAL_OR_PROVIDER_ID": (.invalidCredential, "The credential or its provider ID is not valid."),
+        "INVALID_PROVIDER_ID": (.invalidProviderID, "This provider ID is not enabled or not known to the project."),
+        "MISSING_OR_INVALID_NONCE": (.missingOrInvalidNonce, "The raw nonce does not match the ID token's nonce; pass the nonce the sign-in used."),
+        "NEED_CONFIRMATION": (
+            .accountExistsWithDifferentCredential,
+            "An account already uses this email address with another sign-in method; sign in with it, then link this credential."
+        ),
+        "NO_SUCH_PROVIDER": (.noSuchProvider, "The account has no sign-in method of this provider."),
+        "INVALID_CUSTOM_TOKEN": (.invalidCustomToken, "The custom token is malformed, expired, or not for this project; mint a new one."),
+        "MISSING_CUSTOM_TOKEN": (.invalidCustomToken, "No custom token was sent; pass the token the app's server minted."),
+        "CREDENTIAL_MISMATCH": (.customTokenMismatch, "The custom token was minted for another project than the API key's."),
+        "INVALID_CLAIMS": (.invalidCustomToken, "The custom token's claims are not a JSON object."),
+        "FORBIDDEN_CLAIM": (.invalidCustomToken, "The custom token sets a reserved claim (iss, aud, sub, exp, firebase, …)."),
+        "CLAIMS_TOO_LARGE": (.invalidCustomToken, "The custom token's claims exceed 1000 bytes."),
     ]
 
     /// The typed error: the mapped code, the advice, and the server's own words.

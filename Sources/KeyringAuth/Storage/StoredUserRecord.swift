@@ -80,8 +80,9 @@ extension StoredUserRecord {
         phoneNumber = account.phoneNumber
         providerData = account.providers
         hasEmailPassword = account.providers.contains { $0.providerID == "password" }
-        // An anonymous account that gained an email and password is anonymous no more (as in Firebase).
-        if hasEmailPassword { isAnonymous = false }
+        // An anonymous account that gained a sign-in method (an email and password, an identity
+        // provider) is anonymous no more, as in Firebase.
+        if !account.providers.isEmpty { isAnonymous = false }
         creationDate = account.creationDate ?? creationDate
         lastSignInDate = account.lastSignInDate ?? lastSignInDate
         tenantID = account.tenantID ?? tenantID

@@ -57,6 +57,54 @@ public final class User: Sendable {
         return try await owningAuth().refreshTokens(of: self).idToken
     }
 
+    /// The user's ID token and what it says (expiry, sign-in time, sign-in method, custom claims),
+    /// decoded locally as Firebase's `getIDTokenResult(forcingRefresh:)` does; the token is refreshed
+    /// first when ``getIDToken(forcingRefresh:)`` would refresh it.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/malformedJWT`` when the token is not a Firebase ID token
+    ///   (its decoding is bounded: the stored token may come from any process of the session), or what a
+    ///   refresh throws.
+    public func getIDTokenResult(forcingRefresh: Bool = false) async throws(AuthError) -> AuthTokenResult {
+        try AuthTokenResult(token: try await getIDToken(forcingRefresh: forcingRefresh))
+    }
+
+    /// Links a sign-in method to the account, as Firebase's `link(with:)`: an identity provider's
+    /// credential (`accounts:signInWithIdp` with the user's ID token) or an email and password
+    /// (`accounts:signUp` with it). An anonymous user becomes permanent. The new tokens and sign-in
+    /// methods (``providerData``) are saved; when the user is the current user of a shared group, every
+    /// running app of the group gets the permanent user at once (live sync).
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/providerAlreadyLinked`` when the user already has a method
+    ///   of that provider, ``AuthErrorCode/credentialAlreadyInUse`` when another account has the credential
+    ///   (its ``AuthError/updatedCredential`` signs in to that account), ``AuthErrorCode/emailAlreadyInUse``,
+    ///   ``AuthErrorCode/requiresRecentLogin``, ``AuthErrorCode/invalidCredential``, or a keychain or network
+    ///   error. On failure the user is as it was.
+    public func link(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+        try await owningAuth().link(self, with: credential)
+    }
+
+    /// Unlinks a sign-in method from the account, as Firebase's `unlink(fromProvider:)`, and saves the
+    /// user's sign-in methods (``providerData``).
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/noSuchProvider`` when the user has no method of that
+    ///   provider (nothing is sent), ``AuthErrorCode/requiresRecentLogin``, or a keychain or network error.
+    @discardableResult
+    public func unlink(fromProvider provider: String) async throws(AuthError) -> User {
+        try await owningAuth().unlink(self, fromProvider: provider)
+        return self
+    }
+
+    /// Signs the user in again with a credential, as Firebase's `reauthenticate(with:)`, before a change
+    /// that needs a recent sign-in (``AuthErrorCode/requiresRecentLogin``); the new tokens are saved.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/userMismatch`` when the credential is another user's (or
+    ///   no account's), ``AuthErrorCode/wrongPassword``, ``AuthErrorCode/invalidCredential``, or a keychain
+    ///   or network error. On failure the user is as it was.
+    @discardableResult
+    public func reauthenticate(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+        try await owningAuth().reauthenticate(self, with: credential)
+    }
+
     /// Reloads the user's profile from the backend and saves it.
     ///
     /// - Throws: ``AuthError``.

@@ -1,0 +1,14 @@
+/// What an ``Auth`` sends with each request besides the request's own fields: the tenant
+/// (``Auth/tenantID``) on the requests that take one, and the language of emails and messages
+/// (``Auth/languageCode``), as the `X-Firebase-Locale` header.
+public struct AuthRequestContext: Hashable, Sendable {
+    /// The Identity Platform tenant, or `nil` for the project's own users.
+    public var tenantID: String?
+    /// A BCP 47 language code such as `fr` or `pt-BR`, or `nil` for the project's default.
+    public var languageCode: String?
+
+    public init(tenantID: String? = nil, languageCode: String? = nil) {
+        self.tenantID = tenantID
+        self.languageCode = languageCode
+    }
+}

@@ -1,0 +1,287 @@
+import Foundation
+
+// Signing in with an identity provider's tokens, with a custom token, and linking an email and password,
+// as Firebase's Auth emulator does them: no token is verified; an identity provider's ID token (an unsigned
+// or any JWT, or plain JSON) names the user by its `sub` and `email`, a custom token by its `uid`.
+extension EmulatorService {
+    /// The `aud` of a custom token, as the Admin SDK mints it.
+    static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+
+    /// Provider IDs that are not identity providers.
+    static let reservedProviders: Set<String> = ["password", "phone", "anonymous", "custom", "firebase", "emaillink"]
+
+    /// What the fake identity provider says about the user.
+    struct IdentityProviderUser {
+        var providerId: String
+        var rawId: String
+        var email: String?
+        var emailVerified: Bool
+        var displayName: String?
+        var photoUrl: String?
+        var screenName: String?
+        var rawUserInfo: String
+        var idToken: String?
+        var accessToken: String?
+
+        var identity: EmulatorAccount.ProviderIdentity {
+            EmulatorAccount.ProviderIdentity(
+                providerId: providerId, rawId: rawId, email: email, displayName: displayName, photoUrl: photoUrl, screenName: screenName)
+        }
+    }
+
+    // MARK: signInWithIdp
+
+    func signInWithIdp(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        _ = try fields.bool("returnSecureToken")
+        let returnIdpCredential = try fields.bool("returnIdpCredential") ?? false
+        let autoCreate = try fields.bool("autoCreate") ?? true
+        let tenant = try fields.string("tenantId")
+        let linkingToken = try fields.string("idToken")
+        guard let requestUri = try fields.string("requestUri"), !requestUri.isEmpty else { throw EmulatorFailure("MISSING_REQUEST_URI") }
+        guard URL(string: requestUri)?.scheme != nil else { throw EmulatorFailure("INVALID_REQUEST_URI") }
+        let idpUser = try Self.identityProviderUser(postBody: try fields.string("postBody") ?? "")
+
+        return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
+            var reply: [String: Any] = [
+                "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": idpUser.providerId, "federatedId": idpUser.rawId,
+                "rawUserInfo": idpUser.rawUserInfo, "emailVerified": idpUser.emailVerified,
+                // Always an access token, as Firebase's emulator answers, for clients that expect one.
+                "oauthAccessToken": idpUser.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(idpUser.providerId)",
+            ]
+            reply["oauthIdToken"] = idpUser.idToken
+            reply["email"] = idpUser.email
+            reply["displayName"] = idpUser.displayName
+            reply["photoUrl"] = idpUser.photoUrl
+            reply["screenName"] = idpUser.screenName
+            let now = clock()
+            let identityKey = Self.identityKey(idpUser.providerId, idpUser.rawId, tenant)
+            let holder = state.uidsByIdentity[identityKey]
+            var account: EmulatorAccount
+            var isNewUser = false
+            do throws(EmulatorFailure) {
+                if let linkingToken {
+                    account = try verify(linkingToken, in: state)
+                    guard tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+                    guard holder == nil else { throw EmulatorFailure("FEDERATED_USER_ID_ALREADY_LINKED") }
+                    if let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)], owner != account.localId {
+                        throw EmulatorFailure("EMAIL_EXISTS")
+                    }
+                    Self.unindex(account, from: &state)
+                    account.identities.removeAll { $0.providerId == idpUser.providerId }
+                    account.identities.append(idpUser.identity)
+                    if account.email == nil, let email = idpUser.email {
+                        account.email = email
+                        account.emailVerified = idpUser.emailVerified
+                    } else if account.email == idpUser.email, idpUser.emailVerified {
+                        account.emailVerified = true
+                    }
+                } else if let holder, let existing = state.accounts[holder] {
+                    account = existing
+                } else if let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)],
+                    let existing = state.accounts[owner]
+                {
+                    // One account per email address: a provider that vouches for the address joins the account;
+                    // otherwise the app must sign in with the account's method and link (needConfirmation).
+                    guard idpUser.emailVerified else {
+                        reply["needConfirmation"] = true
+                        reply["localId"] = existing.localId
+                        reply["verifiedProvider"] = existing.identities.map(\.providerId)
+                        return reply
+                    }
+                    account = existing
+                    Self.unindex(account, from: &state)
+                    if !account.emailVerified {
+                        // Whoever set the unverified password may not own the address: it goes, as in Firebase.
+                        account.password = nil
+                        account.identities = []
+                        account.validSince = now.seconds
+                        account.tokenGeneration += 1
+                    }
+                    account.identities.append(idpUser.identity)
+                    account.emailVerified = true
+                    account.displayName = idpUser.displayName ?? account.displayName
+                    account.photoUrl = idpUser.photoUrl ?? account.photoUrl
+                } else {
+                    guard autoCreate else { throw EmulatorFailure("USER_NOT_FOUND") }
+                    guard state.accounts.count < maximumAccounts else {
+                        throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(maximumAccounts) accounts")
+                    }
+                    account = EmulatorAccount(localId: EmulatorAccount.randomID(), createdAt: now.milliseconds, tenantId: tenant)
+                    account.identities = [idpUser.identity]
+                    account.email = idpUser.email
+                    account.emailVerified = idpUser.email != nil && idpUser.emailVerified
+                    account.displayName = idpUser.displayName
+                    account.photoUrl = idpUser.photoUrl
+                    isNewUser = true
+                }
+            } catch where returnIdpCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code) {
+                // Asked for the provider's credential back: a refusal about the credential comes in a 200 answer.
+                reply["errorMessage"] = error.message
+                return reply
+            }
+            guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
+            account.lastLoginAt = now.milliseconds
+            Self.store(account, in: &state)
+            reply["localId"] = account.localId
+            reply["isNewUser"] = isNewUser
+            if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
+            reply.merge(issueTokens(for: account, provider: idpUser.providerId, now: now).signInFields) { _, new in new }
+            return reply
+        }
+    }
+
+    /// The user the `postBody`'s tokens name, read as Firebase's emulator reads them: the ID token, else
+    /// the access token, as plain JSON (`{"sub": …}`) or a JWT of any algorithm; `sub` required.
+    static func identityProviderUser(postBody: String) throws(EmulatorFailure) -> IdentityProviderUser {
+        let form = FormFields.parse(postBody).compactMapValues { $0.first }
+        guard let providerId = form["providerId"]?.lowercased(), !providerId.isEmpty else {
+            throw EmulatorFailure("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential: no providerId in postBody")
+        }
+        guard !reservedProviders.contains(providerId), providerId.contains(".") else {
+            throw EmulatorFailure("INVALID_PROVIDER_ID : Provider Id is not supported.")
+        }
+        let idToken = form["id_token"].flatMap { $0.isEmpty ? nil : $0 }
+        let accessToken = form["access_token"].flatMap { $0.isEmpty ? nil : $0 }
+        let idTokenClaims = try claims(of: idToken)
+        let accessTokenClaims = idTokenClaims == nil ? try claims(of: accessToken) : nil
+        guard let claims = idTokenClaims ?? accessTokenClaims else {
+            if idToken != nil {
+                throw EmulatorFailure("INVALID_IDP_RESPONSE : Unable to parse id_token ((the emulator takes JSON or a JWT as a fake id_token))")
+            }
+            if accessToken != nil {
+                throw EmulatorFailure(
+                    "INVALID_IDP_RESPONSE : ((the emulator signs in with an access token only when it is JSON or a JWT naming the user))")
+            }
+            throw EmulatorFailure("INVALID_IDP_RESPONSE : ((the emulator signs in with credentials: an id_token is required))")
+        }
+        guard let sub = claims["sub"] as? String, !sub.isEmpty, sub.utf8.count <= 255 else {
+            throw EmulatorFailure("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. ((\"sub\" must be a string))")
+        }
+        let email = (claims["email"] as? String).flatMap { try? validEmail($0) }
+        let rawUserInfo = (try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
+            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return IdentityProviderUser(
+            providerId: providerId, rawId: sub, email: email, emailVerified: claims["email_verified"] as? Bool ?? false,
+            displayName: claims["name"] as? String, photoUrl: claims["picture"] as? String,
+            screenName: (claims["screen_name"] as? String) ?? (claims["login"] as? String), rawUserInfo: rawUserInfo,
+            idToken: idToken, accessToken: accessToken)
+    }
+
+    /// A fake token's claims: JSON when it starts with `{` (malformed JSON is refused), else a JWT's payload.
+    private static func claims(of token: String?) throws(EmulatorFailure) -> [String: Any]? {
+        guard let token else { return nil }
+        if token.hasPrefix("{") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any] else {
+                throw EmulatorFailure("INVALID_IDP_RESPONSE : Unable to parse id_token ((the emulator failed to parse it as strict JSON))")
+            }
+            return object
+        }
+        return UnverifiedJWT.decode(token)?.payload
+    }
+
+    private static func unindex(_ account: EmulatorAccount, from state: inout State) {
+        if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = nil }
+        for identity in account.identities {
+            state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
+        }
+    }
+
+    // MARK: signInWithCustomToken
+
+    func signInWithCustomToken(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        _ = try fields.bool("returnSecureToken")
+        guard let token = try fields.string("token"), !token.isEmpty else { throw EmulatorFailure("MISSING_CUSTOM_TOKEN") }
+        let tenant = try fields.string("tenantId")
+        let payload: [String: Any]
+        if token.hasPrefix("{") {
+            // The emulator only: plain JSON as a custom token, with no audience to check (as Firebase's emulator).
+            guard let object = try? JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any] else {
+                throw EmulatorFailure("INVALID_CUSTOM_TOKEN : ((the emulator takes strict JSON or a JWT as a fake custom token))")
+            }
+            payload = object
+        } else {
+            guard let decoded = UnverifiedJWT.decode(token) else { throw EmulatorFailure("INVALID_CUSTOM_TOKEN : Invalid assertion format") }
+            guard decoded.payload["aud"] as? String == Self.customTokenAudience else {
+                throw EmulatorFailure(
+                    "INVALID_CUSTOM_TOKEN : ((Invalid aud (audience); Firebase ID tokens and other tokens cannot be used as custom tokens))")
+            }
+            payload = decoded.payload
+        }
+        let uid = Self.text(payload["uid"]) ?? Self.text(payload["user_id"])
+        guard let uid, !uid.isEmpty, uid.count <= 128 else {
+            throw EmulatorFailure("INVALID_CUSTOM_TOKEN : ((the token names no uid of 1 to 128 characters))")
+        }
+        var claimsText: String?
+        if let claims = payload["claims"] {
+            guard let object = claims as? [String: Any] else { throw EmulatorFailure("INVALID_CLAIMS") }
+            if let problem = CustomClaims.problem(with: object) {
+                throw EmulatorFailure(problem.contains("reserved") ? "FORBIDDEN_CLAIM : \(problem)" : "CLAIMS_TOO_LARGE : \(problem)")
+            }
+            claimsText = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
+        }
+        guard Self.text(payload["tenant_id"]) == tenant else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+        return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
+            let now = clock()
+            var account: EmulatorAccount
+            let isNewUser: Bool
+            if let existing = state.accounts[uid] {
+                guard !existing.disabled else { throw EmulatorFailure("USER_DISABLED") }
+                guard existing.tenantId == tenant else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+                account = existing
+                isNewUser = false
+            } else {
+                guard state.accounts.count < maximumAccounts else {
+                    throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(maximumAccounts) accounts")
+                }
+                account = EmulatorAccount(localId: uid, createdAt: now.milliseconds, tenantId: tenant)
+                isNewUser = true
+            }
+            account.customAuth = true
+            account.lastLoginAt = now.milliseconds
+            Self.store(account, in: &state)
+            let issued = issueTokens(for: account, provider: "custom", extraClaims: claimsText, now: now)
+            return [
+                "kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": isNewUser, "idToken": issued.idToken,
+                "refreshToken": issued.refreshToken, "expiresIn": issued.expiresIn,
+            ]
+        }
+    }
+
+    /// A string, or a number written as one (the Admin SDK's uids are strings; hand-made tokens may differ).
+    private static func text(_ value: Any?) -> String? {
+        switch value {
+        case let string as String: string
+        case let number as NSNumber where !(number is Bool): number.stringValue
+        default: nil
+        }
+    }
+
+    // MARK: Linking an email and password
+
+    /// `accounts:signUp` with `idToken`: gives that account an email and password.
+    func linkPassword(idToken: String, email: String?, password: String?, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
+        guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
+        guard let password else { throw EmulatorFailure("MISSING_PASSWORD") }
+        let normalized = try Self.validEmail(email)
+        try Self.checkStrength(password)
+        return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
+            let verified = try verifySession(idToken, in: state)
+            var account = verified.account
+            guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+            let key = Self.emailKey(normalized, account.tenantId)
+            if let owner = state.uidsByEmail[key], owner != account.localId { throw EmulatorFailure("EMAIL_EXISTS") }
+            if account.password != nil, account.email != nil {
+                throw EmulatorFailure("EMAIL_EXISTS : the account already has an email and password")
+            }
+            Self.unindex(account, from: &state)
+            if account.email != normalized { account.emailVerified = false }
+            account.email = normalized
+            account.password = password
+            Self.store(account, in: &state)
+            var reply = issueTokens(for: account, provider: verified.provider, now: clock()).signInFields
+            reply["kind"] = "identitytoolkit#SignupNewUserResponse"
+            reply["email"] = normalized
+            return reply
+        }
+    }
+}

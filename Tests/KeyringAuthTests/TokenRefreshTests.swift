@@ -1,0 +1,66 @@
+import Foundation
+import KeyringTestSupport
+import SecretKeychain
+import Testing
+
+@testable import KeyringAuth
+
+/// Refreshing the ID token ahead of expiry while apps run (``TokenRefreshPolicy``): one app of a group
+/// refreshes and saves, the others take its token, so a group makes about one refresh per expiry.
+@Suite struct TokenRefreshTests {
+    @Test func theDelayLeadsExpiryByTheHeadStartAndSpreadButNeverLoops() {
+        let policy = TokenRefreshPolicy.standard
+        // A one-hour token: refreshed between eight and five minutes before expiry.
+        #expect(Auth.refreshDelay(remaining: 3600, policy: policy, random: 0) == 3300)
+        #expect(Auth.refreshDelay(remaining: 3600, policy: policy, random: 1) == 3120)
+        // A two-minute token (an emulator's): after a quarter to a half of its life, still spread, never a loop.
+        #expect(Auth.refreshDelay(remaining: 120, policy: policy, random: 0) == 60)
+        #expect(Auth.refreshDelay(remaining: 120, policy: policy, random: 1) == 30)
+        // An expired token: at once.
+        #expect(Auth.refreshDelay(remaining: -30, policy: policy, random: 0.5) == 0)
+    }
+
+    @Test func runningAppsOfAGroupMakeAboutOneRefreshPerExpiryNotOneEach() async throws {
+        // Five-second tokens, refreshed 0.5 to 2.5 s before expiry: the whole spread fits in half the tokens' life.
+        let backend = FakeBackend(tokenLifetime: 5)
+        let apps = TwoApps(backend: backend)
+        let count = 6
+        var auths: [Auth] = []
+        for index in 0..<count {
+            var configuration = apps.configuration("app-\(index)")
+            configuration.tokenRefresh = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
+            let auth = Auth(configuration: configuration)
+            try auth.useUserAccessGroup(TwoApps.group)
+            auths.append(auth)
+        }
+        let tokens = ListenerLog()
+        auths[0].addIDTokenDidChangeListener { _, user in tokens.record(user) }
+        #expect(try await tokens.next() == nil)
+        let user = try await auths[1].signInAnonymously().user
+        #expect(try await tokens.next() == user.uid)
+
+        // Each expiry, some app refreshes and every app gets the new token: app 0 is told once per round.
+        let rounds = 3
+        for _ in 0..<rounds { #expect(try await tokens.next() == user.uid) }
+        let refreshes = backend.calls.filter { $0 == "refresh" }.count
+        #expect(refreshes >= rounds)
+        // Uncoordinated, each app would refresh each expiry: count × rounds. Two apps firing within one
+        // refresh's round trip of each other may both refresh, so a loaded machine may see a few more.
+        #expect(refreshes <= 2 * rounds, "\(refreshes) refreshes for \(rounds) expiries of \(count) running apps")
+        #expect(auths.allSatisfy { $0.currentUser?.uid == user.uid }, "nobody was signed out on the way")
+        withExtendedLifetime(auths) {}
+    }
+
+    @Test func aDisabledPolicyNeverRefreshesByItself() async throws {
+        let backend = FakeBackend(tokenLifetime: 1)
+        let apps = TwoApps(backend: backend)
+        var configuration = apps.configuration("quiet")
+        configuration.tokenRefresh = .disabled
+        let auth = Auth(configuration: configuration)
+        let user = try await auth.signInAnonymously().user
+        // The token is stale at once; only an explicit call refreshes it.
+        _ = try await user.getIDToken()
+        #expect(backend.calls.filter { $0 == "refresh" }.count == 1, "the one getIDToken asked for")
+        #expect(auth.refreshTimer.withLock { $0 == nil })
+    }
+}
