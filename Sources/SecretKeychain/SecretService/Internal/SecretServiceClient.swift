@@ -75,20 +75,23 @@ struct SecretServiceClient {
     /// `sizeLimit` bytes is not copied: it throws ``KeychainError/oversizedItem(_:size:limit:)``.
     /// (The Secret Service sends the whole secret; libsecret's copy is freed at once.)
     func secret(at path: String, sizeLimit: Int) throws(SecretServiceFailure) -> StoredSecret? {
-        let value = try bounded(.getSecret) { cancellable, error in
-            secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
+        try withSecretValue(at: path) { value, length throws(SecretServiceFailure) in
+            guard length <= sizeLimit else { throw .keychain(.oversizedItem(path, size: length, limit: sizeLimit)) }
+            return Self.storedSecret(value)
         }
-        guard let value else { return nil }
-        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        var length: gsize = 0
-        _ = secret_value_get(value, &length)
-        guard Int(length) <= sizeLimit else { throw .keychain(.oversizedItem(path, size: Int(length), limit: sizeLimit)) }
-        return Self.storedSecret(value)
     }
 
     /// The size of the secret at `path`, or `nil` when the provider returned none. Reads the one
     /// secret and keeps only its length.
     func secretSize(at path: String) throws(SecretServiceFailure) -> Int? {
+        try withSecretValue(at: path) { _, length in length }
+    }
+
+    /// Reads the secret at `path` and passes libsecret's value and its length to `body`, freeing
+    /// the value after; `nil` when the provider returned none.
+    private func withSecretValue<Result>(
+        at path: String, _ body: (OpaquePointer, Int) throws(SecretServiceFailure) -> Result
+    ) throws(SecretServiceFailure) -> Result? {
         let value = try bounded(.getSecret) { cancellable, error in
             secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
         }
@@ -96,7 +99,7 @@ struct SecretServiceClient {
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var length: gsize = 0
         _ = secret_value_get(value, &length)
-        return Int(length)
+        return try body(value, Int(length))
     }
 
     /// Stores an item in `collectionPath`, replacing the item with the same attributes unless
