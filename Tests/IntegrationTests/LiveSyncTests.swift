@@ -61,6 +61,28 @@ extension KeyringTests {
             _ = try await store.removeAll(in: group)
         }
 
+        /// Removals are not believed while the collection is locked (KeePassXC announces every item
+        /// deleted when it locks), but once it is unlocked again a removal is reported, whichever
+        /// way the provider announced the unlock (gnome-keyring: every item changed; KWallet and
+        /// KeePassXC: only `CollectionChanged`).
+        @Test func aRemovalAfterTheCollectionWasLockedAndUnlockedIsReported() async throws {
+            let store = SecretServiceStore()
+            let group = uniqueGroup()
+            let key = uniqueKey(in: group)
+            try await store.setData(.text("kept"), for: key, label: "lock cycle")
+            let changes = Mailbox<KeychainChange>()
+            let observation = try await store.observeChanges(in: .group(group)) { changes.post($0) }
+            defer { observation.cancel() }
+
+            try await harness.lockLoginCollection()
+            var unlocked = false
+            defer { if !unlocked { try? harness.unlockLoginCollection() } }
+            try harness.unlockLoginCollection()
+            unlocked = true
+            #expect(try await store.removeData(for: key))
+            #expect(try await changes.next { $0.kind == .removed } == KeychainChange(key: key, kind: .removed))
+        }
+
         @Test func cancellingEndsTheWatcherThreadAndItsReports() async throws {
             let store = SecretServiceStore()
             let group = uniqueGroup()

@@ -400,8 +400,10 @@ final class CollectionWatcher: @unchecked Sendable {
                 continue
             }
             if !lockChecked {
+                // Asked now, not taken from the last CollectionChanged: gnome-keyring announces an
+                // unlock with ItemChanged for every item only.
                 lockChecked = true
-                if let locked = isCollectionLocked(), locked { collectionLocked = true }
+                if let locked = isCollectionLocked() { collectionLocked = locked }
             }
             if !collectionLocked { forget(signal.path) }
         }
