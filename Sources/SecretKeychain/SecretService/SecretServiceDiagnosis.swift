@@ -18,6 +18,13 @@ public struct SecretServiceDiagnosis: Sendable {
             }
         }
 
+        /// The program process `pid` runs, by its name in `/proc/PID/comm`; `nil` when that cannot
+        /// be read (another PID namespace, such as a sandbox, or a process gone).
+        init?(processID pid: String) {
+            guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+            self.init(processName: name.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+
         public var description: String {
             switch self {
             case .gnomeKeyring: "gnome-keyring"

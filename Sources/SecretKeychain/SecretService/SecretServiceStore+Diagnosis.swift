@@ -35,8 +35,7 @@ extension SecretServiceStore {
             report.providerOwner = owner
             if let pid = try? SecretServiceClient.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit) {
                 report.providerPID = Int(pid)
-                let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-                report.provider = SecretServiceDiagnosis.Provider(processName: comm.trimmingCharacters(in: .whitespacesAndNewlines))
+                report.provider = SecretServiceDiagnosis.Provider(processID: pid) ?? SecretServiceDiagnosis.Provider(processName: "")
                 if let executable = ProviderVersionLookup.executable(pid: Int(pid) ?? -1) {
                     report.providerExecutable = executable
                     if let (package, version) = versions.version(ofExecutable: executable) {

@@ -91,10 +91,8 @@ extension SecretServiceClient {
         guard let value else { return .undecided }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var length: gsize = 0
-        let bytes = secret_value_get(value, &length)
+        _ = secret_value_get(value, &length)
         guard Int(length) <= sizeLimit else { throw .keychain(.oversizedItem(found[0], size: Int(length), limit: sizeLimit)) }
-        let data = bytes.map { Data(bytes: $0, count: Int(length)) } ?? Data()
-        let contentType = secret_value_get_content_type(value).map { String(cString: $0) } ?? ""
-        return .found(StoredSecret(data: data, contentType: contentType))
+        return .found(Self.storedSecret(value))
     }
 }

@@ -152,10 +152,9 @@ struct SecretServiceClient {
         let proxy = UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self)
         guard let bus = g_dbus_proxy_get_connection(proxy),
               let owner = try? Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string(Self.busName)], limit: limit),
-              let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit),
-              let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)
+              let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit)
         else { return nil }
-        return SecretServiceDiagnosis.Provider(processName: name.trimmingCharacters(in: .whitespacesAndNewlines))
+        return SecretServiceDiagnosis.Provider(processID: pid)
     }
 
     /// Deletes the item at `path`.
@@ -261,7 +260,8 @@ struct SecretServiceClient {
             }
     }
 
-    private static func storedSecret(_ value: OpaquePointer) -> StoredSecret {
+    /// A copy of libsecret's value: its bytes and content type.
+    static func storedSecret(_ value: OpaquePointer) -> StoredSecret {
         var length: gsize = 0
         let bytes = secret_value_get(value, &length)
         let data = bytes.map { Data(bytes: $0, count: Int(length)) } ?? Data()
