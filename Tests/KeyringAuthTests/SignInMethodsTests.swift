@@ -40,8 +40,14 @@ import Testing
         let b = apps.launch("B")
         try b.useUserAccessGroup(TwoApps.group)
         #expect(b.currentUser?.uid == result.user.uid && b.currentUser?.providerData.map(\.providerID) == ["google.com"])
+        let seenByA = ListenerLog()
+        a.addStateDidChangeListener { _, user in seenByA.record(user) }
+        #expect(try await seenByA.next() == result.user.uid)
         let custom = try await b.signIn(withCustomToken: "server-uid")
-        #expect(custom.user.uid == "server-uid" && !custom.user.isAnonymous && a.currentUser?.uid == "server-uid")
+        #expect(custom.user.uid == "server-uid" && !custom.user.isAnonymous)
+        // A learns of B's sign-in through live sync, which delivers on A's own queue.
+        #expect(try await seenByA.next(where: { $0 == "server-uid" }) == "server-uid")
+        #expect(a.currentUser?.uid == "server-uid")
     }
 
     @Test func everyRequestCarriesTheTenantAndLanguageSetNow() async throws {
