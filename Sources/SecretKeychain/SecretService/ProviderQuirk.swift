@@ -37,6 +37,15 @@ extension SecretServiceDiagnosis.Provider {
                     id: "keepassxc-per-database-lock",
                     summary: "each database (collection) locks on its own, with KeePassXC's idle and screen-lock settings"),
                 ProviderQuirk(
+                    id: "keepassxc-silent-changes-while-saving",
+                    summary: "KeePassXC 2.7 announces no change made while it saves the database (its change signals are off "
+                        + "during each save, about as long as the database's key derivation): live sync re-checks the "
+                        + "followed items every 2 s there, and such a change is saved to disk only with the next one"),
+                ProviderQuirk(
+                    id: "keepassxc-concurrent-delete-crash",
+                    summary: "KeePassXC 2.7.4 can crash (SIGSEGV) when several clients write and delete one item at once, "
+                        + "as apps of one group signing in and out together do; restart it and the apps go on"),
+                ProviderQuirk(
                     id: "keepassxc-per-client-confirmation",
                     summary: "with \"Confirm when passwords are retrieved by clients\" on, each new client is asked for "
                         + "in a dialog (the only per-client access control among the providers)"),

@@ -180,9 +180,11 @@ public final class SecretServiceStore: KeychainStore {
         return client
     }
 
-    /// Forgets where the alias pointed, so that the next operation resolves it again.
+    /// Forgets where the alias pointed and which program served it (another provider took the
+    /// name), so that the next operation learns both again.
     func forgetResolvedCollection() {
         resolvedCollection.withLock { $0 = nil }
+        connectedProvider.withLock { $0 = nil }
     }
 
     private var isAlias: Bool {

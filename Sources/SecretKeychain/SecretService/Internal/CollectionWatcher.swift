@@ -16,7 +16,9 @@ import Musl
 /// The signals are subscribed from the provider's unique bus name; when another process takes
 /// over `org.freedesktop.secrets` (the provider restarted), the watcher subscribes again from the
 /// new owner, lists the scope's items again and reports every key that may have changed meanwhile.
-/// Nothing polls: between signals the thread sleeps in its GLib main loop.
+/// Between signals the thread sleeps in its GLib main loop. The one exception is KeePassXC, which
+/// announces no change made while it saves its database (see ``keePassXCRecheckInterval``): there
+/// the watcher also compares the followed items' secrets with what it last saw, every few seconds.
 ///
 /// The signals arrive on a bus connection of the watcher's own, made in its main context: when the
 /// session bus goes away (the connection is closed), the watcher ends the observation with
@@ -52,6 +54,15 @@ final class CollectionWatcher: @unchecked Sendable {
     /// The unique bus name of the provider whose signals are followed, `nil` while there is none.
     private var owner: String?
     private var collectionPath: String?
+    /// Whether the followed provider is KeePassXC, which needs two things the others do not: an
+    /// `ItemCreated` is held like an `ItemChanged` (it sends the last `ItemChanged` of a new item
+    /// after it has answered `CreateItem`; see ``itemSignal(_:collection:item:)``), and the items
+    /// are re-checked (``recheckItems()``).
+    private var followsKeePassXC = false
+    /// On KeePassXC, a digest of each followed item's secret as last seen (item path → digest).
+    private var digests: [String: Int] = [:]
+    /// The repeating source of ``recheckItems()``, 0 when none is attached.
+    private var recheckSource: guint = 0
     /// The scope's items as last seen: item path → key.
     private var known: [String: KeychainKey] = [:]
     /// Item signals received and not handled yet, in order (see ``itemSignal(_:collection:item:)``).
@@ -178,16 +189,27 @@ final class CollectionWatcher: @unchecked Sendable {
         g_main_loop_run(loop)
     }
 
+    /// Learns the followed provider's collection, whether it is locked, and how it announces a new item.
+    @discardableResult
+    private func resolveCollection() throws(KeychainError) -> String {
+        preconditionOwnsContext()
+        let path: String
+        (path, collectionLocked, followsKeePassXC) = try store.perform("Watching \(scope)", writes: false) {
+            attempt throws(SecretServiceFailure) in
+            (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath),
+             store.provider(using: attempt.client) == .keePassXC)
+        }
+        collectionPath = path
+        return path
+    }
+
     /// Resolves the collection, subscribes to the provider's ownership and its item signals, then
     /// lists the scope's items, in that order so that no change falls between the list and the signals.
     private func subscribeAndList() throws(KeychainError) {
         preconditionOwnsContext()
         let limit = store.configuration.timeout
-        let (path, locked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
-            (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
-        }
-        collectionPath = path
-        collectionLocked = locked
+        let path = try resolveCollection()
+        let locked = collectionLocked
         if locked {
             logger.info("The watched collection is locked; its items are reported once it is unlocked and they change",
                         metadata: ["collection": "\(path)"])
@@ -212,12 +234,14 @@ final class CollectionWatcher: @unchecked Sendable {
         }
         follow(owner)
         known = try listItems()
+        followKeePassXCsSilentChanges()
     }
 
     /// Unsubscribes, lets GLib release what the subscriptions hold, and closes and drops the bus connection.
     private func finish() {
         preconditionOwnsContext()
         cancelPending()
+        stopRecheck()
         guard let bus else { return }
         if closedHandler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(bus), closedHandler) }
         for subscription in [ownerSubscription, itemSubscription, collectionSubscription] where subscription != 0 {
@@ -323,24 +347,32 @@ final class CollectionWatcher: @unchecked Sendable {
     /// Queues an item signal of the collection, so that each write is reported once on every
     /// provider. gnome-keyring announces a new or replaced item with one `ItemCreated`; KWallet
     /// with one or two `ItemChanged` and then `ItemCreated` (and `ItemChanged` alone for a new
-    /// secret). So consecutive signals of one item are one write, and an `ItemChanged` is held
-    /// for up to ``itemChangedHold`` for the `ItemCreated` that may follow. (KWallet also sends
-    /// every signal once per path the collection is exported at, such as
-    /// `/org/freedesktop/secrets/aliases/default`: only the resolved path is followed.)
+    /// secret); KeePassXC 2.7 with `ItemCreated` and a dozen `ItemChanged`, each three times, the
+    /// last of them after its answer to `CreateItem`, and after a deletion `ItemChanged` for the
+    /// path `/`. So consecutive signals of one item are one write (the item is read when the first
+    /// of them is handled, after all of them), and an `ItemChanged` (on KeePassXC any write
+    /// signal) is held until ``itemChangedHold`` has passed with no other signal of the item. (KWallet and KeePassXC also send every signal once per path the collection is
+    /// exported at, such as `/org/freedesktop/secrets/aliases/default`: only the resolved path is
+    /// followed.)
     private func itemSignal(_ member: String, collection: String, item path: String) {
         preconditionOwnsContext()
         logger.trace("Item signal", metadata: ["signal": "\(member)", "item": "\(path)"])
-        guard collection == collectionPath else { return }
+        guard let collectionPath, collection == collectionPath, path.hasPrefix(collectionPath + "/") else { return }
         let stored: Bool
         let heldUntil: ContinuousClock.Instant?
         switch member {
-        case "ItemCreated": (stored, heldUntil) = (true, nil)
+        case "ItemCreated": (stored, heldUntil) = (true, followsKeePassXC ? .now + Self.itemChangedHold : nil)
         case "ItemChanged": (stored, heldUntil) = (true, .now + Self.itemChangedHold)
         case "ItemDeleted": (stored, heldUntil) = (false, nil)
         default: return
         }
-        if stored, let last = pending.last, last.stored, last.path == path, last.heldUntil != nil {
-            pending[pending.count - 1].heldUntil = heldUntil.map { max($0, last.heldUntil!) }
+        if let last = pending.last, last.stored == stored, last.path == path {
+            // One write (or one deletion) announced again: an ItemCreated among them ends the hold.
+            if let lastHeld = last.heldUntil, let heldUntil {
+                pending[pending.count - 1].heldUntil = max(lastHeld, heldUntil)
+            } else {
+                pending[pending.count - 1].heldUntil = nil
+            }
         } else {
             pending.append(ItemSignal(path: path, stored: stored, heldUntil: heldUntil))
         }
@@ -384,11 +416,13 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     /// Handles the queued signals in order, up to the first one still held. Removals are not
-    /// believed from a locked collection (checked once per batch that has any).
+    /// believed from a locked collection, nor from a provider that cannot say whether it is
+    /// locked (KeePassXC announces every item deleted as it quits, and its collection object is
+    /// gone by then): the items are listed again instead, which reports what really went.
     private func handlePending(timer: Bool) {
         preconditionOwnsContext()
         if timer { pendingSources.timer = 0 } else { pendingSources.idle = 0 }
-        var lockChecked = false
+        var believeRemovals: Bool?
         while let signal = pending.first {
             if let heldUntil = signal.heldUntil, heldUntil > .now {
                 schedulePending(after: heldUntil - .now)
@@ -399,14 +433,23 @@ final class CollectionWatcher: @unchecked Sendable {
                 itemStored(at: signal.path)
                 continue
             }
-            if !lockChecked {
-                // Asked now, not taken from the last CollectionChanged: gnome-keyring announces an
-                // unlock with ItemChanged for every item only.
-                lockChecked = true
-                if let locked = isCollectionLocked() { collectionLocked = locked }
-            }
-            if !collectionLocked { forget(signal.path) }
+            if believeRemovals == nil { believeRemovals = removalsAreBelieved() }
+            if believeRemovals == true { forget(signal.path) }
         }
+    }
+
+    /// Whether the removals announced now are believed: the collection is unlocked. Asked once per
+    /// batch that has any, not taken from the last CollectionChanged (gnome-keyring announces an
+    /// unlock with ItemChanged for every item only). When the provider cannot tell, the items are
+    /// listed again instead.
+    private func removalsAreBelieved() -> Bool {
+        preconditionOwnsContext()
+        guard let locked = isCollectionLocked() else {
+            listAgain()
+            return false
+        }
+        collectionLocked = locked
+        return !locked
     }
 
     /// The provider says a collection changed (KWallet: only so when it is locked or unlocked).
@@ -457,12 +500,15 @@ final class CollectionWatcher: @unchecked Sendable {
         if let previous = known.updateValue(key, forKey: path), previous != key {
             report(change(of: previous))
         }
+        // Seen before it is reported, so that a silent change after the reader's read is caught.
+        if followsKeePassXC { digests[path] = digest(at: path) }
         report(KeychainChange(key: key, kind: .stored))
     }
 
     /// An item was deleted (or left the scope): reports its key removed, unless another item still holds it.
     private func forget(_ path: String) {
         preconditionOwnsContext()
+        digests[path] = nil
         guard let key = known.removeValue(forKey: path) else { return }
         report(change(of: key))
     }
@@ -485,12 +531,12 @@ final class CollectionWatcher: @unchecked Sendable {
         do throws(KeychainError) {
             // kwalletd and KeePassXC take the name before their collection is unlocked: its items
             // are listed once it is (collectionChanged), not reported removed now.
-            (collectionPath, collectionLocked) = try store.perform("Watching \(scope)", writes: false) { attempt throws(SecretServiceFailure) in
-                (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath))
-            }
+            try resolveCollection()
         } catch {
             logger.warning("Could not resolve the watched collection of the new provider; changes are reported as they come",
                            metadata: ["error": "\(error)"])
+            followsKeePassXC = false
+            followKeePassXCsSilentChanges()
             return
         }
         if collectionLocked {
@@ -507,6 +553,7 @@ final class CollectionWatcher: @unchecked Sendable {
         do throws(KeychainError) {
             let before = Set(known.values)
             known = try listItems()
+            followKeePassXCsSilentChanges()
             let now = Set(known.values)
             for key in before.union(now).sorted(by: KeychainKey.listingOrder) {
                 report(KeychainChange(key: key, kind: now.contains(key) ? .stored : .removed))
@@ -526,6 +573,74 @@ final class CollectionWatcher: @unchecked Sendable {
                 if let key = try attempt.key(ofItemAt: path), scope.contains(key) { items[path] = key }
             }
             return items
+        }
+    }
+
+    // MARK: KeePassXC's silent changes
+
+    /// How often the items followed on KeePassXC are re-checked. KeePassXC 2.7 saves its database
+    /// on a worker thread while its event loop goes on serving D-Bus, with its change signals
+    /// blocked for the whole save (`Database::writeDatabase`); a save follows every change and
+    /// lasts as long as the database's key derivation (about a second by default). A secret
+    /// replaced during a save is therefore announced by no signal at all. The re-check reads each
+    /// followed item's secret and reports the key when the secret differs from what was last seen,
+    /// so such a change reaches the other apps within this interval instead of never.
+    static let keePassXCRecheckInterval = Duration.seconds(2)
+
+    /// On KeePassXC, records a digest of every followed item and re-checks them every
+    /// ``keePassXCRecheckInterval``; on any other provider, stops doing so.
+    private func followKeePassXCsSilentChanges() {
+        preconditionOwnsContext()
+        guard followsKeePassXC else {
+            stopRecheck()
+            digests = [:]
+            return
+        }
+        digests = known.keys.reduce(into: [:]) { digests, path in digests[path] = digest(at: path) }
+        guard recheckSource == 0 else { return }
+        let source = g_timeout_source_new(guint(Self.keePassXCRecheckInterval.inMilliseconds))!
+        defer { g_source_unref(source) }
+        g_source_set_callback(
+            source, { watcher in
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher!).takeUnretainedValue().recheckItems()
+                return 1  // G_SOURCE_CONTINUE
+            }, Unmanaged.passRetained(self).toOpaque(), { Unmanaged<CollectionWatcher>.fromOpaque($0!).release() })
+        recheckSource = g_source_attach(source, context)
+    }
+
+    /// Detaches the re-check's source (which releases the watcher it holds).
+    private func stopRecheck() {
+        preconditionOwnsContext()
+        guard recheckSource != 0 else { return }
+        if let source = g_main_context_find_source_by_id(context, recheckSource) { g_source_destroy(source) }
+        recheckSource = 0
+    }
+
+    /// Reads every followed item's secret and reports the key of each whose secret changed since
+    /// it was last seen. Skipped while signals wait to be handled or the collection is locked.
+    private func recheckItems() {
+        preconditionOwnsContext()
+        guard pending.isEmpty, !collectionLocked else { return }
+        for (path, key) in known.sorted(by: { KeychainKey.listingOrder($0.value, $1.value) }) {
+            guard let now = digest(at: path) else { continue }
+            let before = digests.updateValue(now, forKey: path)
+            if let before, before != now {
+                logger.debug("A changed secret that the provider did not announce", metadata: ["key": "\(key)"])
+                report(KeychainChange(key: key, kind: .stored))
+            }
+        }
+    }
+
+    /// A digest of the item's secret, `nil` when it cannot be read (gone, locked, or the provider
+    /// failed: the next re-check tries again).
+    private func digest(at path: String) -> Int? {
+        do throws(KeychainError) {
+            return try store.perform("Re-checking a watched item", writes: false) { attempt throws(SecretServiceFailure) in
+                try attempt.client.secretDigest(at: path)
+            }
+        } catch {
+            logger.debug("Could not re-check a watched item", metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
         }
     }
 

@@ -41,7 +41,7 @@ struct SecretServiceClient {
         }
     }
 
-    private func bounded<Result>(
+    func bounded<Result>(
         _ call: SecretServiceCall, limit: Duration? = nil,
         _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
     ) throws(SecretServiceFailure) -> Result {
@@ -85,6 +85,21 @@ struct SecretServiceClient {
     /// secret and keeps only its length.
     func secretSize(at path: String) throws(SecretServiceFailure) -> Int? {
         try withSecretValue(at: path) { _, length in length }
+    }
+
+    /// A digest of the secret at `path` (its bytes and content type, hashed with this process's
+    /// random seed), or `nil` when the provider returned none: what tells a changed secret from
+    /// the same one without keeping a copy of either.
+    func secretDigest(at path: String) throws(SecretServiceFailure) -> Int? {
+        try withSecretValue(at: path) { value, length in
+            var hasher = Hasher()
+            if let bytes = secret_value_get(value, nil) {
+                hasher.combine(bytes: UnsafeRawBufferPointer(start: bytes, count: length))
+            }
+            hasher.combine(length)
+            hasher.combine(secret_value_get_content_type(value).map { String(cString: $0) })
+            return hasher.finalize()
+        }
     }
 
     /// Reads the secret at `path` and passes libsecret's value and its length to `body`, freeing
@@ -155,13 +170,6 @@ struct SecretServiceClient {
               let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit)
         else { return nil }
         return SecretServiceDiagnosis.Provider(processID: pid)
-    }
-
-    /// Deletes the item at `path`.
-    func deleteItem(at path: String) throws(SecretServiceFailure) {
-        _ = try bounded(.deleteItem) { cancellable, error in
-            secret_service_delete_item_dbus_path_sync(service.pointer, path, cancellable, error)
-        }
     }
 
     /// Asks the provider to unlock `paths` (it may show a prompt) and waits at most `limit`.

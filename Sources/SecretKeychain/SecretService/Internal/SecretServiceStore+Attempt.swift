@@ -126,7 +126,8 @@ extension SecretServiceStore {
         /// KeePassXC answers a `CreateItem` that would replace another client's item with a prompt
         /// (its per-client access control) that nobody can answer headless, and one that would
         /// write into a locked database with its unlock prompt: there an existing item is updated
-        /// in place (`SetSecret` and its label), a new one is created without replacing (a
+        /// in place (`SetSecret` and its label; or created anew when another app deleted it since
+        /// the search), a new one is created without replacing (a
         /// duplicate another app made meanwhile is removed after the write, as for any provider),
         /// and a locked collection is unlocked first within the unlock time limit, or the write
         /// fails `locked`.
@@ -136,8 +137,12 @@ extension SecretServiceStore {
             var replacing = true
             if store.provider(using: client) == .keePassXC {
                 if let existing = try newest(of: matchingItems(attributes)) {
-                    try client.updateItem(at: existing, label: label, secret: secret, contentType: contentType)
-                    return existing
+                    do {
+                        try client.updateItem(at: existing, label: label, secret: secret, contentType: contentType)
+                        return existing
+                    } catch .glib(let error, _) where error.isNoSuchObject {
+                        // Deleted by another app since the search (a sign-out): written anew below.
+                    }
                 }
                 if try client.collectionIsLocked(collectionPath) { try unlockCollection() }
                 replacing = false
@@ -174,11 +179,17 @@ extension SecretServiceStore {
             return paths.count
         }
 
+        /// Deletes the item at `path`; an item that is gone, or goes while its deletion fails (another
+        /// app deleted it first: KeePassXC then dismisses the second deletion's prompt), is deleted.
         private func deleteIfPresent(_ path: String) throws(SecretServiceFailure) {
             do {
                 try client.deleteItem(at: path)
             } catch .glib(let error, _) where error.isNoSuchObject {
                 return
+            } catch {
+                if case .expired = error { throw error }
+                guard try exists(path) else { return }
+                throw error
             }
         }
 
