@@ -88,3 +88,12 @@ func startQuietEmulator() async throws -> AuthEmulator {
     try await emulator.start()
     return emulator
 }
+
+extension Trait where Self == ConditionTrait {
+    /// Skips a test (naming the reason) on a provider that crashes when several clients write and
+    /// delete one item at once (``Harness/Provider/concurrentWritersUnsupported``).
+    public static var enabledUnlessTheProviderCrashesUnderConcurrentWriters: Self {
+        let reason = (try? Harness.require())?.provider.concurrentWritersUnsupported
+        return .enabled(if: reason == nil, Comment(rawValue: reason ?? ""))
+    }
+}

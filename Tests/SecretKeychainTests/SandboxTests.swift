@@ -40,13 +40,16 @@ import Testing
         let ids = { (provider: SecretServiceDiagnosis.Provider) in Set(provider.quirks.map(\.id)) }
         #expect(ids(.kWallet).isSuperset(of: ["kwallet-session-bug", "kwallet-text-content-type", "kwallet-label-kept-on-replace", "kwallet-signals-per-path"]))
         #expect(SecretServiceDiagnosis.Provider.kWallet.quirks.contains { $0.summary.contains("514194") })
-        #expect(ids(.keePassXC) == ["keepassxc-no-default-alias-object", "keepassxc-per-database-lock", "keepassxc-per-client-confirmation"])
+        #expect(ids(.keePassXC) == [
+            "keepassxc-no-default-alias-object", "keepassxc-per-database-lock", "keepassxc-silent-changes-while-saving",
+            "keepassxc-concurrent-delete-crash", "keepassxc-per-client-confirmation",
+        ])
         #expect(ids(.gnomeKeyring) == ["gnome-keyring-locked-prompt"])
         #expect(SecretServiceDiagnosis.Provider.other("secretsd").quirks.isEmpty)
         var report = SecretServiceDiagnosis()
         #expect(report.quirks.isEmpty)
         report.provider = .keePassXC
-        #expect(report.quirks.count == 3)
+        #expect(report.quirks.map(\.id) == SecretServiceDiagnosis.Provider.keePassXC.quirks.map(\.id))
     }
 
     @Test func theVersionIsTheInstalledPackageOfTheExecutable() throws {
