@@ -1,8 +1,12 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import KeyringAuth
 import KeyringAuthEmulator
 import KeyringTestSupport
 import SecretKeychain
+import Synchronization
 import Testing
 
 /// Every email action through ``Auth`` against the bundled emulator over HTTP: a code is issued, read from the
@@ -258,5 +262,43 @@ import Testing
         _ = try await aStates.next { $0 == nil }
         #expect(a.currentUser == nil)
         #expect(try a.getStoredUser(forAccessGroup: TwoApps.group) == nil)
+    }
+}
+
+/// The emulator's email action endpoints as another client sees them over HTTP.
+@Suite struct EmulatorOutOfBandCodeTests {
+    @Test func theCodeListIsServedAsFirebasesEmulatorServesIt() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        auth.languageCode = "fr"
+        _ = try await auth.createUser(withEmail: "meitner@example.com", password: "fission")
+        try await auth.sendPasswordReset(withEmail: "meitner@example.com")
+        #expect(fixture.emulator.receivedRequests.last == AuthEmulator.ReceivedRequest(operation: "accounts:sendOobCode", languageCode: "fr"))
+
+        var request = URLRequest(url: URL(string: "http://\(fixture.address)/emulator/v1/projects/demo-keyring-auth/oobCodes")!)
+        request.httpMethod = "GET"
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let codes = try #require(object["oobCodes"] as? [[String: String]])
+        let code = try #require(fixture.emulator.outOfBandCodes.first)
+        #expect(codes == [["email": "meitner@example.com", "requestType": "PASSWORD_RESET", "oobCode": code.oobCode, "oobLink": code.oobLink]])
+        #expect(code.oobLink.contains("mode=resetPassword") && code.oobLink.contains("apiKey=AIzaEmulatorKey"))
+
+        let (status, refusal) = try await fixture.post(
+            "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode?key=k", body: #"{"requestType": "NOT_A_TYPE", "email": "a@example.com"}"#)
+        #expect(status == 400 && ((refusal["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("INVALID_REQ_TYPE") == true)
+    }
+
+    @Test func theEmulatorTellsItsOwnerOfEachCode() async throws {
+        let made = Mutex<[AuthEmulator.OutOfBandCode]>([])
+        let emulator = AuthEmulator(configuration: .init(
+            port: 0, logger: EmulatorFixture.quietLogger, onOutOfBandCode: { code in made.withLock { $0.append(code) } }))
+        let address = try await emulator.start()
+        let backend = IdentityToolkitBackend(apiKey: "k", endpoint: try .emulator(host: address.host, port: address.port))
+        _ = try await backend.signUp(email: "curie@example.com", password: "radium", tenantID: nil)
+        try await backend.sendOutOfBandCode(OutOfBandCodeRequest(kind: .passwordReset, email: "curie@example.com"), context: AuthRequestContext())
+        #expect(made.withLock { $0 } == emulator.outOfBandCodes && made.withLock { $0.count } == 1)
+        await emulator.stop()
     }
 }
