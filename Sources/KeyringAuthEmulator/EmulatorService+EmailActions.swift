@@ -206,6 +206,41 @@ extension EmulatorService {
         }
     }
 
+    /// The page an action link opens in a browser, as Firebase's emulator's widget does it in plain text: a
+    /// verification is applied; a password reset and a sign-in link say how to finish them with the link.
+    func actionPage(_ query: [String: String]) -> EmulatorResponse {
+        guard let code = query["oobCode"], !code.isEmpty else {
+            return .text("This is no email action link: it has no oobCode.\n", status: 400)
+        }
+        let record = state.withLock { $0.oobCodes.first { $0.code.oobCode == code } }
+        guard let record else {
+            return .text("This link's code is not valid: it was used already, or the emulator was restarted. Ask for a new email.\n", status: 400)
+        }
+        let email = record.code.email
+        switch record.kind {
+        case "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL":
+            do throws(EmulatorFailure) {
+                _ = try applyOutOfBandCode(code, tenant: record.tenantID)
+            } catch {
+                return .text("The code could not be applied: \(error.code).\n", status: 400)
+            }
+            let done = record.kind == "VERIFY_EMAIL" ? "Your email address \(email) is verified." : "Your email address is now \(email), verified."
+            return .text(done + (query["continueUrl"].map { "\nContinue at \($0)\n" } ?? "\n"))
+        case "PASSWORD_RESET":
+            return .text("""
+                To reset the password of \(email), give the app this link and the new password, for example:
+                  printf '%s\\n%s\\n' "$LINK" "$NEW_PASSWORD" | keyring-auth reset-password --code-stdin --password-stdin …
+
+                """)
+        default:
+            return .text("""
+                To sign in as \(email), give the app this link, for example:
+                  printf '%s\\n' "$LINK" | keyring-auth sign-in --email \(email) --link-stdin …
+
+                """)
+        }
+    }
+
     /// The code's record and its place, if it can still be used; an expired code is removed.
     private static func usableCode(
         _ oobCode: String, tenant: String?, in state: inout State, now: Int64

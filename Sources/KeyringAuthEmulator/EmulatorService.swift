@@ -57,6 +57,8 @@ final class EmulatorService: Sendable {
         case ("DELETE", "/emulator/v1/projects/\(projectID)/accounts"):
             removeAllAccounts()
             return .json([:])
+        case ("GET", "/emulator/action"):
+            return actionPage(request.query)
         case ("GET", "/emulator/v1/projects/\(projectID)/oobCodes"):
             return .json(["oobCodes": outOfBandCodes.map(\.listFields)])
         case ("POST", Self.secureToken):

@@ -290,6 +290,30 @@ import Testing
         #expect(status == 400 && ((refusal["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("INVALID_REQ_TYPE") == true)
     }
 
+    /// What a person's browser gets for each link: a verification is applied, the others say how to finish.
+    @Test func followingALinkInABrowserAppliesAVerificationAndExplainsTheRest() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.createUser(withEmail: "johnson@example.com", password: "trajectory").user
+        try await user.sendEmailVerification()
+        try await auth.sendPasswordReset(withEmail: "johnson@example.com")
+        let codes = fixture.emulator.outOfBandCodes
+        try #require(codes.count == 2)
+        func open(_ link: String) async throws -> (Int, String, String?) {
+            let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: link)))
+            let http = response as? HTTPURLResponse
+            return (http?.statusCode ?? 0, String(decoding: data, as: UTF8.self), http?.value(forHTTPHeaderField: "Content-Type"))
+        }
+        let (status, page, type) = try await open(codes[0].oobLink)
+        #expect(status == 200 && page.contains("johnson@example.com is verified") && type?.hasPrefix("text/plain") == true)
+        #expect(fixture.emulator.accounts.first?.emailVerified == true)
+        let (again, usedPage, _) = try await open(codes[0].oobLink)
+        #expect(again == 400 && usedPage.contains("used already"))
+        let (resetStatus, resetPage, _) = try await open(codes[1].oobLink)
+        #expect(resetStatus == 200 && resetPage.contains("keyring-auth reset-password --code-stdin --password-stdin"))
+        #expect(fixture.emulator.outOfBandCodes.map(\.oobCode) == [codes[1].oobCode], "only the verification was used")
+    }
+
     @Test func theEmulatorTellsItsOwnerOfEachCode() async throws {
         let made = Mutex<[AuthEmulator.OutOfBandCode]>([])
         let emulator = AuthEmulator(configuration: .init(
