@@ -41,6 +41,7 @@ extension ResetPasswordReply {
             guard let email, !email.isEmpty else {
                 throw IdentityToolkitReply.malformed("accounts:resetPassword", "it names no email address")
             }
+            let newEmail = newEmail.flatMap { $0.isEmpty ? nil : $0 }
             return ActionCodeInfo(operation: ActionCodeOperation(requestTypeOrMode: requestType), email: email, newEmail: newEmail)
         }
     }
