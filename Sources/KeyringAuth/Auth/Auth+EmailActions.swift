@@ -149,6 +149,18 @@ extension Auth {
 
     /// Refuses an action code that cannot be sent: empty, oversized, or with control characters.
     static func checkCode(_ code: String) throws(AuthError) {
-        try AuthCredential.checkField(code, "action code", code: .invalidActionCode, required: true)
+        try checkActionText(code, "action code", advice: "pass the oobCode parameter of the email's link")
+    }
+
+    /// Refuses an action code or link that cannot be sent, with ``AuthErrorCode/invalidActionCode``.
+    static func checkActionText(_ text: String, _ name: String, advice: String) throws(AuthError) {
+        guard !text.isEmpty else { throw AuthError(.invalidActionCode, "The \(name) is empty; \(advice).") }
+        guard text.utf8.count <= AuthCredential.maximumFieldBytes else {
+            throw AuthError(
+                .invalidActionCode, "The \(name) is \(text.utf8.count) bytes, more than the \(AuthCredential.maximumFieldBytes) taken; \(advice).")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw AuthError(.invalidActionCode, "The \(name) contains control characters (a line break, say); \(advice), without them.")
+        }
     }
 }

@@ -66,7 +66,7 @@ final class EmailLinkCredential: AuthCredential, @unchecked Sendable {
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidActionCode`` when `link` is malformed, too long, or
     ///   another action's link.
     static func signInCode(in link: String) throws(AuthError) -> String {
-        try checkField(link, "email link", code: .invalidActionCode, required: true)
+        try Auth.checkActionText(link, "email link", advice: "pass the whole link from the sign-in email")
         guard let parts = ActionCodeURL(link: link), let code = parts.code else {
             throw AuthError(
                 .invalidActionCode, "The email link has no oobCode parameter; pass the whole link from the sign-in email.")
@@ -76,7 +76,7 @@ final class EmailLinkCredential: AuthCredential, @unchecked Sendable {
                 .invalidActionCode,
                 "The email link is for \(parts.operation), not for signing in; pass the link from the sign-in email.")
         }
-        try checkField(code, "email link's code", code: .invalidActionCode, required: true)
+        try Auth.checkCode(code)
         return code
     }
 }
