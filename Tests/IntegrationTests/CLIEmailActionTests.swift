@@ -83,6 +83,8 @@ extension KeyringTests {
             let reused = try await cli.run(
                 ["sign-in", "--email", "grace@example.com", "--link-stdin", "--group", group] + b, input: signInLink + "\n")
             #expect(reused.status == 5 && reused.standardError.contains("invalidActionCode"))
+            let unchanged = try json(try await cli.run(["show", "--group", group, "--json"] + showA))
+            #expect(unchanged["uid"] as? String == linked["uid"] as? String, "a failed sign-in changes nothing stored")
 
             // Codes and passwords come only from standard input.
             let noStdin = try await cli.run(["apply-code"] + b)
