@@ -155,7 +155,10 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encodeIfPresent(lastLoginAt.map(String.init), forKey: .lastLoginAt)
         try container.encode(String(validSince), forKey: .validSince)
         try container.encodeIfPresent(tenantId, forKey: .tenantId)
-        if !identities.isEmpty { try container.encode(identities, forKey: .providerUserInfo) }
+        // An email-link account's address is a password method without a password, as Firebase's export lists it.
+        let linkMethod = emailLinkSignIn && password == nil ? email.map { [ProviderIdentity(providerId: "password", rawId: $0, email: $0)] } : nil
+        let methods = (linkMethod ?? []) + identities
+        if !methods.isEmpty { try container.encode(methods, forKey: .providerUserInfo) }
         try container.encodeIfPresent(customAttributes, forKey: .customAttributes)
         if customAuth { try container.encode(true, forKey: .customAuth) }
     }

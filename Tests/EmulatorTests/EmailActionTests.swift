@@ -180,6 +180,11 @@ import Testing
         let again = try await auth.signIn(with: credential)
         #expect(again.user.uid == user.uid && again.additionalUserInfo?.isNewUser == false)
 
+        // An export keeps the account an email-link account, as Firebase's lists it.
+        let copy = AuthEmulator(configuration: .init(port: 0, logger: EmulatorFixture.quietLogger))
+        try copy.importAccounts(fixture.emulator.exportAccounts())
+        #expect(copy.accounts.first?.emailLinkSignIn == true && copy.accounts.first?.email == "turing@example.com")
+
         // The link of another action is no sign-in link.
         try await auth.sendPasswordReset(withEmail: "turing@example.com")
         let reset = try #require(fixture.emulator.outOfBandCodes.last)
