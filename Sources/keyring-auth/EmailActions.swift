@@ -5,7 +5,7 @@ import SecretKeychain
 
 /// The code on standard input: a bare code, or the whole action link (its `oobCode`), so a person can paste either.
 func readActionCode(alsoReading more: [String] = [], flag: String) throws -> (code: String, rest: [String]) {
-    let lines = try readSecretLines(["the code (or its link)"] + more, flag: flag)
+    let lines = try readSecretLines(["action code (or its link)"] + more, flag: flag)
     let given = lines[0].trimmingCharacters(in: .whitespaces)
     let code = given.contains("?") ? ActionCodeURL(link: given)?.code ?? given : given
     return (code, Array(lines.dropFirst()))
@@ -227,7 +227,7 @@ struct ResetPassword: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (code, rest) = try readActionCode(alsoReading: ["the new password"], flag: "--code-stdin --password-stdin")
+        let (code, rest) = try readActionCode(alsoReading: ["new password"], flag: "--code-stdin --password-stdin")
         let auth = try app.makeAuth(store: storeOptions.makeStore(), logger: storeOptions.logger, backend: backend)
         let email = try await reporting { () async throws(AuthError) in try await auth.verifyPasswordResetCode(code) }
         let before = auth.currentUser?.uid
