@@ -162,6 +162,14 @@ let package = Package(
             path: "Examples/SignInMethods",
             swiftSettings: strict
         ),
+        // "Email actions": password reset, email verification and email-link sign-in with Firebase's calls, on the
+        // emulator with users in memory: `swift run email-actions-example`.
+        .executableTarget(
+            name: "email-actions-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
+            path: "Examples/EmailActions",
+            swiftSettings: strict
+        ),
         // "Handling errors": Swift's typed error and ported Firebase NSError code: `swift run error-handling-example`.
         .executableTarget(
             name: "error-handling-example",
@@ -204,7 +212,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
-                "error-handling-example", "sign-in-methods-example",
+                "error-handling-example", "sign-in-methods-example", "email-actions-example",
             ],
             swiftSettings: strict
         ),

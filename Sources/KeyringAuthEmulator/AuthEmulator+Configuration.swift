@@ -44,12 +44,18 @@ extension AuthEmulator {
         /// At most this many client connections are open at once; more are closed as soon as they are
         /// accepted (default 256).
         public var maximumConnections: Int
+        /// How long an email action code (``AuthEmulator/OutOfBandCode``) can be used (default one hour).
+        public var oobCodeLifetime: Duration
+        /// Told of each email action code as it is made (instead of the email being sent), on the thread that
+        /// served the request: `keyring-auth emulator` prints each code's link.
+        public var onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)?
 
         public init(
             host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-keyring-auth",
             tokenLifetime: Duration = .seconds(3600), maximumRequestBytes: Int = 64 * 1024, maximumAccounts: Int = 100_000,
             settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator"),
-            allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256
+            allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256,
+            oobCodeLifetime: Duration = .seconds(3600), onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)? = nil
         ) {
             self.host = host
             self.port = port
@@ -62,6 +68,8 @@ extension AuthEmulator {
             self.allowsNonLoopback = allowsNonLoopback
             self.idleTimeout = idleTimeout
             self.maximumConnections = maximumConnections
+            self.oobCodeLifetime = oobCodeLifetime
+            self.onOutOfBandCode = onOutOfBandCode
         }
     }
 }

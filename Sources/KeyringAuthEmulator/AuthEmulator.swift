@@ -8,8 +8,9 @@ import Synchronization
 /// A local emulator of Firebase Auth's REST API (Identity Toolkit and the secure-token service),
 /// serving the paths Firebase's own emulator serves, over plain HTTP:
 /// `/identitytoolkit.googleapis.com/v1/accounts:{signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
-/// and `/securetoken.googleapis.com/v1/token`, plus `GET /` and
-/// `DELETE /emulator/v1/projects/<project>/accounts`.
+/// and `/securetoken.googleapis.com/v1/token`, plus `GET /`, `DELETE /emulator/v1/projects/<project>/accounts`,
+/// and for the email actions (`accounts:sendOobCode`, `accounts:resetPassword`, `accounts:signInWithEmailLink`)
+/// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`.
 ///
 /// Accounts live in memory. Any non-empty API key is accepted. ID tokens are unsigned JWTs
 /// (`alg: none`) with Firebase's claims. Point an app at it with `Auth.useEmulator(withHost:port:)`

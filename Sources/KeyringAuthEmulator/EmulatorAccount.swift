@@ -26,6 +26,9 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     public var customAttributes: String?
     /// Whether the account has signed in with a custom token.
     public var customAuth: Bool
+    /// Whether the account has signed in with an email link: its address is then a sign-in method without a
+    /// password.
+    public var emailLinkSignIn: Bool
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
     var tokenGeneration: Int
@@ -38,7 +41,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// The sign-in methods, as `providerUserInfo` lists them: the password, then the identity providers.
     var providerUserInfoFields: [[String: Any]] {
         var methods: [[String: Any]] = []
-        if let email, password != nil {
+        if let email, password != nil || emailLinkSignIn {
             var info: [String: Any] = ["providerId": "password", "federatedId": email, "rawId": email, "email": email]
             if let displayName { info["displayName"] = displayName }
             if let photoUrl { info["photoUrl"] = photoUrl }
@@ -94,6 +97,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         self.tenantId = tenantId
         self.identities = []
         self.customAuth = false
+        self.emailLinkSignIn = false
         self.tokenGeneration = 0
         self.refreshSecret = EmulatorAccount.randomID(length: 24)
     }
@@ -123,8 +127,10 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         validSince = try time(.validSince, limit: 253_402_300_799) ?? createdAt / 1000
         tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
         // Firebase's export lists the password among the methods; here it is email and password.
-        identities = try (container.decodeIfPresent([ProviderIdentity].self, forKey: .providerUserInfo) ?? [])
-            .filter { !["password", "phone"].contains($0.providerId) }
+        let methods = try container.decodeIfPresent([ProviderIdentity].self, forKey: .providerUserInfo) ?? []
+        identities = methods.filter { !["password", "phone"].contains($0.providerId) }
+        // A password method without a password: the address signs in with email links.
+        emailLinkSignIn = email != nil && password == nil && methods.contains { $0.providerId == "password" }
         customAttributes = try container.decodeIfPresent(String.self, forKey: .customAttributes)
         if let customAttributes, let problem = CustomClaims.problem(withJSON: customAttributes) {
             throw DecodingError.dataCorruptedError(forKey: .customAttributes, in: container, debugDescription: problem)
@@ -149,7 +155,10 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encodeIfPresent(lastLoginAt.map(String.init), forKey: .lastLoginAt)
         try container.encode(String(validSince), forKey: .validSince)
         try container.encodeIfPresent(tenantId, forKey: .tenantId)
-        if !identities.isEmpty { try container.encode(identities, forKey: .providerUserInfo) }
+        // An email-link account's address is a password method without a password, as Firebase's export lists it.
+        let linkMethod = emailLinkSignIn && password == nil ? email.map { [ProviderIdentity(providerId: "password", rawId: $0, email: $0)] } : nil
+        let methods = (linkMethod ?? []) + identities
+        if !methods.isEmpty { try container.encode(methods, forKey: .providerUserInfo) }
         try container.encodeIfPresent(customAttributes, forKey: .customAttributes)
         if customAuth { try container.encode(true, forKey: .customAuth) }
     }

@@ -71,7 +71,7 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     private func write(_ response: EmulatorResponse, to head: HTTPRequestHead, keepAlive: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")
+        headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
         let status = HTTPResponseStatus(statusCode: response.status)

@@ -107,6 +107,12 @@ enum FormFields {
 struct EmulatorResponse: Sendable {
     var status: Int
     var body: Data
+    var contentType = "application/json; charset=UTF-8"
+
+    /// A page of plain text, for a person's browser (`/emulator/action`).
+    static func text(_ text: String, status: Int = 200) -> EmulatorResponse {
+        EmulatorResponse(status: status, body: Data(text.utf8), contentType: "text/plain; charset=UTF-8")
+    }
 
     /// A JSON object; plain values always serialize.
     static func json(_ object: [String: Any], status: Int = 200) -> EmulatorResponse {

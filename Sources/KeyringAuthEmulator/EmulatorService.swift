@@ -12,6 +12,8 @@ final class EmulatorService: Sendable {
         var uidsByIdentity: [String: String] = [:]
         /// The last ``EmulatorService/maximumReceivedRequests`` requests, oldest first.
         var received: [AuthEmulator.ReceivedRequest] = []
+        /// Email action codes not yet used, oldest first (at most ``EmulatorService/maximumOutOfBandCodes``).
+        var oobCodes: [OutOfBandRecord] = []
         var settings: AuthEmulator.Settings
     }
 
@@ -20,12 +22,18 @@ final class EmulatorService: Sendable {
     let maximumAccounts: Int
     let clock: @Sendable () -> Date
     let state: Mutex<State>
+    /// How long an email action code lasts, in seconds.
+    let oobCodeLifetime: Int64
+    /// Told of each email action code as it is made.
+    let oobCodeHandler: (@Sendable (AuthEmulator.OutOfBandCode) -> Void)?
 
     init(configuration: AuthEmulator.Configuration, clock: @escaping @Sendable () -> Date = Date.init) {
         projectID = configuration.projectID
         tokenLifetime = min(max(1, configuration.tokenLifetime.components.seconds), Int64(AuthEmulator.maximumTokenLifetimeSeconds))
         maximumAccounts = configuration.maximumAccounts
         self.clock = clock
+        oobCodeLifetime = max(1, configuration.oobCodeLifetime.components.seconds)
+        oobCodeHandler = configuration.onOutOfBandCode
         state = Mutex(State(settings: configuration.settings))
     }
 
@@ -49,6 +57,10 @@ final class EmulatorService: Sendable {
         case ("DELETE", "/emulator/v1/projects/\(projectID)/accounts"):
             removeAllAccounts()
             return .json([:])
+        case ("GET", "/emulator/action"):
+            return actionPage(request.query)
+        case ("GET", "/emulator/v1/projects/\(projectID)/oobCodes"):
+            return .json(["oobCodes": outOfBandCodes.map(\.listFields)])
         case ("POST", Self.secureToken):
             try requireAPIKey(request)
             let fields = try request.fields()
@@ -63,6 +75,9 @@ final class EmulatorService: Sendable {
             case "signInWithPassword": return .json(try signIn(fields))
             case "signInWithIdp": return .json(try signInWithIdp(fields))
             case "signInWithCustomToken": return .json(try signInWithCustomToken(fields))
+            case "sendOobCode": return .json(try sendOutOfBandCode(fields, request))
+            case "resetPassword": return .json(try resetPassword(fields))
+            case "signInWithEmailLink": return .json(try signInWithEmailLink(fields))
             case "lookup": return .json(try lookUp(fields))
             case "update": return .json(try update(fields))
             case "delete": return .json(try delete(fields))
@@ -168,6 +183,7 @@ final class EmulatorService: Sendable {
     }
 
     private func update(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        if let oobCode = try fields.string("oobCode") { return try applyOutOfBandCode(oobCode, tenant: try fields.string("tenantId")) }
         _ = try fields.bool("returnSecureToken")
         let token = try fields.string("idToken")
         let email = try fields.string("email")
@@ -338,7 +354,7 @@ final class EmulatorService: Sendable {
 
     static func identityKey(_ provider: String, _ rawId: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(provider)|\(rawId)" }
 
-    private static func remove(_ account: EmulatorAccount, from state: inout State) {
+    static func remove(_ account: EmulatorAccount, from state: inout State) {
         state.accounts[account.localId] = nil
         if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = nil }
         for identity in account.identities {
@@ -367,7 +383,7 @@ final class EmulatorService: Sendable {
     }
 
     func removeAllAccounts() {
-        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:]; $0.uidsByIdentity = [:] }
+        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:]; $0.uidsByIdentity = [:]; $0.oobCodes = [] }
     }
 
     /// Changes one account; `false` when there is no such account.

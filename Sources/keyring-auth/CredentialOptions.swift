@@ -11,6 +11,9 @@ struct CredentialOptions: ParsableArguments {
     @Flag(help: "Read the password from standard input (with --email).")
     var passwordStdin = false
 
+    @Flag(help: "With --email: read an email sign-in link (send-oob --sign-in-link) from standard input instead of a password.")
+    var linkStdin = false
+
     @Option(help: ArgumentHelp(
         "An identity provider: google.com, github.com, apple.com, microsoft.com, oidc.<name>, …", valueName: "provider"))
     var idp: String?
@@ -25,7 +28,10 @@ struct CredentialOptions: ParsableArguments {
 
     func validate() throws {
         guard !(email != nil && idp != nil) else { throw ValidationError("Give --email or --idp, not both.") }
-        guard email == nil || passwordStdin else { throw ValidationError("--email needs --password-stdin.") }
+        guard email == nil || passwordStdin != linkStdin else {
+            throw ValidationError("--email needs --password-stdin or --link-stdin (one of them).")
+        }
+        guard email != nil || !linkStdin else { throw ValidationError("--link-stdin goes with --email.") }
         guard idp != nil || !(idTokenStdin || accessTokenStdin) else {
             throw ValidationError("--id-token-stdin and --access-token-stdin go with --idp PROVIDER.")
         }
@@ -37,11 +43,13 @@ struct CredentialOptions: ParsableArguments {
     /// A credential as given on the command line, its secrets read.
     enum Given {
         case email(String, password: String)
+        case emailLink(String, link: String)
         case provider(OAuthCredential)
 
         var credential: AuthCredential {
             switch self {
             case .email(let email, let password): EmailAuthProvider.credential(withEmail: email, password: password)
+            case .emailLink(let email, let link): EmailAuthProvider.credential(withEmail: email, link: link)
             case .provider(let credential): credential
             }
         }
@@ -49,6 +57,7 @@ struct CredentialOptions: ParsableArguments {
 
     /// The credential, its secrets read from standard input; `nil` when none was given.
     func read() throws -> Given? {
+        if let email, linkStdin { return .emailLink(email, link: try readSecretLines(["the sign-in link"], flag: "--link-stdin")[0]) }
         if let email { return .email(email, password: try readPassword()) }
         guard let idp else { return nil }
         let lines = try readSecretLines(

@@ -9,7 +9,8 @@ struct Emulator: AsyncParsableCommand {
         abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
         discussion: """
             Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT ([::1]:PORT for IPv6). \
-            Accounts live in memory. It accepts any API key and deletes every account on an unauthenticated request, \
+            Accounts live in memory. Email actions (send-oob) are not mailed: each code's link is printed as it is made, \
+            and listed at /emulator/v1/projects/PROJECT/oobCodes. It accepts any API key and deletes every account on an unauthenticated request, \
             so it listens on loopback only (127.0.0.0/8, ::1, localhost) unless --allow-non-loopback is given.
             """)
 
@@ -61,7 +62,11 @@ struct Emulator: AsyncParsableCommand {
             host: host, port: port, projectID: projectID, tokenLifetime: .seconds(tokenLifetime),
             settings: .init(allowsAnonymousSignUp: !noAnonymous, emailEnumerationProtection: emailEnumerationProtection),
             logger: logger, allowsNonLoopback: allowNonLoopback, idleTimeout: .seconds(idleTimeout),
-            maximumConnections: maxConnections))
+            maximumConnections: maxConnections,
+            onOutOfBandCode: { code in
+                // The link, as Firebase's emulator prints it, so a person can follow the flow by hand; never a token.
+                printNow("\(code.requestType) code for \(code.email): \(code.oobLink)".escapedForTerminal)
+            }))
         if let importFile {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {

@@ -17,8 +17,8 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             """,
         version: Version.current,
         subcommands: [
-            List.self, Show.self, SignIn.self, Link.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self, Doctor.self,
-            Emulator.self, Demo.self,
+            List.self, Show.self, SignIn.self, Link.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
+            SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,
         ]
     )
 }

@@ -60,7 +60,7 @@ extension StoredUserSummary {
         var object: [String: Any] = [
             "uid": uid, "isAnonymous": isAnonymous, "providers": providers, "apiKey": shortened(apiKey), "appID": appID,
             "accessGroup": nullable(group?.rawValue), "tokenExpiration": timestamp(tokens.expirationDate),
-            "email": nullable(email), "displayName": nullable(displayName),
+            "email": nullable(email), "emailVerified": isEmailVerified, "displayName": nullable(displayName),
         ]
         if showingTokens {
             object["idToken"] = tokens.idToken
@@ -75,7 +75,7 @@ extension StoredUserSummary {
         field("uid", uid)
         field("scope", group.map { "group \($0)" } ?? "private")
         field("anonymous", isAnonymous ? "yes" : "no")
-        if let email { field("email", email) }
+        if let email { field("email", email + (isEmailVerified ? " (verified)" : " (not verified)")) }
         if let displayName { field("display name", displayName) }
         field("sign-in methods", providers.isEmpty ? "none" : providers.joined(separator: ", "))
         field("token expires", timestamp(tokens.expirationDate))

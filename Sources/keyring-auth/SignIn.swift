@@ -8,15 +8,15 @@ struct SignIn: AsyncParsableCommand {
         commandName: "sign-in",
         abstract: "Sign the app in (anonymously, with email and password, a provider's tokens or a custom token) in --group G or --private.",
         usage: """
-            keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --idp <provider> \
+            keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin) [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
             With --group G the app ends up in G as useUserAccessGroup does (leaving its private \
             scope signs its private user out); with --private (the same as giving neither), in its private scope. The backend is asked \
-            first: a sign-in that fails changes nothing stored. Passwords and tokens are read from standard \
-            input, never from the command line; with --idp and both token flags, the ID token on the first \
+            first: a sign-in that fails changes nothing stored. Passwords, email sign-in links and tokens are read from \
+            standard input, never from the command line; with --idp and both token flags, the ID token on the first \
             line and the access token on the second. Against the emulator an ID token may be plain JSON \
             naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
             and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'.
@@ -45,7 +45,9 @@ struct SignIn: AsyncParsableCommand {
                 "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
                     + "or --custom-token-stdin.")
         }
-        guard !create || credential.email != nil else { throw ValidationError("--create goes with --email.") }
+        guard !create || (credential.email != nil && credential.passwordStdin) else {
+            throw ValidationError("--create goes with --email and --password-stdin.")
+        }
     }
 
     func run() async throws {

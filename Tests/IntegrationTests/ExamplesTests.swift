@@ -75,6 +75,14 @@ extension KeyringTests {
             #expect(lines.last == "accounts: 3")
         }
 
+        @Test func theEmailActionsBlockVerifiesResetsAndSignsInWithALink() async throws {
+            let lines = lines(try await run("email-actions-example"))
+            #expect(lines == [
+                "verified: true", "reset for: ada@example.com", "signed out: true",
+                "signed in with a link: grace@example.com verified: true", "codes left: 0",
+            ])
+        }
+
         @Test func theErrorHandlingBlocksCatchANetworkErrorBothWays() async throws {
             let lines = lines(try await run("error-handling-example"))
             #expect(lines == ["typed: caught", "ERROR_NETWORK_REQUEST_FAILED"])

@@ -103,7 +103,7 @@ import Testing
 
     /// The reply types the client decodes, each with its seeds and its run.
     enum ReplyKind: String, CaseIterable, Sendable {
-        case signIn, lookup, update, delete, secureToken
+        case signIn, lookup, update, delete, secureToken, resetPassword, emailLinkSignIn
 
         var run: UInt64 {
             switch self {
@@ -112,11 +112,13 @@ import Testing
             case .update: 4
             case .delete: 5
             case .secureToken: 6
+            case .resetPassword: 8
+            case .emailLinkSignIn: 9
             }
         }
 
         /// Whether a body that decodes can still hold tokens the client refuses (`AuthTokens(…expiresIn:)`).
-        var convertsTokens: Bool { self == .signIn || self == .update || self == .secureToken }
+        var convertsTokens: Bool { [.signIn, .update, .secureToken, .emailLinkSignIn].contains(self) }
 
         /// Valid bodies: those of IdentityToolkitReplyTests (Firebase's REST reference), and numeric forms
         /// emulators send.
@@ -167,6 +169,19 @@ import Testing
                 ]
             case .delete:
                 [#"{"kind": "identitytoolkit#DeleteAccountResponse"}"#, "{}"]
+            case .resetPassword:
+                [
+                    #"{"kind": "identitytoolkit#ResetPasswordResponse", "email": "[user@example.com]", "requestType": "PASSWORD_RESET"}"#,
+                    #"{"email": "old@example.com", "newEmail": "new@example.com", "requestType": "VERIFY_AND_CHANGE_EMAIL"}"#,
+                ]
+            case .emailLinkSignIn:
+                [
+                    """
+                    {"kind": "identitytoolkit#EmailLinkSigninResponse", "idToken": "[ID_TOKEN]", "email": "[user@example.com]",
+                     "refreshToken": "[REFRESH_TOKEN]", "expiresIn": "3600", "localId": "Jws4SVjpT...", "isNewUser": true}
+                    """,
+                    #"{"localId": "u1", "idToken": "i1", "refreshToken": "r1", "expiresIn": 3600}"#,
+                ]
             case .secureToken:
                 [
                     """
@@ -258,6 +273,16 @@ import Testing
             }
         case .delete:
             return decoding(DeleteReply.self, status, body) { (_: DeleteReply) throws(AuthError) -> [String] in [] }
+        case .resetPassword:
+            return decoding(ResetPasswordReply.self, status, body) { (reply: ResetPasswordReply) throws(AuthError) -> [String] in
+                let info = try reply.info
+                return info.email.isEmpty ? ["an empty address"] : []
+            }
+        case .emailLinkSignIn:
+            return decoding(EmailLinkSignInReply.self, status, body) { (reply: EmailLinkSignInReply) throws(AuthError) -> [String] in
+                let signIn = try reply.signIn
+                return Self.tokenProblems(signIn.tokens) + (signIn.uid == reply.localId ? [] : ["the uid is not localId"])
+            }
         case .secureToken:
             return decoding(SecureTokenReply.self, status, body) { (reply: SecureTokenReply) throws(AuthError) -> [String] in
                 let tokens = try reply.tokens

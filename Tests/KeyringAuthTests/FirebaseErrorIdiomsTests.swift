@@ -209,6 +209,17 @@ import Testing
         .invalidProviderID: (17071, "ERROR_INVALID_PROVIDER_ID"),
         .unsupportedTenantOperation: (17073, "ERROR_UNSUPPORTED_TENANT_OPERATION"),
         .missingOrInvalidNonce: (17094, "ERROR_MISSING_OR_INVALID_NONCE"),
+        .expiredActionCode: (17029, "ERROR_EXPIRED_ACTION_CODE"),
+        .invalidActionCode: (17030, "ERROR_INVALID_ACTION_CODE"),
+        .invalidMessagePayload: (17031, "ERROR_INVALID_MESSAGE_PAYLOAD"),
+        .invalidSender: (17032, "ERROR_INVALID_SENDER"),
+        .invalidRecipientEmail: (17033, "ERROR_INVALID_RECIPIENT_EMAIL"),
+        .missingIosBundleID: (17036, "ERROR_MISSING_IOS_BUNDLE_ID"),
+        .missingAndroidPackageName: (17037, "ERROR_MISSING_ANDROID_PKG_NAME"),
+        .unauthorizedDomain: (17038, "ERROR_UNAUTHORIZED_DOMAIN"),
+        .invalidContinueURI: (17039, "ERROR_INVALID_CONTINUE_URI"),
+        .missingContinueURI: (17040, "ERROR_MISSING_CONTINUE_URI"),
+        .emailChangeNeedsVerification: (17090, "ERROR_EMAIL_CHANGE_NEEDS_VERIFICATION"),
         .malformedJWT: (18000, "ERROR_MALFORMED_JWT"),
     ]
     /// Codes Firebase does not have.
@@ -245,7 +256,10 @@ import Testing
             "tooManyRequests", "requiresRecentLogin", "invalidConfiguration", "corruptStoredUser",
             "accessGroupChoiceError", "invalidCustomToken", "customTokenMismatch", "accountExistsWithDifferentCredential",
             "providerAlreadyLinked", "noSuchProvider", "userMismatch", "credentialAlreadyInUse", "invalidProviderID",
-            "unsupportedTenantOperation", "missingOrInvalidNonce", "malformedJWT", "internalError",
+            "unsupportedTenantOperation", "missingOrInvalidNonce", "expiredActionCode", "invalidActionCode",
+            "invalidMessagePayload", "invalidSender", "invalidRecipientEmail", "missingIosBundleID", "missingAndroidPackageName",
+            "unauthorizedDomain", "invalidContinueURI", "missingContinueURI", "emailChangeNeedsVerification", "malformedJWT",
+            "internalError",
         ])
         #expect(AuthErrorCode.allCases.allSatisfy { "\($0)" == $0.name && $0.description == $0.name })
         #expect(AuthError(.networkError, "offline").description == "networkError: offline")

@@ -42,6 +42,51 @@ extension Auth {
         }
     }
 
+    /// ``sendPasswordReset(withEmail:actionCodeSettings:)`` with a completion handler, called on the callback queue.
+    public func sendPasswordReset(
+        withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil, completion: @escaping @Sendable (AuthError?) -> Void
+    ) {
+        complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in
+            try await self.sendPasswordReset(withEmail: email, actionCodeSettings: actionCodeSettings)
+        }
+    }
+
+    /// ``confirmPasswordReset(withCode:newPassword:)`` with a completion handler, called on the callback queue.
+    public func confirmPasswordReset(withCode code: String, newPassword: String, completion: @escaping @Sendable (AuthError?) -> Void) {
+        complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in
+            try await self.confirmPasswordReset(withCode: code, newPassword: newPassword)
+        }
+    }
+
+    /// ``verifyPasswordResetCode(_:)`` with a completion handler, called on the callback queue.
+    public func verifyPasswordResetCode(_ code: String, completion: @escaping @Sendable (String?, AuthError?) -> Void) {
+        complete(completion) { () async throws(AuthError) in try await self.verifyPasswordResetCode(code) }
+    }
+
+    /// ``checkActionCode(_:)`` with a completion handler, called on the callback queue.
+    public func checkActionCode(_ code: String, completion: @escaping @Sendable (ActionCodeInfo?, AuthError?) -> Void) {
+        complete(completion) { () async throws(AuthError) in try await self.checkActionCode(code) }
+    }
+
+    /// ``applyActionCode(_:)`` with a completion handler, called on the callback queue.
+    public func applyActionCode(_ code: String, completion: @escaping @Sendable (AuthError?) -> Void) {
+        complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in try await self.applyActionCode(code) }
+    }
+
+    /// ``sendSignInLink(toEmail:actionCodeSettings:)`` with a completion handler, called on the callback queue.
+    public func sendSignInLink(
+        toEmail email: String, actionCodeSettings: ActionCodeSettings, completion: @escaping @Sendable (AuthError?) -> Void
+    ) {
+        complete({ (_: Void?, error) in completion(error) }) { () async throws(AuthError) in
+            try await self.sendSignInLink(toEmail: email, actionCodeSettings: actionCodeSettings)
+        }
+    }
+
+    /// ``signIn(withEmail:link:)`` with a completion handler, called on the callback queue.
+    public func signIn(withEmail email: String, link: String, completion: @escaping @Sendable (AuthDataResult?, AuthError?) -> Void) {
+        complete(completion) { () async throws(AuthError) in try await self.signIn(withEmail: email, link: link) }
+    }
+
     /// Runs `body` in a task and calls `completion` with its result or error on the callback queue.
     func complete<Result: Sendable>(
         _ completion: @escaping @Sendable (Result?, AuthError?) -> Void,

@@ -88,8 +88,12 @@ extension Auth {
         if let email = credential as? EmailPasswordCredential {
             return try await signIn(withEmail: email.email, password: email.password)
         }
-        let oauth = try Self.oauth(credential)
         let context = requestContext
+        if let emailLink = credential as? EmailLinkCredential {
+            let signedIn = try await signInWithEmailLink(emailLink, context: context)
+            return try await finishSignIn(signedIn, method: .password, context: context)
+        }
+        let oauth = try Self.oauth(credential)
         let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
         return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context)
     }
@@ -167,8 +171,12 @@ extension Auth {
         if let email = credential as? EmailPasswordCredential {
             return try await signIn(withEmail: email.email, password: email.password, switchingTo: accessGroup)
         }
-        let oauth = try Self.oauth(credential)
         let context = requestContext
+        if let emailLink = credential as? EmailLinkCredential {
+            let signedIn = try await signInWithEmailLink(emailLink, context: context)
+            return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
+        }
+        let oauth = try Self.oauth(credential)
         let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
         return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context, switchingTo: group)
     }

@@ -50,6 +50,9 @@ extension Auth {
         let signedIn: BackendSignIn
         if let email = credential as? EmailPasswordCredential {
             signedIn = try await configuration.backend.link(idToken: idToken, email: email.email, password: email.password, context: context)
+        } else if let emailLink = credential as? EmailLinkCredential {
+            signedIn = try await configuration.backend.signIn(
+                email: emailLink.email, emailLinkCode: try emailLink.code, linkingTo: idToken, context: context)
         } else {
             let oauth = try Self.oauth(credential)
             signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: idToken, creatingAccount: false, context: context)
@@ -79,6 +82,8 @@ extension Auth {
         do throws(AuthError) {
             if let email = credential as? EmailPasswordCredential {
                 signedIn = try await configuration.backend.signIn(email: email.email, password: email.password, context: context)
+            } else if let emailLink = credential as? EmailLinkCredential {
+                signedIn = try await signInWithEmailLink(emailLink, context: context)
             } else {
                 let oauth = try Self.oauth(credential)
                 signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: false, context: context)

@@ -31,6 +31,19 @@ public protocol AuthBackend: Sendable {
     func delete(idToken: String, context: AuthRequestContext) async throws(AuthError)
     /// Exchanges a refresh token for new tokens (the secure-token endpoint).
     func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens
+
+    /// Has an email action code sent (`accounts:sendOobCode`).
+    func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError)
+    /// Describes an email action code (`accounts:resetPassword` without a password) or, with `newPassword`, resets
+    /// the password with a password-reset code (`accounts:resetPassword`), using it up.
+    func resetPassword(oobCode: String, newPassword: String?, context: AuthRequestContext) async throws(AuthError) -> ActionCodeInfo
+    /// Applies an email action code that needs nothing else, such as an email verification (`accounts:update`
+    /// with `oobCode`), using it up; returns the uid of the account it changed, when the backend says.
+    func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String?
+    /// Signs in with an email link's code (`accounts:signInWithEmailLink`), creating the account on its first
+    /// sign-in; with `idToken`, gives that user's account the email address instead.
+    func signIn(email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext) async throws(AuthError)
+        -> BackendSignIn
 }
 
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
@@ -52,6 +65,30 @@ extension AuthBackend {
         idToken: String, email: String, password: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not link an email and password to an account.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend sends no email action codes.
+    public func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) sends no email action codes.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no email action codes.
+    public func resetPassword(
+        oobCode: String, newPassword: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> ActionCodeInfo {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no email action codes.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no email action codes.
+    public func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String? {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no email action codes.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no email links.
+    public func signIn(
+        email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with email links.")
     }
 
     /// ``signUpAnonymously(context:)`` in `tenantID`.

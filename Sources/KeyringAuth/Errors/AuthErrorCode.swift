@@ -73,6 +73,29 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     case unsupportedTenantOperation = 17073
     /// The credential's raw nonce is missing or does not match the ID token's hashed nonce.
     case missingOrInvalidNonce = 17094
+    /// The email action code has expired.
+    case expiredActionCode = 17029
+    /// The email action code is malformed, already used, or for another action.
+    case invalidActionCode = 17030
+    /// The project's email template is not valid.
+    case invalidMessagePayload = 17031
+    /// The project's email sender is not valid.
+    case invalidSender = 17032
+    /// The email address cannot receive the email.
+    case invalidRecipientEmail = 17033
+    /// The action code settings need an iOS bundle ID.
+    case missingIosBundleID = 17036
+    /// The action code settings need an Android package name.
+    case missingAndroidPackageName = 17037
+    /// The continue URL's domain is not authorized for the project.
+    case unauthorizedDomain = 17038
+    /// The continue URL is not a valid URL.
+    case invalidContinueURI = 17039
+    /// The email needs a continue URL (``ActionCodeSettings/url``).
+    case missingContinueURI = 17040
+    /// The project requires the new email address to be verified before it replaces the old one
+    /// (``User/sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)``).
+    case emailChangeNeedsVerification = 17090
     /// A JWT (an ID token) cannot be decoded.
     case malformedJWT = 18000
     /// The backend answered something unexpected.
@@ -113,6 +136,17 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidProviderID: "invalidProviderID"
         case .unsupportedTenantOperation: "unsupportedTenantOperation"
         case .missingOrInvalidNonce: "missingOrInvalidNonce"
+        case .expiredActionCode: "expiredActionCode"
+        case .invalidActionCode: "invalidActionCode"
+        case .invalidMessagePayload: "invalidMessagePayload"
+        case .invalidSender: "invalidSender"
+        case .invalidRecipientEmail: "invalidRecipientEmail"
+        case .missingIosBundleID: "missingIosBundleID"
+        case .missingAndroidPackageName: "missingAndroidPackageName"
+        case .unauthorizedDomain: "unauthorizedDomain"
+        case .invalidContinueURI: "invalidContinueURI"
+        case .missingContinueURI: "missingContinueURI"
+        case .emailChangeNeedsVerification: "emailChangeNeedsVerification"
         case .malformedJWT: "malformedJWT"
         case .internalError: "internalError"
         }
@@ -157,6 +191,17 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidProviderID: "ERROR_INVALID_PROVIDER_ID"
         case .unsupportedTenantOperation: "ERROR_UNSUPPORTED_TENANT_OPERATION"
         case .missingOrInvalidNonce: "ERROR_MISSING_OR_INVALID_NONCE"
+        case .expiredActionCode: "ERROR_EXPIRED_ACTION_CODE"
+        case .invalidActionCode: "ERROR_INVALID_ACTION_CODE"
+        case .invalidMessagePayload: "ERROR_INVALID_MESSAGE_PAYLOAD"
+        case .invalidSender: "ERROR_INVALID_SENDER"
+        case .invalidRecipientEmail: "ERROR_INVALID_RECIPIENT_EMAIL"
+        case .missingIosBundleID: "ERROR_MISSING_IOS_BUNDLE_ID"
+        case .missingAndroidPackageName: "ERROR_MISSING_ANDROID_PKG_NAME"
+        case .unauthorizedDomain: "ERROR_UNAUTHORIZED_DOMAIN"
+        case .invalidContinueURI: "ERROR_INVALID_CONTINUE_URI"
+        case .missingContinueURI: "ERROR_MISSING_CONTINUE_URI"
+        case .emailChangeNeedsVerification: "ERROR_EMAIL_CHANGE_NEEDS_VERIFICATION"
         case .malformedJWT: "ERROR_MALFORMED_JWT"
         case .internalError: "ERROR_INTERNAL_ERROR"
         }

@@ -157,7 +157,7 @@ public final class IdentityToolkitBackend: AuthBackend {
 
     /// One `accounts:<method>` call. `tenant`: whether the method takes `tenantId` (sign-up, the sign-ins and
     /// `accounts:update`, as Firebase's SDKs send it); the others name the account by its ID token alone.
-    private func post<Reply: Decodable>(
+    func post<Reply: Decodable>(
         _ method: String, json: [String: (any Sendable)?], tenant: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> Reply {
         let url = try endpoint().accountsURL(method, apiKey: apiKey)

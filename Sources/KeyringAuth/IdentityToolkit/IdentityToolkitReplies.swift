@@ -155,3 +155,30 @@ extension LookupReply.Provider {
 extension LenientInt {
     var millisecondsDate: Date { Date(timeIntervalSince1970: Double(value) / 1000) }
 }
+
+/// `accounts:sendOobCode`: `{"kind": …, "email": …}`; nothing in it is needed.
+struct OutOfBandCodeReply: Decodable {}
+
+/// `accounts:resetPassword`: the code's address and request type; `newEmail` for an address change.
+struct ResetPasswordReply: Decodable {
+    var email: String?
+    var newEmail: String?
+    var requestType: String?
+}
+
+/// `accounts:update` with an `oobCode`: the account it changed.
+struct AppliedCodeReply: Decodable {
+    var localId: String?
+    var email: String?
+    var emailVerified: Bool?
+}
+
+/// `accounts:signInWithEmailLink`.
+struct EmailLinkSignInReply: Decodable {
+    var localId: String
+    var idToken: String
+    var refreshToken: String
+    var expiresIn: LenientInt
+    var email: String?
+    var isNewUser: Bool?
+}

@@ -75,6 +75,30 @@ struct ServerErrorCode: Hashable, Sendable {
         "INVALID_CLAIMS": (.invalidCustomToken, "The custom token's claims are not a JSON object."),
         "FORBIDDEN_CLAIM": (.invalidCustomToken, "The custom token sets a reserved claim (iss, aud, sub, exp, firebase, …)."),
         "CLAIMS_TOO_LARGE": (.invalidCustomToken, "The custom token's claims exceed 1000 bytes."),
+        "EXPIRED_OOB_CODE": (.expiredActionCode, "The email action code has expired; ask for a new email."),
+        "INVALID_OOB_CODE": (
+            .invalidActionCode, "The email action code is malformed, already used, or for another action; ask for a new email."
+        ),
+        "MISSING_OOB_CODE": (.invalidActionCode, "No email action code was sent; pass the code (oobCode) from the email's link."),
+        "INVALID_MESSAGE_PAYLOAD": (.invalidMessagePayload, "The project's email template is not valid; fix it in the Firebase console."),
+        "INVALID_SENDER": (.invalidSender, "The project's email sender is not valid; fix it in the Firebase console."),
+        "INVALID_RECIPIENT_EMAIL": (.invalidRecipientEmail, "The email address cannot receive the email; check it."),
+        "MISSING_IOS_BUNDLE_ID": (.missingIosBundleID, "The action code settings need an iOS bundle ID with an App Store ID."),
+        "MISSING_ANDROID_PACKAGE_NAME": (
+            .missingAndroidPackageName, "The action code settings need an Android package name to install the Android app."
+        ),
+        "UNAUTHORIZED_DOMAIN": (
+            .unauthorizedDomain, "The continue URL's domain is not authorized; add it in the Firebase console (Authentication, Settings)."
+        ),
+        "UNAUTHORIZED_CONTINUE_URI": (
+            .unauthorizedDomain, "The continue URL's domain is not authorized; add it in the Firebase console (Authentication, Settings)."
+        ),
+        "INVALID_CONTINUE_URI": (.invalidContinueURI, "The continue URL is not a valid URL; set ActionCodeSettings.url to one."),
+        "MISSING_CONTINUE_URI": (.missingContinueURI, "This email needs a continue URL; set ActionCodeSettings.url."),
+        "EMAIL_CHANGE_NEEDS_VERIFICATION": (
+            .emailChangeNeedsVerification,
+            "The project requires a new email address to be verified first; use User.sendEmailVerification(beforeUpdatingEmail:)."
+        ),
     ]
 
     /// The typed error: the mapped code, the advice, and the server's own words.

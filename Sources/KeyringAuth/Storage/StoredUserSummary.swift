@@ -8,6 +8,7 @@ package struct StoredUserSummary: Hashable, Sendable {
     package let uid: String
     package let isAnonymous: Bool
     package let email: String?
+    package let isEmailVerified: Bool
     package let displayName: String?
     /// The provider IDs linked to the account, for example `password`.
     package let providers: [String]
@@ -22,6 +23,7 @@ package struct StoredUserSummary: Hashable, Sendable {
         uid = record.uid
         isAnonymous = record.isAnonymous
         email = record.email
+        isEmailVerified = record.emailVerified
         displayName = record.displayName
         providers = record.providerData.map(\.providerID)
         tenantID = record.tenantID

@@ -1,0 +1,283 @@
+import Foundation
+
+/// An email action code the emulator holds until it is used or expires.
+struct OutOfBandRecord: Sendable {
+    var code: AuthEmulator.OutOfBandCode
+    var kind: String { code.requestType }
+    /// The account it is for; `nil` for a sign-in link to an address of no account.
+    var uid: String?
+    /// For an address change, the address being replaced.
+    var previousEmail: String?
+    var tenantID: String?
+    /// Seconds since 1970.
+    var expiresAt: Int64
+}
+
+// accounts:sendOobCode, accounts:resetPassword, accounts:update with an oobCode and accounts:signInWithEmailLink,
+// as Firebase's Auth emulator serves them: codes are listed, never mailed.
+extension EmulatorService {
+    static let maximumOutOfBandCodes = 1000
+    private static let requestTypes = ["PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail",
+        "EMAIL_SIGNIN": "signIn", "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"]
+
+    var outOfBandCodes: [AuthEmulator.OutOfBandCode] { state.withLock { $0.oobCodes.map(\.code) } }
+
+    func expireOutOfBandCodes() {
+        state.withLock { state in
+            for index in state.oobCodes.indices { state.oobCodes[index].expiresAt = 0 }
+        }
+    }
+
+    func sendOutOfBandCode(_ fields: RequestFields, _ request: EmulatorRequest) throws(EmulatorFailure) -> [String: Any] {
+        guard let requestType = try fields.string("requestType") else { throw EmulatorFailure("MISSING_REQ_TYPE") }
+        guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType)") }
+        let continueURL = try fields.string("continueUrl")
+        if let continueURL {
+            guard let url = URLComponents(string: continueURL), url.scheme != nil, url.host?.isEmpty == false else {
+                throw EmulatorFailure("INVALID_CONTINUE_URI")
+            }
+        }
+        _ = try fields.bool("canHandleCodeInApp")
+        _ = try fields.bool("androidInstallApp")
+        for name in ["linkDomain", "dynamicLinkDomain", "iOSBundleId", "androidPackageName", "androidMinimumVersion"] {
+            _ = try fields.string(name)
+        }
+        let email = try fields.string("email")
+        let idToken = try fields.string("idToken")
+        let newEmail = try fields.string("newEmail")
+        let tenant = try fields.string("tenantId")
+        let made: AuthEmulator.OutOfBandCode? = try state.withLock { state throws(EmulatorFailure) in
+            let now = clock().seconds
+            var record = OutOfBandRecord(
+                code: AuthEmulator.OutOfBandCode(email: "", requestType: requestType, oobCode: EmulatorAccount.randomID(length: 40), oobLink: ""),
+                tenantID: tenant, expiresAt: now + oobCodeLifetime)
+            switch requestType {
+            case "PASSWORD_RESET", "EMAIL_SIGNIN":
+                guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
+                let normalized = try Self.validEmail(email)
+                record.code.email = normalized
+                let uid = state.uidsByEmail[Self.emailKey(normalized, tenant)]
+                record.uid = uid
+                if requestType == "EMAIL_SIGNIN" {
+                    guard continueURL != nil else { throw EmulatorFailure("MISSING_CONTINUE_URI") }
+                } else {
+                    guard let uid, let account = state.accounts[uid] else {
+                        // With email enumeration protection, an unknown address is not told apart: nothing is made.
+                        if state.settings.emailEnumerationProtection { return nil }
+                        throw EmulatorFailure("EMAIL_NOT_FOUND")
+                    }
+                    guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
+                }
+            default:
+                let account = try verify(idToken, in: state)
+                guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+                record.uid = account.localId
+                record.tenantID = account.tenantId
+                if requestType == "VERIFY_EMAIL" {
+                    guard let current = account.email else { throw EmulatorFailure("MISSING_EMAIL") }
+                    record.code.email = current
+                } else {
+                    guard let newEmail else { throw EmulatorFailure("MISSING_NEW_EMAIL") }
+                    let normalized = try Self.validEmail(newEmail)
+                    if let owner = state.uidsByEmail[Self.emailKey(normalized, account.tenantId)], owner != account.localId {
+                        throw EmulatorFailure("EMAIL_EXISTS")
+                    }
+                    record.code.email = normalized
+                    record.previousEmail = account.email
+                }
+            }
+            record.code.oobLink = Self.link(
+                host: request.headers["host"], mode: mode, code: record.code.oobCode, apiKey: request.apiKey, continueURL: continueURL)
+            state.oobCodes.append(record)
+            if state.oobCodes.count > Self.maximumOutOfBandCodes { state.oobCodes.removeFirst() }
+            return record.code
+        }
+        if let made { oobCodeHandler?(made) }
+        var reply: [String: Any] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse"]
+        reply["email"] = email ?? made?.email
+        return reply
+    }
+
+    func resetPassword(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        guard let oobCode = try fields.string("oobCode"), !oobCode.isEmpty else { throw EmulatorFailure("MISSING_OOB_CODE") }
+        let newPassword = try fields.string("newPassword")
+        let tenant = try fields.string("tenantId")
+        return try state.withLock { state throws(EmulatorFailure) in
+            let (index, record) = try Self.usableCode(oobCode, tenant: tenant, in: &state, now: clock().seconds)
+            var reply: [String: Any] = ["kind": "identitytoolkit#ResetPasswordResponse", "requestType": record.kind]
+            guard let newPassword else {
+                if let previous = record.previousEmail {
+                    reply["email"] = previous
+                    reply["newEmail"] = record.code.email
+                } else {
+                    reply["email"] = record.code.email
+                }
+                return reply
+            }
+            guard record.kind == "PASSWORD_RESET" else { throw EmulatorFailure("INVALID_OOB_CODE") }
+            var account = try Self.account(of: record, in: state)
+            try Self.checkStrength(newPassword)
+            account.password = newPassword
+            account.validSince = clock().seconds
+            account.tokenGeneration += 1
+            state.accounts[account.localId] = account
+            state.oobCodes.remove(at: index)
+            reply["email"] = record.code.email
+            return reply
+        }
+    }
+
+    func applyOutOfBandCode(_ oobCode: String, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
+        guard !oobCode.isEmpty else { throw EmulatorFailure("MISSING_OOB_CODE") }
+        return try state.withLock { state throws(EmulatorFailure) in
+            let now = clock().seconds
+            let (index, record) = try Self.usableCode(oobCode, tenant: tenant, in: &state, now: now)
+            var account = try Self.account(of: record, in: state)
+            switch record.kind {
+            case "VERIFY_EMAIL":
+                account.emailVerified = true
+            case "VERIFY_AND_CHANGE_EMAIL":
+                let key = Self.emailKey(record.code.email, account.tenantId)
+                if let owner = state.uidsByEmail[key], owner != account.localId { throw EmulatorFailure("EMAIL_EXISTS") }
+                if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
+                state.uidsByEmail[key] = account.localId
+                account.email = record.code.email
+                account.emailVerified = true
+                // An address change ends the account's sessions, as Firebase's does.
+                account.validSince = now
+                account.tokenGeneration += 1
+            default:
+                throw EmulatorFailure("INVALID_OOB_CODE")
+            }
+            state.accounts[account.localId] = account
+            state.oobCodes.remove(at: index)
+            var reply: [String: Any] = [
+                "kind": "identitytoolkit#SetAccountInfoResponse", "localId": account.localId, "emailVerified": account.emailVerified,
+                "providerUserInfo": account.providerUserInfoFields,
+            ]
+            reply["email"] = account.email
+            return reply
+        }
+    }
+
+    func signInWithEmailLink(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        guard let email = try fields.string("email") else { throw EmulatorFailure("MISSING_EMAIL") }
+        let normalized = try Self.validEmail(email)
+        guard let oobCode = try fields.string("oobCode"), !oobCode.isEmpty else { throw EmulatorFailure("MISSING_OOB_CODE") }
+        let idToken = try fields.string("idToken")
+        let tenant = try fields.string("tenantId")
+        _ = try fields.bool("returnSecureToken")
+        return try state.withLock { state throws(EmulatorFailure) in
+            let now = clock()
+            let (index, record) = try Self.usableCode(oobCode, tenant: tenant, in: &state, now: now.seconds)
+            guard record.kind == "EMAIL_SIGNIN" else { throw EmulatorFailure("INVALID_OOB_CODE") }
+            guard record.code.email == normalized else {
+                throw EmulatorFailure("INVALID_EMAIL : The email provided does not match the sign-in email address.")
+            }
+            let key = Self.emailKey(normalized, tenant)
+            var account: EmulatorAccount
+            var isNewUser = false
+            if let idToken {
+                account = try verify(idToken, in: state)
+                if let owner = state.uidsByEmail[key], owner != account.localId { throw EmulatorFailure("EMAIL_EXISTS") }
+                if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
+            } else if let uid = state.uidsByEmail[key], let existing = state.accounts[uid] {
+                account = existing
+                guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
+            } else {
+                guard state.accounts.count < maximumAccounts else {
+                    throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(maximumAccounts) accounts")
+                }
+                account = EmulatorAccount(localId: EmulatorAccount.randomID(), createdAt: now.milliseconds, tenantId: tenant)
+                isNewUser = true
+            }
+            account.email = normalized
+            account.emailVerified = true
+            account.emailLinkSignIn = true
+            account.lastLoginAt = now.milliseconds
+            state.uidsByEmail[Self.emailKey(normalized, account.tenantId)] = account.localId
+            state.accounts[account.localId] = account
+            state.oobCodes.remove(at: index)
+            var reply = issueTokens(for: account, provider: "password", now: now).signInFields
+            reply["kind"] = "identitytoolkit#EmailLinkSigninResponse"
+            reply["email"] = normalized
+            reply["isNewUser"] = isNewUser
+            return reply
+        }
+    }
+
+    /// The page an action link opens in a browser, as Firebase's emulator's widget does it in plain text: a
+    /// verification is applied; a password reset and a sign-in link say how to finish them with the link.
+    func actionPage(_ query: [String: String]) -> EmulatorResponse {
+        guard let code = query["oobCode"], !code.isEmpty else {
+            return .text("This is no email action link: it has no oobCode.\n", status: 400)
+        }
+        let record = state.withLock { $0.oobCodes.first { $0.code.oobCode == code } }
+        guard let record else {
+            return .text("This link's code is not valid: it was used already, or the emulator was restarted. Ask for a new email.\n", status: 400)
+        }
+        let email = record.code.email
+        switch record.kind {
+        case "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL":
+            do throws(EmulatorFailure) {
+                _ = try applyOutOfBandCode(code, tenant: record.tenantID)
+            } catch {
+                return .text("The code could not be applied: \(error.code).\n", status: 400)
+            }
+            let done = record.kind == "VERIFY_EMAIL" ? "Your email address \(email) is verified." : "Your email address is now \(email), verified."
+            return .text(done + (query["continueUrl"].map { "\nContinue at \($0)\n" } ?? "\n"))
+        case "PASSWORD_RESET":
+            return .text("""
+                To reset the password of \(email), give the app this link and the new password, for example:
+                  printf '%s\\n%s\\n' "$LINK" "$NEW_PASSWORD" | keyring-auth reset-password --code-stdin --password-stdin …
+
+                """)
+        default:
+            return .text("""
+                To sign in as \(email), give the app this link, for example:
+                  printf '%s\\n' "$LINK" | keyring-auth sign-in --email \(email) --link-stdin …
+
+                """)
+        }
+    }
+
+    /// The code's record and its place, if it can still be used; an expired code is removed.
+    private static func usableCode(
+        _ oobCode: String, tenant: String?, in state: inout State, now: Int64
+    ) throws(EmulatorFailure) -> (Int, OutOfBandRecord) {
+        guard let index = state.oobCodes.firstIndex(where: { $0.code.oobCode == oobCode }) else {
+            throw EmulatorFailure("INVALID_OOB_CODE")
+        }
+        let record = state.oobCodes[index]
+        guard record.expiresAt > now else {
+            state.oobCodes.remove(at: index)
+            throw EmulatorFailure("EXPIRED_OOB_CODE")
+        }
+        guard tenant == nil || tenant == record.tenantID else { throw EmulatorFailure("INVALID_OOB_CODE") }
+        return (index, record)
+    }
+
+    /// The account a code is for, if it still exists, is enabled and (unless the code changes it) has the address.
+    private static func account(of record: OutOfBandRecord, in state: State) throws(EmulatorFailure) -> EmulatorAccount {
+        guard let uid = record.uid, let account = state.accounts[uid] else { throw EmulatorFailure("USER_NOT_FOUND") }
+        guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
+        let expected = record.kind == "VERIFY_AND_CHANGE_EMAIL" ? record.previousEmail : record.code.email
+        guard account.email == expected else {
+            throw EmulatorFailure("INVALID_OOB_CODE")
+        }
+        return account
+    }
+
+    /// The action link, as Firebase's emulator makes it: `http://<host>/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…`
+    /// and the continue URL. `host` is the request's `Host` header when it is a plain host and port.
+    static func link(host: String?, mode: String, code: String, apiKey: String?, continueURL: String?) -> String {
+        let ascii = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+        let allowed = CharacterSet(charactersIn: ascii + ".-:[]")
+        let usable = host.flatMap { $0.isEmpty || $0.utf8.count > 300 || !$0.unicodeScalars.allSatisfy(allowed.contains) ? nil : $0 }
+        let unreserved = CharacterSet(charactersIn: ascii + "-._~")
+        func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
+        var query = "mode=\(mode)&lang=en&oobCode=\(encoded(code))&apiKey=\(encoded(apiKey ?? "fake-api-key"))"
+        if let continueURL { query += "&continueUrl=\(encoded(continueURL))" }
+        return "http://\(usable ?? "localhost")/emulator/action?\(query)"
+    }
+}
