@@ -292,6 +292,24 @@ final class CallCount: Sendable { let calls = Mutex(0) }
         #expect(backend.base.calls.contains("delete"))
     }
 
+    /// A user outlives its `Auth` (one made with `Auth(configuration:)`, never registered): the handler
+    /// still runs once, with the error, off the gone `Auth`'s queue.
+    @Test func aUserWhoseAuthIsGoneCallsBackWithTheError() async throws {
+        let name = "user-orphan-\(UUID().uuidString.prefix(8))"
+        let configuration = AuthConfiguration(
+            options: AuthAppOptions(appName: name, apiKey: backend.apiKey, appID: "1:42:linux:\(name)", projectID: "demo"),
+            store: InMemoryStore(), backend: backend, callbackQueue: queue, liveSync: false)
+        var owner: Auth? = Auth(configuration: configuration)
+        weak let gone = owner
+        let user = try #require(try await owner?.signInAnonymously().user)
+        owner = nil
+        try #require(gone == nil, "the Auth was released")
+
+        let orphan = await callback { done in user.getIDTokenForcingRefresh(true) { token, error in done((token, error)) } }
+        #expect(!orphan.onCallbackQueue && orphan.calls == 1)
+        #expect(orphan.value.0 == nil && orphan.value.1?.code == .internalError)
+    }
+
     @Test func providerIDIsFirebases() async throws {
         let user = try await auth.signInAnonymously().user
         #expect(user.providerID == "Firebase")
