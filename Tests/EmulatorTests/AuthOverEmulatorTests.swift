@@ -19,14 +19,14 @@ import Testing
         let user = try await auth.signIn(withEmail: "hopper@example.com", password: "cobol-1959").user
         #expect(user.uid == created.uid && auth.currentUser === user)
 
-        var change = user.createProfileChangeRequest()
+        let change = user.createProfileChangeRequest()
         change.displayName = "Grace"
         change.photoURL = URL(string: "https://example.com/grace.png")
         try await change.commitChanges()
         #expect(user.displayName == "Grace" && user.photoURL?.absoluteString == "https://example.com/grace.png")
         #expect(try auth.getStoredUser(forAccessGroup: nil)?.displayName == "Grace", "the change is saved")
 
-        var removal = user.createProfileChangeRequest()
+        let removal = user.createProfileChangeRequest()
         removal.photoURL = nil
         try await removal.commitChanges()
         #expect(user.photoURL == nil && user.displayName == "Grace", "only the field set to nil is removed")

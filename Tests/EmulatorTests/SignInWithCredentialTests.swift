@@ -252,7 +252,7 @@ import Testing
         #expect(user.tenantID == "tenant-a")
         _ = try await user.link(with: EmailAuthProvider.credential(withEmail: "t@example.com", password: "tenant-pw"))
         _ = try await user.getIDToken(forcingRefresh: true)
-        var change = user.createProfileChangeRequest()
+        let change = user.createProfileChangeRequest()
         change.displayName = "T"
         try await change.commitChanges()
 

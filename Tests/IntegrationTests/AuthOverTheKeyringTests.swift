@@ -105,7 +105,7 @@ extension KeyringTests {
             let user = try await appA.createUser(withEmail: "shared-\(id)@example.com", password: "together").user
             #expect(try launch("app-b").currentUser?.uid == user.uid)
 
-            var change = user.createProfileChangeRequest()
+            let change = user.createProfileChangeRequest()
             change.displayName = "Shared"
             try await change.commitChanges()
             #expect(try launch("app-b").currentUser?.displayName == "Shared")

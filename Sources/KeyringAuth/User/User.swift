@@ -21,7 +21,7 @@ public final class User: Sendable {
     var auth: Auth? { owner.withLock { $0.auth } }
 
     /// The ``Auth`` this user belongs to.
-    private func owningAuth() throws(AuthError) -> Auth {
+    func owningAuth() throws(AuthError) -> Auth {
         guard let auth else { throw AuthError(.internalError, "The user's Auth instance no longer exists.") }
         return auth
     }
@@ -43,6 +43,13 @@ public final class User: Sendable {
     }
     /// The tenant the user belongs to, if any.
     public var tenantID: String? { storedRecord.tenantID }
+    /// `"Firebase"`, as Firebase's `User.providerID`: the user is Firebase's; the sign-in methods'
+    /// providers are in ``providerData``.
+    public var providerID: String { "Firebase" }
+    /// The refresh token, as Firebase's `User.refreshToken`: for advanced uses only, such as getting ID
+    /// tokens independently. A secret: it is never logged, and neither ``description`` nor the user's
+    /// mirror (`dump`, `String(reflecting:)`) shows it.
+    public var refreshToken: String? { storedRecord.tokens.refreshToken }
 
     /// The user's ID token, refreshed first when it expires within five minutes or when asked.
     ///
@@ -140,5 +147,13 @@ public final class User: Sendable {
     /// - Throws: ``AuthError``.
     public func delete() async throws(AuthError) {
         try await owningAuth().deleteAccount(of: self)
+    }
+}
+
+/// A description and mirror without the tokens: the user's ID and whether it is anonymous.
+extension User: CustomStringConvertible, CustomReflectable {
+    public var description: String { "User(uid: \(String(reflecting: uid)), isAnonymous: \(isAnonymous))" }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["uid": uid, "isAnonymous": isAnonymous], displayStyle: .class)
     }
 }

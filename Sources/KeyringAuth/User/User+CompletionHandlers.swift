@@ -1,0 +1,104 @@
+import Dispatch
+import Foundation
+
+// The completion-handler forms of `User`'s `async` calls, with Firebase's names, labels and optional
+// completions (Firebase's `User.swift`). Handlers run on the callback queue of the user's `Auth`, as
+// `Auth`'s own completion forms do; with `completion: nil` the work is still done.
+//
+// Unlike Firebase's, no completion has a default: with one, top-level code (main.swift, where Linux
+// programs' `await`s mostly are) would resolve `try await user.reload()` to the completion form, with
+// only a warning, and go on before the call ends. Without it, `user.reload()` in synchronous code needs
+// `user.reload(completion: nil)`.
+extension User {
+    /// ``getIDToken(forcingRefresh:)`` with a completion handler, called on the callback queue.
+    public func getIDToken(completion: (@Sendable (String?, AuthError?) -> Void)?) {
+        getIDTokenForcingRefresh(false, completion: completion)
+    }
+
+    /// ``getIDToken(forcingRefresh:)`` with a completion handler, called on the callback queue.
+    public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: (@Sendable (String?, AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.getIDToken(forcingRefresh: forceRefresh) }
+    }
+
+    /// ``getIDToken(forcingRefresh:)``, under the name Firebase 10 gave it.
+    public func idTokenForcingRefresh(_ forceRefresh: Bool) async throws(AuthError) -> String {
+        try await getIDToken(forcingRefresh: forceRefresh)
+    }
+
+    /// ``getIDTokenResult(forcingRefresh:)`` with a completion handler, called on the callback queue.
+    public func getIDTokenResult(completion: (@Sendable (AuthTokenResult?, AuthError?) -> Void)?) {
+        getIDTokenResult(forcingRefresh: false, completion: completion)
+    }
+
+    /// ``getIDTokenResult(forcingRefresh:)`` with a completion handler, called on the callback queue.
+    public func getIDTokenResult(forcingRefresh: Bool, completion: (@Sendable (AuthTokenResult?, AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
+    }
+
+    /// ``link(with:)`` with a completion handler, called on the callback queue.
+    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.link(with: credential) }
+    }
+
+    /// ``unlink(fromProvider:)`` with a completion handler, called on the callback queue.
+    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.unlink(fromProvider: provider) }
+    }
+
+    /// ``reauthenticate(with:)`` with a completion handler, called on the callback queue.
+    public func reauthenticate(
+        with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?
+    ) {
+        complete(completion) { () async throws(AuthError) in try await self.reauthenticate(with: credential) }
+    }
+
+    /// ``reload()`` with a completion handler, called on the callback queue.
+    public func reload(completion: (@Sendable (AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.reload() }
+    }
+
+    /// ``updateEmail(to:)`` with a completion handler, called on the callback queue.
+    public func updateEmail(to email: String, completion: (@Sendable (AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.updateEmail(to: email) }
+    }
+
+    /// ``updatePassword(to:)`` with a completion handler, called on the callback queue.
+    public func updatePassword(to password: String, completion: (@Sendable (AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.updatePassword(to: password) }
+    }
+
+    /// ``delete()`` with a completion handler, called on the callback queue.
+    public func delete(completion: (@Sendable (AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.delete() }
+    }
+
+    /// Runs `body` with ``Auth/complete(_:_:)`` of the user's `Auth`; when that `Auth` no longer exists,
+    /// calls `completion` with its error on a global queue (there is no callback queue left).
+    func complete<Result: Sendable>(
+        _ completion: (@Sendable (Result?, AuthError?) -> Void)?,
+        _ body: @escaping @Sendable () async throws(AuthError) -> Result
+    ) {
+        let auth: Auth
+        do throws(AuthError) {
+            auth = try owningAuth()
+        } catch {
+            DispatchQueue.global().async { completion?(nil, error) }
+            return
+        }
+        auth.complete({ result, error in completion?(result, error) }, body)
+    }
+
+    /// ``complete(_:_:)`` for a call that returns nothing: the handler gets the error or `nil`.
+    func complete(
+        _ completion: (@Sendable (AuthError?) -> Void)?, _ body: @escaping @Sendable () async throws(AuthError) -> Void
+    ) {
+        complete({ (_: Void?, error) in completion?(error) }, body)
+    }
+}
+
+extension UserProfileChangeRequest {
+    /// ``commitChanges()`` with a completion handler, called on the callback queue of the user's `Auth`.
+    public func commitChanges(completion: (@Sendable (AuthError?) -> Void)?) {
+        user.complete(completion) { () async throws(AuthError) in try await self.commitChanges() }
+    }
+}
