@@ -209,6 +209,11 @@ import Testing
         .invalidProviderID: (17071, "ERROR_INVALID_PROVIDER_ID"),
         .unsupportedTenantOperation: (17073, "ERROR_UNSUPPORTED_TENANT_OPERATION"),
         .missingOrInvalidNonce: (17094, "ERROR_MISSING_OR_INVALID_NONCE"),
+        .webContextAlreadyPresented: (17057, "ERROR_WEB_CONTEXT_ALREADY_PRESENTED"),
+        .webContextCancelled: (17058, "ERROR_WEB_CONTEXT_CANCELLED"),
+        .invalidClientID: (17060, "ERROR_INVALID_CLIENT_ID"),
+        .webInternalError: (17062, "ERROR_WEB_INTERNAL_ERROR"),
+        .webSignInUserInteractionFailure: (17063, "ERROR_WEB_USER_INTERACTION_FAILURE"),
         .malformedJWT: (18000, "ERROR_MALFORMED_JWT"),
     ]
     /// Codes Firebase does not have.
@@ -245,7 +250,8 @@ import Testing
             "tooManyRequests", "requiresRecentLogin", "invalidConfiguration", "corruptStoredUser",
             "accessGroupChoiceError", "invalidCustomToken", "customTokenMismatch", "accountExistsWithDifferentCredential",
             "providerAlreadyLinked", "noSuchProvider", "userMismatch", "credentialAlreadyInUse", "invalidProviderID",
-            "unsupportedTenantOperation", "missingOrInvalidNonce", "malformedJWT", "internalError",
+            "unsupportedTenantOperation", "missingOrInvalidNonce", "webContextAlreadyPresented", "webContextCancelled",
+            "invalidClientID", "webInternalError", "webSignInUserInteractionFailure", "malformedJWT", "internalError",
         ])
         #expect(AuthErrorCode.allCases.allSatisfy { "\($0)" == $0.name && $0.description == $0.name })
         #expect(AuthError(.networkError, "offline").description == "networkError: offline")
