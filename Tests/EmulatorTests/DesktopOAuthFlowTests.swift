@@ -164,6 +164,22 @@ import Glibc
         #expect(provider.authorizations.first?.parameters["redirect_uri"] == "http://127.0.0.1:\(port)/oauth2/callback")
     }
 
+    @Test func anOpenIDConnectProviderIsFoundByItsIssuer() async throws {
+        let provider = try FakeOAuthProvider(user: Self.user)
+        defer { provider.stop() }
+        let discovered = try await DesktopOAuthProvider.discover(providerID: "oidc.fake", issuer: provider.issuer)
+        #expect(discovered == provider.provider("oidc.fake"))
+        var flow = DesktopOAuthFlow(provider: discovered, clientID: provider.clientID, clientSecret: provider.clientSecret)
+        flow.browser = BrowserRun().browser(FakeOAuthProvider.Browser.signIn(_:))
+        #expect(try await flow.getCredential().provider == "oidc.fake")
+        // Nothing answers there: a network error.
+        let (silent, port) = try RawTCP.silentListener()
+        close(silent)
+        _ = await expectCode(.networkError) { () async throws(AuthError) in
+            try await DesktopOAuthProvider.discover(providerID: "oidc.none", issuer: "http://127.0.0.1:\(port)")
+        }
+    }
+
     // MARK: Refusals
 
     @Test func aRedirectWithAnotherStateIsRefusedAndTheCodeNeverExchanged() async throws {

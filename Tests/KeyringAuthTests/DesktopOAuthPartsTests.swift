@@ -112,4 +112,37 @@ import Testing
         #expect(RedirectRequest(head: Array("GET /?\((0...40).map { "p\($0)=1" }.joined(separator: "&")) HTTP/1.1".utf8)) == nil)
         #expect(RedirectRequest(head: [0xff, 0xfe]) == nil)
     }
+
+    // MARK: Discovery documents, literally
+
+    private func discovered(_ status: Int, _ document: String, issuer: String = "https://login.example.com") throws(AuthError) -> DesktopOAuthProvider {
+        try DesktopOAuthProvider.fromDiscoveryDocument(
+            status: status, body: Data(document.utf8), providerID: "oidc.example", issuer: issuer, scopes: ["openid"])
+    }
+
+    @Test func aDiscoveryDocumentGivesTheEndpoints() throws {
+        let provider = try discovered(200, #"""
+            {"issuer":"https://login.example.com","authorization_endpoint":"https://login.example.com/authorize",
+             "token_endpoint":"https://login.example.com/token","code_challenge_methods_supported":["plain","S256"]}
+            """#)
+        #expect(provider.authorizationEndpoint.absoluteString == "https://login.example.com/authorize")
+        #expect(provider.tokenEndpoint.absoluteString == "https://login.example.com/token")
+        #expect(provider.issuer == "https://login.example.com" && provider.providerID == "oidc.example" && provider.scopes == ["openid"])
+    }
+
+    @Test func unusableDiscoveryDocumentsAreRefused() {
+        func code(_ status: Int, _ document: String) -> AuthErrorCode? {
+            do throws(AuthError) { _ = try discovered(status, document); return nil } catch { return error.code }
+        }
+        let endpoints = #""authorization_endpoint":"https://login.example.com/a","token_endpoint":"https://login.example.com/t""#
+        #expect(code(404, "{}") == .invalidConfiguration)
+        #expect(code(200, "[]") == .invalidConfiguration)
+        #expect(code(200, #"{"issuer":"https://evil.example",\#(endpoints)}"#) == .invalidConfiguration, "another issuer")
+        #expect(code(200, #"{"issuer":"https://login.example.com"}"#) == .invalidConfiguration, "no endpoints")
+        #expect(code(200, #"{"issuer":"https://login.example.com",\#(endpoints),"code_challenge_methods_supported":["plain"]}"#)
+            == .invalidConfiguration, "no S256")
+        #expect(code(200, #"{"issuer":"https://login.example.com","authorization_endpoint":"http://login.example.com/a","token_endpoint":"https://login.example.com/t"}"#)
+            == .invalidConfiguration, "plain http off loopback")
+        #expect(code(200, #"{"issuer":"https://login.example.com",\#(endpoints)}"#) == nil)
+    }
 }

@@ -76,6 +76,12 @@ public final class FakeOAuthProvider: @unchecked Sendable {
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
         switch (head.hasPrefix("GET "), components?.path) {
         case (true, "/authorize"): return authorize(query)
+        case (true, "/.well-known/openid-configuration"):
+            return Self.response("200 OK", json: [
+                "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize", "token_endpoint": "\(issuer)/token",
+                "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                "id_token_signing_alg_values_supported": ["none"],
+            ])
         case (false, "/token"): return token(Self.form(body))
         default: return Self.response("404 Not Found", json: ["error": "not_found"])
         }
