@@ -162,6 +162,14 @@ let package = Package(
             path: "Examples/SignInMethods",
             swiftSettings: strict
         ),
+        // "Desktop sign-in with Google": the desktop OAuth flow, then signIn(with:) on the emulator with users in memory;
+        // with a stand-in for Google from the tests unless GOOGLE_CLIENT_ID is set: `swift run desktop-sign-in-example`.
+        .executableTarget(
+            name: "desktop-sign-in-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport"],
+            path: "Examples/DesktopSignIn",
+            swiftSettings: strict
+        ),
         // "Handling errors": Swift's typed error and ported Firebase NSError code: `swift run error-handling-example`.
         .executableTarget(
             name: "error-handling-example",
@@ -204,7 +212,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
-                "error-handling-example", "sign-in-methods-example",
+                "error-handling-example", "sign-in-methods-example", "desktop-sign-in-example",
             ],
             swiftSettings: strict
         ),

@@ -75,6 +75,13 @@ extension KeyringTests {
             #expect(lines.last == "accounts: 3")
         }
 
+        @Test func theDesktopSignInBlockSignsInWithAStandInForGoogleAndTheBrowser() async throws {
+            let lines = lines(try await run("desktop-sign-in-example"))
+            #expect(lines.first == "Sign in with Google in your browser; if none opened, open http://127.0.0.1…", "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("signed in: ") && $0.hasSuffix(#" grace@example.com ["google.com"]"#) }, "\(lines)")
+            #expect(lines.last == "the browser shows: you can close this tab")
+        }
+
         @Test func theErrorHandlingBlocksCatchANetworkErrorBothWays() async throws {
             let lines = lines(try await run("error-handling-example"))
             #expect(lines == ["typed: caught", "ERROR_NETWORK_REQUEST_FAILED"])

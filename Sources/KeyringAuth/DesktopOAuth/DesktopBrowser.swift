@@ -20,8 +20,13 @@ public struct DesktopBrowser: Sendable {
     /// The user's default browser: `xdg-open`, or, in a Flatpak or Snap sandbox, the desktop portal's
     /// OpenURI (``OpenURIPortal``).
     public static let system = DesktopBrowser { url in
-        if Sandbox.current.isSandboxed, OpenURIPortal.open(url.absoluteString) == nil { return nil }
-        return spawnDetached("xdg-open", [url.absoluteString])
+        // D-Bus and posix_spawn block: on a thread of their own, never Swift's cooperative pool.
+        await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+            Thread {
+                if Sandbox.current.isSandboxed, OpenURIPortal.open(url.absoluteString) == nil { return continuation.resume(returning: nil) }
+                continuation.resume(returning: spawnDetached("xdg-open", [url.absoluteString]))
+            }.start()
+        }
     }
 
     /// No browser: the app shows the announced URL to the user (a terminal program on a remote machine, say).

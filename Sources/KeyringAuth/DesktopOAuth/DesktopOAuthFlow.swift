@@ -86,7 +86,7 @@ public struct DesktopOAuthFlow: Sendable {
         case .failure(.timedOut):
             throw AuthError(
                 .webContextCancelled,
-                "Nobody finished signing in to \(provider.providerID) in the browser within \(timeout); call again to start over.")
+                "Nobody finished signing in to \(provider.providerID) in the browser within \(timeout); start the sign-in again.")
         case .failure(.cancelled):
             throw AuthError(.webContextCancelled, "The \(provider.providerID) sign-in was cancelled before the browser came back.")
         case .failure(.failed(let reason)):
