@@ -10,7 +10,7 @@ struct SignIn: AsyncParsableCommand {
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
-            --client-id <id> [--client-secret-stdin] [--port <port>] [--no-browser]) [--group <group> | --private] \
+            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
