@@ -272,6 +272,40 @@ import Glibc
         #expect(try await run.page().status == 200)
     }
 
+    @Test func aConnectionThatSendsNothingHoldsUpNobody() async throws {
+        // Browsers open speculative connections and send nothing on some; the redirect on another connection
+        // is answered while that one is still open (here for longer than the whole flow's time limit).
+        let provider = try FakeOAuthProvider(user: Self.user)
+        defer { provider.stop() }
+        let idle = Mutex<Int32>(-1)
+        defer { idle.withLock { if $0 >= 0 { close($0) } } }
+        let run = BrowserRun()
+        var flow = flow(provider, browser: run.browser { url in
+            let redirect = try FakeOAuthProvider.Browser.redirect(for: url)
+            let preconnect = try RawTCP.connect(host: "127.0.0.1", port: redirect.port!)
+            idle.withLock { $0 = preconnect }
+            return try FakeOAuthProvider.Browser.get(redirect)
+        })
+        flow.timeout = .seconds(5)  // less than the 10 s a connection may take to send its request
+        #expect(try await flow.getCredential().idToken != nil)
+        #expect(try await run.page().status == 200)
+    }
+
+    @Test func theCompletionHandlerFormGivesTheCredentialOnTheQueue() async throws {
+        let provider = try FakeOAuthProvider(user: Self.user)
+        defer { provider.stop() }
+        let queue = DispatchQueue(label: "desktop-oauth-completion")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let flow = flow(provider, browser: BrowserRun().browser(FakeOAuthProvider.Browser.signIn(_:)))
+        let (credential, error, onQueue) = await withCheckedContinuation { continuation in
+            flow.getCredential(queue: queue) { credential, error in
+                continuation.resume(returning: (credential, error, DispatchQueue.getSpecific(key: key) == true))
+            }
+        }
+        #expect(credential?.idToken != nil && error == nil && onQueue)
+    }
+
     // MARK: Time limit, cancellation, port
 
     @Test func nobodyComingBackEndsAtTheTimeLimit() async throws {

@@ -72,6 +72,7 @@ final class LoopbackRedirectListener: @unchecked Sendable {
             Glibc.close(fd)
             throw Self.socketError("make a pipe", error)
         }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
         for end in pipeEnds {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, O_NONBLOCK)
@@ -119,96 +120,124 @@ final class LoopbackRedirectListener: @unchecked Sendable {
 
     // MARK: The blocking loop (on its own thread)
 
+    /// A connection whose request head is still arriving.
+    private struct Pending {
+        let fd: Int32
+        var received: [UInt8] = []
+        let deadline: ContinuousClock.Instant
+    }
+
+    /// The most connections read at once; browsers open a few speculatively and send nothing on some.
+    static let maximumPending = 16
+
+    /// Serves every connection at once with `poll`, so that a connection that sends nothing (a browser's
+    /// speculative pre-connect, a stray local client) holds up nobody until its own limit.
     private static func accept(
         _ listener: Int32, wake: Int32, path: String, host: String, until deadline: ContinuousClock.Instant
     ) -> Result<Callback, Ending> {
-        while true {
-            switch waitReadable(listener, wake: wake, until: deadline) {
-            case .failure(let ending): return .failure(ending)
-            case .success: break
-            }
-            var peer = sockaddr_in()
-            var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let connection = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &peerLength) }
-            }
-            guard connection >= 0 else {
-                if [EINTR, EAGAIN, ECONNABORTED, EPROTO].contains(errno) { continue }
-                return .failure(.failed("accept failed (\(String(cString: strerror(errno))))"))
-            }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            // Only the machine's own browser: the peer must be 127.0.0.1 itself.
-            guard peer.sin_family == sa_family_t(AF_INET), UInt32(bigEndian: peer.sin_addr.s_addr) == 0x7f00_0001 else {
-                Glibc.close(connection)
-                continue
-            }
-            let requestDeadline = min(deadline, .now + requestLimit)
-            let head: [UInt8]
-            switch readHead(connection, wake: wake, until: requestDeadline) {
-            case .success(let bytes): head = bytes
-            case .failure(.cancelled):
-                Glibc.close(connection)
-                return .failure(.cancelled)
-            case .failure:
-                reply(connection, status: "400 Bad Request", page: RedirectPage.refused("The request was incomplete or too large."))
-                continue
-            }
-            guard let request = RedirectRequest(head: head) else {
-                reply(connection, status: "400 Bad Request", page: RedirectPage.refused("The request could not be read."))
-                continue
-            }
-            guard request.method == "GET" else {
-                reply(connection, status: "405 Method Not Allowed", page: RedirectPage.refused("Only GET is answered here."))
-                continue
-            }
-            // A page of another site that resolves its own name to 127.0.0.1 sends its own Host (DNS rebinding).
-            guard request.host == host else {
-                reply(connection, status: "400 Bad Request", page: RedirectPage.refused("This address answers only as \(host)."))
-                continue
-            }
-            guard request.path == path else {
-                reply(connection, status: "404 Not Found", page: RedirectPage.refused("Nothing here."))
-                continue
-            }
-            return .success(Callback(parameters: request.parameters, connection: connection))
+        var pending: [Pending] = []
+        func closeAll() {
+            pending.forEach { Glibc.close($0.fd) }
+            pending.removeAll()
         }
-    }
-
-    /// Waits until `fd` is readable, the wake pipe is written (cancelled), or the deadline passes.
-    private static func waitReadable(_ fd: Int32, wake: Int32, until deadline: ContinuousClock.Instant) -> Result<Void, Ending> {
+        let end: [UInt8] = Array("\r\n\r\n".utf8)
+        var buffer = [UInt8](repeating: 0, count: 2048)
         while true {
-            let remaining = deadline - .now
-            guard remaining > .zero else { return .failure(.timedOut) }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
-            let milliseconds = Int32(clamping: Int64((remaining.inMilliseconds).rounded(.up)))
-            let ready = poll(&fds, 2, max(1, milliseconds))
+            let now = ContinuousClock.now
+            pending.removeAll { connection in
+                guard connection.deadline <= now else { return false }
+                Glibc.close(connection.fd)
+                return true
+            }
+            guard deadline > now else {
+                closeAll()
+                return .failure(.timedOut)
+            }
+            let wakeUp = pending.map(\.deadline).reduce(deadline, min)
+            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            fds += pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            let milliseconds = Int32(clamping: Int64((wakeUp - now).inMilliseconds.rounded(.up)))
+            let ready = poll(&fds, nfds_t(fds.count), max(1, milliseconds))
             if ready < 0 {
                 if errno == EINTR { continue }
+                closeAll()
                 return .failure(.failed("poll failed (\(String(cString: strerror(errno))))"))
             }
-            if fds[1].revents != 0 { return .failure(.cancelled) }
-            if fds[0].revents & Int16(POLLNVAL) != 0 { return .failure(.failed("the listener was closed")) }
-            if fds[0].revents != 0 { return .success(()) }
+            if fds[1].revents != 0 {
+                closeAll()
+                return .failure(.cancelled)
+            }
+            if fds[0].revents & Int16(POLLNVAL) != 0 {
+                closeAll()
+                return .failure(.failed("the listener was closed"))
+            }
+            // Requests first (the accepted list changes below).
+            var finished: Set<Int32> = []
+            for (index, connection) in pending.enumerated() where fds[index + 2].revents != 0 {
+                let count = recv(connection.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                guard count > 0 else {
+                    Glibc.close(connection.fd)
+                    finished.insert(connection.fd)
+                    continue
+                }
+                pending[index].received += buffer[0..<count]
+                let received = pending[index].received
+                if let range = received.firstRange(of: end) {
+                    finished.insert(connection.fd)
+                    if let callback = answer(connection.fd, head: Array(received[..<range.lowerBound]), path: path, host: host) {
+                        pending.filter { !finished.contains($0.fd) }.forEach { Glibc.close($0.fd) }
+                        return .success(callback)
+                    }
+                } else if received.count > maximumHeadBytes {
+                    finished.insert(connection.fd)
+                    reply(connection.fd, status: "431 Request Header Fields Too Large", page: RedirectPage.refused("The request is too large."))
+                }
+            }
+            pending.removeAll { finished.contains($0.fd) }
+            if fds[0].revents != 0 {
+                var peer = sockaddr_in()
+                var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let connection = withUnsafeMutablePointer(to: &peer) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &peerLength) }
+                }
+                guard connection >= 0 else {
+                    if [EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO].contains(errno) { continue }
+                    closeAll()
+                    return .failure(.failed("accept failed (\(String(cString: strerror(errno))))"))
+                }
+                _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+                // Only the machine's own browser: the peer must be 127.0.0.1 itself.
+                guard peer.sin_family == sa_family_t(AF_INET), UInt32(bigEndian: peer.sin_addr.s_addr) == 0x7f00_0001 else {
+                    Glibc.close(connection)
+                    continue
+                }
+                if pending.count == maximumPending { Glibc.close(pending.removeFirst().fd) }
+                pending.append(Pending(fd: connection, deadline: min(deadline, .now + requestLimit)))
+            }
         }
     }
 
-    /// The request head (through the blank line), at most ``maximumHeadBytes``.
-    private static func readHead(_ fd: Int32, wake: Int32, until deadline: ContinuousClock.Instant) -> Result<[UInt8], Ending> {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        let end: [UInt8] = Array("\r\n\r\n".utf8)
-        while true {
-            if case .failure(let ending) = waitReadable(fd, wake: wake, until: deadline) { return .failure(ending) }
-            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return .failure(.failed("recv failed"))
-            }
-            if count == 0 { return .failure(.failed("closed before the request ended")) }
-            received += buffer[0..<count]
-            if let range = received.firstRange(of: end) { return .success(Array(received[..<range.lowerBound])) }
-            if received.count > maximumHeadBytes { return .failure(.failed("request too large")) }
+    /// Answers a request that is not the redirect and returns `nil`, or returns the redirect's callback.
+    private static func answer(_ connection: Int32, head: [UInt8], path: String, host: String) -> Callback? {
+        guard let request = RedirectRequest(head: head) else {
+            reply(connection, status: "400 Bad Request", page: RedirectPage.refused("The request could not be read."))
+            return nil
         }
+        guard request.method == "GET" else {
+            reply(connection, status: "405 Method Not Allowed", page: RedirectPage.refused("Only GET is answered here."))
+            return nil
+        }
+        // A page of another site that resolves its own name to 127.0.0.1 sends its own Host (DNS rebinding).
+        guard request.host == host else {
+            reply(connection, status: "400 Bad Request", page: RedirectPage.refused("This address answers only as \(host)."))
+            return nil
+        }
+        guard request.path == path else {
+            reply(connection, status: "404 Not Found", page: RedirectPage.refused("Nothing here."))
+            return nil
+        }
+        return Callback(parameters: request.parameters, connection: connection)
     }
 
     /// Sends an HTML page and closes the connection.
