@@ -6,7 +6,7 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens or a custom token) in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, or in the browser with Google or an OpenID Connect provider) in --group G or --private.",
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \

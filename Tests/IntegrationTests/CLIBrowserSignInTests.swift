@@ -64,6 +64,29 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        @Test func inASandboxWithoutThePortalTheBrowserIsStillOpenedWithXdgOpen() async throws {
+            // The harness's bus has no desktop portal: OpenURI fails, says why, and xdg-open is used instead.
+            #expect(OpenURIPortal.open("https://example.com/")?.contains("portal") == true)
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let provider = try FakeOAuthProvider(user: ["sub": "oidc-ada", "email": "ada@example.com"])
+            defer { provider.stop() }
+            let (path, _) = try fakeBrowser()
+            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("flatpak-info-\(UUID().uuidString)")
+            try "[Application]\nname=com.example.App\n".write(to: marker, atomically: true, encoding: .utf8)
+            var environment = environment(path: path)
+            environment[SandboxDetection.testFlatpakInfoVariable] = marker.path
+            let id = String(UUID().uuidString.prefix(8))
+            let result = try await cli.run(
+                ["sign-in", "--oidc", provider.issuer, "--provider-id", "oidc.fake", "--client-id", provider.clientID, "--client-secret-stdin",
+                 "--store", "memory", "--json", "--emulator", address, "--api-key", "AIza-sandbox-\(id)", "--app-id", "1:42:linux:s-\(id)"],
+                input: provider.clientSecret! + "\n", environment: environment)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect((try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])?["providers"] as? [String] == ["oidc.fake"])
+            #expect(provider.tokenRequests == 1)
+            await emulator.stop()
+        }
+
         @Test func googleWithNoBrowserPrintsGooglesURLAndEndsAtTheTimeLimitChangingNothing() async throws {
             let id = String(UUID().uuidString.prefix(8))
             let app = ["--api-key", "AIza-browser-\(id)", "--app-id", "1:42:linux:g-\(id)"]
