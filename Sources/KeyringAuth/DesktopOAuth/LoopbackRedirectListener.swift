@@ -327,7 +327,7 @@ enum RedirectPage {
         """
     }
 
-    static let signedIn = page(title: "Signed in", text: "You can close this tab and return to the app.")
+    static let signedIn = page(title: "Sign-in finished", text: "You can close this tab and return to the app.")
 
     static func failed(_ reason: String) -> String {
         page(title: "Sign-in failed", text: escape(reason) + " You can close this tab and return to the app.")
