@@ -18,7 +18,7 @@ public struct DesktopBrowser: Sendable {
     }
 
     /// The user's default browser: `xdg-open`, or, in a Flatpak or Snap sandbox, the desktop portal's
-    /// OpenURI (``OpenURIPortal``).
+    /// OpenURI (`OpenURIPortal` in SecretKeychain).
     public static let system = DesktopBrowser { url in
         // D-Bus and posix_spawn block: on a thread of their own, never Swift's cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
