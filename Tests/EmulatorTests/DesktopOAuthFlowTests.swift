@@ -199,6 +199,21 @@ import Glibc
         #expect(provider.tokenRequests == 0)
     }
 
+    @Test func aRedirectNamingAnotherIssuerIsRefused() async throws {
+        // RFC 9207: the authorization response's `iss` tells which provider answered (a mix-up attack names another).
+        let provider = try FakeOAuthProvider(user: Self.user)
+        defer { provider.stop() }
+        let browser = BrowserRun().browser { url in
+            let redirect = try FakeOAuthProvider.Browser.redirect(for: url)
+            return try FakeOAuthProvider.Browser.get(self.replacing("iss", with: "https://evil.example", in: redirect))
+        }
+        let error = await expectCode(.webSignInUserInteractionFailure) { () async throws(AuthError) in
+            try await flow(provider, browser: browser).getCredential()
+        }
+        #expect(error?.message.contains("issuer") == true)
+        #expect(provider.tokenRequests == 0)
+    }
+
     @Test func theUserDecliningInTheBrowserIsACancellation() async throws {
         let provider = try FakeOAuthProvider(user: Self.user)
         defer { provider.stop() }

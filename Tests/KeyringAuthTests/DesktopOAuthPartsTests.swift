@@ -93,6 +93,17 @@ import Testing
         #expect(code(200, String(repeating: " ", count: TokenAnswer.maximumBytes + 1)) == .internalError)
     }
 
+    @Test func googlesIDTokenMayNameItsIssuerWithOrWithoutTheScheme() throws {
+        for iss in ["https://accounts.google.com", "accounts.google.com"] {
+            let idToken = Self.jwt(#"{"iss":"\#(iss)","aud":"client","nonce":"hashed","sub":"g"}"#)
+            let credential = try TokenAnswer.credential(
+                status: 200, body: Data(#"{"access_token":"at","id_token":"\#(idToken)"}"#.utf8), provider: .google, clientID: "client",
+                hashedNonce: "hashed", rawNonce: "raw")
+            #expect(credential.provider == "google.com" && credential.idToken == idToken)
+        }
+        #expect(!DesktopOAuthProvider.google.isIssuer("https://evil.example") && !Self.provider.isIssuer("login.example.com"))
+    }
+
     @Test func tokenEndpointErrorsHaveFirebasesCodes() {
         #expect(code(400, #"{"error":"invalid_grant","error_description":"Bad Request"}"#) == .invalidCredential)
         #expect(code(401, #"{"error":"invalid_client","error_description":"Unauthorized"}"#) == .invalidClientID)

@@ -29,7 +29,8 @@ public struct DesktopBrowser: Sendable {
         }
     }
 
-    /// No browser: the app shows the announced URL to the user (a terminal program on a remote machine, say).
+    /// No browser: the app shows the announced URL and the user opens it in a browser of this machine (the redirect
+    /// comes back to this machine's 127.0.0.1).
     public static let none = DesktopBrowser { _ in "no browser is opened (DesktopBrowser.none)" }
 
     /// Starts `program` found on `PATH`, its output discarded, and reaps it on a thread of its own without

@@ -160,7 +160,7 @@ public struct DesktopOAuthFlow: Sendable {
                 "The browser came back with \(callback.value("state") == nil ? "no" : "another") state than this sign-in's, so its answer "
                     + "was refused (an old tab, or another page); start the sign-in again.")
         }
-        if let issuer = provider.issuer, let iss = callback.value("iss"), iss != issuer {
+        if let issuer = provider.issuer, callback.parameters.keys.contains("iss"), !provider.isIssuer(callback.value("iss")) {
             throw AuthError(.webSignInUserInteractionFailure, "The redirect names another issuer than \(issuer); start the sign-in again.")
         }
         if callback.parameters.keys.contains("error") {

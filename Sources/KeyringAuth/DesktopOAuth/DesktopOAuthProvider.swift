@@ -59,6 +59,12 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
             scopes: scopes)
     }
 
+    /// Whether `name` is this provider's issuer (when one is set); Google names itself with or without the scheme.
+    func isIssuer(_ name: String?) -> Bool {
+        guard let issuer else { return true }
+        return name == issuer || (issuer == "https://accounts.google.com" && name == "accounts.google.com")
+    }
+
     /// Refuses endpoints that would send the code or the client secret in clear over a network.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration``.

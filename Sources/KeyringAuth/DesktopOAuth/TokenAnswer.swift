@@ -73,12 +73,8 @@ enum TokenAnswer {
         guard audience.contains(clientID) else {
             throw AuthError(.invalidCredential, "The \(name) ID token was issued to another client than \(clientID).")
         }
-        if let issuer = provider.issuer {
-            // Google's tokens may name the issuer with or without the scheme.
-            let iss = claims["iss"] as? String
-            guard iss == issuer || (provider == .google && iss == "accounts.google.com") else {
-                throw AuthError(.invalidCredential, "The \(name) ID token was issued by another issuer than \(issuer).")
-            }
+        if let issuer = provider.issuer, !provider.isIssuer(claims["iss"] as? String) {
+            throw AuthError(.invalidCredential, "The \(name) ID token was issued by another issuer than \(issuer).")
         }
     }
 }
