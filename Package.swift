@@ -168,6 +168,12 @@ let package = Package(
             name: "email-actions-example",
             dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
             path: "Examples/EmailActions",
+        // "Desktop sign-in with Google": the desktop OAuth flow, then signIn(with:) on the emulator with users in memory;
+        // with a stand-in for Google from the tests unless GOOGLE_CLIENT_ID is set: `swift run desktop-sign-in-example`.
+        .executableTarget(
+            name: "desktop-sign-in-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport"],
+            path: "Examples/DesktopSignIn",
             swiftSettings: strict
         ),
         // "Handling errors": Swift's typed error and ported Firebase NSError code: `swift run error-handling-example`.
@@ -212,7 +218,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
-                "error-handling-example", "sign-in-methods-example", "email-actions-example",
+                "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
             ],
             swiftSettings: strict
         ),

@@ -28,6 +28,7 @@ enum {
     OPT_NOPROGRESS = 43,
     OPT_POST = 47,
     OPT_FOLLOWLOCATION = 52,
+    OPT_HTTPGET = 80,
     OPT_XFERINFODATA = 10057,
     OPT_POSTFIELDSIZE = 60,
     OPT_SSL_VERIFYPEER = 64,
@@ -195,7 +196,8 @@ static kra_http_result fail(kra_http_exchange *exchange, kra_http_result result,
     return result;
 }
 
-kra_http_result kra_http_post(
+/* A POST of `body`, or a GET when `body` is NULL. */
+static kra_http_result perform(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
     const void *body, size_t body_length, long timeout_ms, size_t response_limit) {
     pthread_once(&load_once, load);
@@ -232,9 +234,13 @@ kra_http_result kra_http_post(
     curl.easy_setopt(handle, OPT_SSL_VERIFYHOST, 2L);
     curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);   /* no SIGALRM for name look-ups in a threaded process */
     curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
-    curl.easy_setopt(handle, OPT_POST, 1L);
-    curl.easy_setopt(handle, OPT_POSTFIELDS, body_length ? body : "");
-    curl.easy_setopt(handle, OPT_POSTFIELDSIZE, (long)body_length);
+    if (body == NULL) {
+        curl.easy_setopt(handle, OPT_HTTPGET, 1L);
+    } else {
+        curl.easy_setopt(handle, OPT_POST, 1L);
+        curl.easy_setopt(handle, OPT_POSTFIELDS, body_length ? body : "");
+        curl.easy_setopt(handle, OPT_POSTFIELDSIZE, (long)body_length);
+    }
     curl.easy_setopt(handle, OPT_HTTPHEADER, list);
     curl.easy_setopt(handle, OPT_WRITEFUNCTION, on_data);
     curl.easy_setopt(handle, OPT_WRITEDATA, (void *)exchange);
@@ -272,4 +278,16 @@ kra_http_result kra_http_post(
     default:
         return KRA_HTTP_FAILED;
     }
+}
+
+kra_http_result kra_http_post(
+    kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
+    const void *body, size_t body_length, long timeout_ms, size_t response_limit) {
+    return perform(exchange, url, headers, header_count, body ? body : "", body_length, timeout_ms, response_limit);
+}
+
+kra_http_result kra_http_get(
+    kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count, long timeout_ms,
+    size_t response_limit) {
+    return perform(exchange, url, headers, header_count, NULL, 0, timeout_ms, response_limit);
 }

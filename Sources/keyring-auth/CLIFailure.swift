@@ -51,6 +51,10 @@ struct CLIFailure: Error {
             self.init(.invalidInput, error.description)
         case .malformedJWT, .noSuchProvider, .providerAlreadyLinked:
             self.init(.failure, error.description)
+        case .webContextCancelled, .webSignInUserInteractionFailure, .webInternalError, .webContextAlreadyPresented:
+            self.init(.failure, error.description)
+        case .invalidClientID:
+            self.init(.invalidInput, error.description)
         case .networkError:
             self.init(.backendUnavailable, error.description + " For a local emulator, run `keyring-auth emulator`.")
         case .accessGroupChoiceError:

@@ -6,10 +6,11 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens or a custom token) in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, or in the browser with Google or an OpenID Connect provider) in --group G or --private.",
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
-            [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin) [--group <group> | --private] \
+            [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
+            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
@@ -19,7 +20,9 @@ struct SignIn: AsyncParsableCommand {
             standard input, never from the command line; with --idp and both token flags, the ID token on the first \
             line and the access token on the second. Against the emulator an ID token may be plain JSON \
             naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
-            and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'.
+            and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'. With --google or --oidc the provider's \
+            sign-in page opens in the browser (its URL is printed on standard error, to open by hand with --no-browser) \
+            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -28,6 +31,7 @@ struct SignIn: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Credential") var credential: CredentialOptions
+    @OptionGroup(title: "Sign-in in the browser") var browser: BrowserSignInOptions
 
     @Flag(help: "Sign in anonymously (an already anonymous user stays signed in).")
     var anonymous = false
@@ -39,11 +43,11 @@ struct SignIn: AsyncParsableCommand {
     var customTokenStdin = false
 
     func validate() throws {
-        let methods = [anonymous, credential.given, customTokenStdin].filter { $0 }.count
+        let methods = [anonymous, credential.given, customTokenStdin, browser.given].filter { $0 }.count
         guard methods == 1 else {
             throw ValidationError(
                 "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
-                    + "or --custom-token-stdin.")
+                    + "--custom-token-stdin, or --google / --oidc ISSUER --provider-id ID with --client-id ID.")
         }
         guard !create || (credential.email != nil && credential.passwordStdin) else {
             throw ValidationError("--create goes with --email and --password-stdin.")
@@ -54,10 +58,17 @@ struct SignIn: AsyncParsableCommand {
         let group = scope.group  // nil: --private, or neither
         let given = try credential.read()
         let customToken = customTokenStdin ? try readSecretLines(["the custom token"], flag: "--custom-token-stdin")[0] : nil
+        let clientSecret = try browser.readSecret()
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger, backend: backend)
         let create = create
+        let browser = browser, logger = storeOptions.logger
         let result = try await reporting { () async throws(AuthError) -> AuthDataResult in
+            if browser.given {
+                // The browser first: nothing stored changes until the provider's credential is in hand and accepted.
+                let credential = try await browser.credential(secret: clientSecret, logger: logger)
+                return try await auth.signIn(with: credential, switchingTo: group)
+            }
             if create, case .email(let email, let password)? = given {
                 return try await auth.createUser(withEmail: email, password: password, switchingTo: group)
             }

@@ -220,6 +220,11 @@ import Testing
         .invalidContinueURI: (17039, "ERROR_INVALID_CONTINUE_URI"),
         .missingContinueURI: (17040, "ERROR_MISSING_CONTINUE_URI"),
         .emailChangeNeedsVerification: (17090, "ERROR_EMAIL_CHANGE_NEEDS_VERIFICATION"),
+        .webContextAlreadyPresented: (17057, "ERROR_WEB_CONTEXT_ALREADY_PRESENTED"),
+        .webContextCancelled: (17058, "ERROR_WEB_CONTEXT_CANCELLED"),
+        .invalidClientID: (17060, "ERROR_INVALID_CLIENT_ID"),
+        .webInternalError: (17062, "ERROR_WEB_INTERNAL_ERROR"),
+        .webSignInUserInteractionFailure: (17063, "ERROR_WEB_USER_INTERACTION_FAILURE"),
         .malformedJWT: (18000, "ERROR_MALFORMED_JWT"),
     ]
     /// Codes Firebase does not have.
@@ -258,8 +263,9 @@ import Testing
             "providerAlreadyLinked", "noSuchProvider", "userMismatch", "credentialAlreadyInUse", "invalidProviderID",
             "unsupportedTenantOperation", "missingOrInvalidNonce", "expiredActionCode", "invalidActionCode",
             "invalidMessagePayload", "invalidSender", "invalidRecipientEmail", "missingIosBundleID", "missingAndroidPackageName",
-            "unauthorizedDomain", "invalidContinueURI", "missingContinueURI", "emailChangeNeedsVerification", "malformedJWT",
-            "internalError",
+            "unauthorizedDomain", "invalidContinueURI", "missingContinueURI", "emailChangeNeedsVerification",
+            "webContextAlreadyPresented", "webContextCancelled", "invalidClientID", "webInternalError",
+            "webSignInUserInteractionFailure", "malformedJWT", "internalError",
         ])
         #expect(AuthErrorCode.allCases.allSatisfy { "\($0)" == $0.name && $0.description == $0.name })
         #expect(AuthError(.networkError, "offline").description == "networkError: offline")

@@ -9,6 +9,19 @@ import SecretKeychain
 // Commands: show, use-group GROUP|none, sign-in, sign-out, migrate GROUP (the reference's
 // three-step migration of the signed-in user), session GROUP (below) and chaos GROUP SEED [never-prompt] (Chaos.swift).
 let arguments = CommandLine.arguments.dropFirst()
+// auth-probe browse URL: a stand-in for the user's browser (the desktop sign-in's tests put it behind a fake
+// xdg-open): follows the provider's redirect back to the app and prints the app's page.
+if arguments.count == 2, arguments.first == "browse", let url = URL(string: arguments.last!) {
+    do {
+        let page = try FakeOAuthProvider.Browser.signIn(url)
+        print("status=\(page.status)")
+        print(page.body)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("auth-probe: \(error)\n".utf8))
+        exit(1)
+    }
+}
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: auth-probe NAMESPACE APP COMMAND [ARG]\n".utf8))
     exit(64)

@@ -50,6 +50,11 @@ kra_http_result kra_http_post(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
     const void *body, size_t body_length, long timeout_ms, size_t response_limit);
 
+/* kra_http_post's GET: the same limits and verification, no body. */
+kra_http_result kra_http_get(
+    kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count, long timeout_ms,
+    size_t response_limit);
+
 /* The answer's HTTP status, after KRA_HTTP_OK. */
 long kra_http_status(const kra_http_exchange *exchange);
 

@@ -96,6 +96,17 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     /// The project requires the new email address to be verified before it replaces the old one
     /// (``User/sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)``).
     case emailChangeNeedsVerification = 17090
+    /// A desktop sign-in's port is in use (another sign-in still waiting, or another program).
+    case webContextAlreadyPresented = 17057
+    /// A desktop sign-in ended without a credential: the user declined in the browser, the time limit passed,
+    /// or the task was cancelled.
+    case webContextCancelled = 17058
+    /// The provider refused the OAuth client ID (or its secret).
+    case invalidClientID = 17060
+    /// A desktop sign-in could not listen for the browser's redirect.
+    case webInternalError = 17062
+    /// A desktop sign-in's redirect was refused (another `state`, no code) or carried the provider's error.
+    case webSignInUserInteractionFailure = 17063
     /// A JWT (an ID token) cannot be decoded.
     case malformedJWT = 18000
     /// The backend answered something unexpected.
@@ -147,6 +158,11 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidContinueURI: "invalidContinueURI"
         case .missingContinueURI: "missingContinueURI"
         case .emailChangeNeedsVerification: "emailChangeNeedsVerification"
+        case .webContextAlreadyPresented: "webContextAlreadyPresented"
+        case .webContextCancelled: "webContextCancelled"
+        case .invalidClientID: "invalidClientID"
+        case .webInternalError: "webInternalError"
+        case .webSignInUserInteractionFailure: "webSignInUserInteractionFailure"
         case .malformedJWT: "malformedJWT"
         case .internalError: "internalError"
         }
@@ -202,6 +218,11 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidContinueURI: "ERROR_INVALID_CONTINUE_URI"
         case .missingContinueURI: "ERROR_MISSING_CONTINUE_URI"
         case .emailChangeNeedsVerification: "ERROR_EMAIL_CHANGE_NEEDS_VERIFICATION"
+        case .webContextAlreadyPresented: "ERROR_WEB_CONTEXT_ALREADY_PRESENTED"
+        case .webContextCancelled: "ERROR_WEB_CONTEXT_CANCELLED"
+        case .invalidClientID: "ERROR_INVALID_CLIENT_ID"
+        case .webInternalError: "ERROR_WEB_INTERNAL_ERROR"
+        case .webSignInUserInteractionFailure: "ERROR_WEB_USER_INTERACTION_FAILURE"
         case .malformedJWT: "ERROR_MALFORMED_JWT"
         case .internalError: "ERROR_INTERNAL_ERROR"
         }

@@ -4,9 +4,11 @@ import Synchronization
 
 /// How ``IdentityToolkitBackend`` sends one request: a POST and its whole answer, within a time
 /// limit. Every endpoint goes through ``post(to:headers:body:timeout:)``; the transport knows
-/// nothing of Identity Toolkit.
+/// nothing of Identity Toolkit. ``get(from:headers:timeout:)`` reads an OpenID Connect provider's
+/// discovery document for the desktop sign-in.
 protocol HTTPTransport: Sendable {
     func post(to url: URL, headers: [(String, String)], body: Data, timeout: Duration) async throws(HTTPTransportError) -> HTTPAnswer
+    func get(from url: URL, headers: [(String, String)], timeout: Duration) async throws(HTTPTransportError) -> HTTPAnswer
 }
 
 /// An answer of any status.
@@ -61,6 +63,17 @@ final class CurlTransport: HTTPTransport {
     func post(
         to url: URL, headers: [(String, String)], body: Data, timeout: Duration
     ) async throws(HTTPTransportError) -> HTTPAnswer {
+        try await send(url, headers: headers, body: body, timeout: timeout)
+    }
+
+    func get(from url: URL, headers: [(String, String)], timeout: Duration) async throws(HTTPTransportError) -> HTTPAnswer {
+        try await send(url, headers: headers, body: nil, timeout: timeout)
+    }
+
+    /// A POST of `body`, or a GET when it is `nil`.
+    private func send(
+        _ url: URL, headers: [(String, String)], body: Data?, timeout: Duration
+    ) async throws(HTTPTransportError) -> HTTPAnswer {
         guard let exchange = idle.withLock({ $0.popLast() }) ?? CurlExchange() else {
             throw HTTPTransportError(kind: .failed, message: "out of memory for an HTTP request")
         }
@@ -89,7 +102,8 @@ private final class CurlExchange: @unchecked Sendable {
     struct Request: Sendable {
         let url: String
         let headers: [String]
-        let body: Data
+        /// `nil` for a GET.
+        let body: Data?
         let timeoutMilliseconds: Int
     }
 
@@ -112,7 +126,11 @@ private final class CurlExchange: @unchecked Sendable {
         defer { headers.forEach { free($0) } }
         let lines = headers.map { UnsafePointer($0) }
         let outcome = lines.withUnsafeBufferPointer { lines in
-            request.body.withUnsafeBytes { body in
+            guard let body = request.body else {
+                return kra_http_get(
+                    pointer, request.url, lines.baseAddress, lines.count, request.timeoutMilliseconds, CurlTransport.maximumResponseBytes)
+            }
+            return body.withUnsafeBytes { body in
                 kra_http_post(
                     pointer, request.url, lines.baseAddress, lines.count, body.baseAddress, body.count,
                     request.timeoutMilliseconds, CurlTransport.maximumResponseBytes)

@@ -1,0 +1,61 @@
+// The README's "Desktop sign-in with Google" block, as it is written there (a test checks that it appears in
+// this file): `signInWithGoogle` below. Its users live in memory, on the bundled emulator: it needs no keyring.
+//
+//   GOOGLE_CLIENT_ID=….apps.googleusercontent.com GOOGLE_CLIENT_SECRET=… swift run desktop-sign-in-example
+//
+// signs in with Google for real: your browser opens Google's page (a "Desktop app" OAuth client of a Google Cloud
+// project), and the emulator accepts the ID token Google gives. Without GOOGLE_CLIENT_ID (as CI runs it) the same
+// calls run against a stand-in for Google and for the browser, from the package's tests (FakeOAuthProvider).
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import KeyringTestSupport
+import SecretKeychain
+
+// Not in the README: an app on the emulator, its users in memory.
+let emulator = AuthEmulator(configuration: .init(port: 0))
+let address = try await emulator.start()
+let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:abcdef", projectID: "demo-keyring-auth")
+Auth.configure(AuthConfiguration(options: options, store: InMemoryStore()))
+try Auth.auth().useEmulator(withHost: address.host, port: address.port)
+
+/// The README's block, with Google.
+func signInWithGoogle(googleClientID: String, googleClientSecret: String) async throws {
+    // Google's installed-app flow: the user's browser, a redirect to 127.0.0.1, PKCE, state and nonce.
+    let flow = DesktopOAuthFlow(provider: .google, clientID: googleClientID, clientSecret: googleClientSecret)
+    let credential = try await flow.getCredential { url in
+        print("Sign in with Google in your browser; if none opened, open \(url)")
+    }
+    let user = try await Auth.auth().signIn(with: credential).user  // saved and shared like any sign-in
+    print("signed in:", user.uid, user.email ?? "no email")
+}
+
+/// Not in the README: the same calls with a stand-in for Google, and for the browser (which follows the
+/// stand-in's redirect back to the flow and prints the page it is left on).
+func signInWithStandIn() async throws {
+    let google = try FakeOAuthProvider(user: ["sub": "google-grace", "email": "grace@example.com", "name": "Grace Hopper"])
+    defer { google.stop() }
+    var flow = DesktopOAuthFlow(provider: google.provider("google.com"), clientID: google.clientID, clientSecret: google.clientSecret)
+    let (pages, browserLeftOn) = AsyncStream<String>.makeStream()
+    flow.browser = .custom { url in
+        Thread { browserLeftOn.yield((try? FakeOAuthProvider.Browser.signIn(url).body) ?? "no page") }.start()
+        return nil
+    }
+    let credential = try await flow.getCredential { url in
+        print("Sign in with Google in your browser; if none opened, open \(url.scheme ?? "?")://\(url.host ?? "?")…")
+    }
+    let user = try await Auth.auth().signIn(with: credential).user
+    print("signed in:", user.uid, user.email ?? "no email", user.providerData.map(\.providerID))
+    for await page in pages {
+        print("the browser shows:", page.contains("You can close this tab") ? "you can close this tab" : page)
+        break
+    }
+}
+
+let environment = ProcessInfo.processInfo.environment
+if let clientID = environment["GOOGLE_CLIENT_ID"], !clientID.isEmpty {
+    try await signInWithGoogle(googleClientID: clientID, googleClientSecret: environment["GOOGLE_CLIENT_SECRET"] ?? "")
+} else {
+    try await signInWithStandIn()
+}
+await emulator.stop()

@@ -1,0 +1,84 @@
+import Foundation
+
+/// An OAuth 2 / OpenID Connect provider as the desktop sign-in (``DesktopOAuthFlow``) talks to it:
+/// its Firebase provider ID, its authorization and token endpoints, and the scopes to ask for.
+///
+/// KeyringAuth's own API (Firebase's SDKs have no desktop provider sign-in). ``google`` is Google's;
+/// any other OpenID Connect provider is ``openIDConnect(providerID:issuer:authorizationEndpoint:tokenEndpoint:scopes:)``.
+public struct DesktopOAuthProvider: Hashable, Sendable {
+    /// The Firebase provider ID the credential carries: `google.com`, `oidc.<name>`, `microsoft.com`, …
+    public var providerID: String
+    /// Where the browser is sent to sign in (`response_type=code`).
+    public var authorizationEndpoint: URL
+    /// Where the authorization code is exchanged for tokens.
+    public var tokenEndpoint: URL
+    /// The issuer the ID token's `iss` must name (and an `iss` in the redirect, RFC 9207); `nil` checks none.
+    public var issuer: String?
+    /// The scopes asked for; `openid` makes the provider return an ID token.
+    public var scopes: [String]
+
+    /// A provider with these endpoints.
+    ///
+    /// - Parameters:
+    ///   - providerID: The Firebase provider ID, as ``AuthCredential/provider``.
+    ///   - authorizationEndpoint: The authorization endpoint (`https`, or `http` on a loopback host for tests).
+    ///   - tokenEndpoint: The token endpoint (the same).
+    ///   - issuer: The issuer the ID token must name, if known.
+    ///   - scopes: The scopes to ask for.
+    public init(
+        providerID: String, authorizationEndpoint: URL, tokenEndpoint: URL, issuer: String? = nil,
+        scopes: [String] = ["openid", "email", "profile"]
+    ) {
+        self.providerID = providerID
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.issuer = issuer
+        self.scopes = scopes
+    }
+
+    /// Google (`google.com`), for an OAuth client of type "Desktop app" made in the Google Cloud console of
+    /// the Firebase project: Google's installed-app flow with scopes `openid email profile`.
+    public static let google = DesktopOAuthProvider(
+        providerID: "google.com", authorizationEndpoint: URL(string: "https://accounts.google.com/o/oauth2/v2/auth")!,
+        tokenEndpoint: URL(string: "https://oauth2.googleapis.com/token")!, issuer: "https://accounts.google.com")
+
+    /// Any OpenID Connect provider, by its endpoints (its `/.well-known/openid-configuration` lists them).
+    ///
+    /// - Parameters:
+    ///   - providerID: The Firebase provider ID set up for it, usually `oidc.<name>`.
+    ///   - issuer: Its issuer (the `iss` of its ID tokens).
+    ///   - authorizationEndpoint: Its `authorization_endpoint`.
+    ///   - tokenEndpoint: Its `token_endpoint`.
+    ///   - scopes: The scopes to ask for.
+    public static func openIDConnect(
+        providerID: String, issuer: String?, authorizationEndpoint: URL, tokenEndpoint: URL,
+        scopes: [String] = ["openid", "email", "profile"]
+    ) -> DesktopOAuthProvider {
+        DesktopOAuthProvider(
+            providerID: providerID, authorizationEndpoint: authorizationEndpoint, tokenEndpoint: tokenEndpoint, issuer: issuer,
+            scopes: scopes)
+    }
+
+    /// Whether `name` is this provider's issuer (when one is set); Google names itself with or without the scheme.
+    func isIssuer(_ name: String?) -> Bool {
+        guard let issuer else { return true }
+        return name == issuer || (issuer == "https://accounts.google.com" && name == "accounts.google.com")
+    }
+
+    /// Refuses endpoints that would send the code or the client secret in clear over a network.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration``.
+    func checkEndpoints() throws(AuthError) {
+        for (name, url) in [("authorization", authorizationEndpoint), ("token", tokenEndpoint)] {
+            let scheme = url.scheme?.lowercased()
+            let host = url.host?.lowercased() ?? ""
+            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+            guard scheme == "https" || (scheme == "http" && loopback), !host.isEmpty else {
+                throw AuthError(
+                    .invalidConfiguration,
+                    "The \(providerID) \(name) endpoint \(url.absoluteString) is not an https URL; give the provider's https endpoint "
+                        + "(plain http is taken only on a loopback host, for tests).")
+            }
+        }
+    }
+}

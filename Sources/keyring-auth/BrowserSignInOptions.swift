@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import Logging
+import SecretKeychain
+
+/// How `sign-in` runs the desktop OAuth flow (``DesktopOAuthFlow``): Google, or an OpenID Connect provider
+/// by its issuer, in the user's browser; the client secret, when there is one, from standard input.
+struct BrowserSignInOptions: ParsableArguments {
+    @Flag(help: "Sign in with Google in the browser (a desktop OAuth client's --client-id).")
+    var google = false
+
+    @Option(help: ArgumentHelp(
+        "Sign in in the browser with the OpenID Connect provider of this issuer (its /.well-known/openid-configuration).",
+        valueName: "issuer"))
+    var oidc: String?
+
+    @Option(help: ArgumentHelp("With --oidc: the Firebase provider ID set up for it, for example oidc.example.", valueName: "id"))
+    var providerID: String?
+
+    @Option(help: ArgumentHelp("With --google or --oidc: the OAuth client ID.", valueName: "id"))
+    var clientID: String?
+
+    @Flag(help: "With --google or --oidc: read the OAuth client secret from standard input (Google's desktop clients have one).")
+    var clientSecretStdin = false
+
+    @Option(help: ArgumentHelp("With --google or --oidc: the loopback port for the redirect (default: a free one).", valueName: "port"))
+    var port: UInt16 = 0
+
+    @Option(help: ArgumentHelp("With --google or --oidc: how long to wait for the browser, in seconds.", valueName: "seconds"))
+    var browserTimeout: Int = 300
+
+    @Flag(help: "With --google or --oidc: only print the URL to open; do not start a browser.")
+    var noBrowser = false
+
+    var given: Bool { google || oidc != nil }
+
+    func validate() throws {
+        guard !(google && oidc != nil) else { throw ValidationError("Give --google or --oidc ISSUER, not both.") }
+        guard given || (clientID == nil && providerID == nil && !clientSecretStdin && port == 0 && !noBrowser) else {
+            throw ValidationError("--client-id, --provider-id, --client-secret-stdin, --port and --no-browser go with --google or --oidc ISSUER.")
+        }
+        guard !given || clientID?.isEmpty == false else { throw ValidationError("--google and --oidc need --client-id ID.") }
+        guard oidc == nil || providerID?.isEmpty == false else {
+            throw ValidationError("--oidc needs --provider-id, the provider ID set up in Firebase (oidc.<name>).")
+        }
+        guard !google || providerID == nil else { throw ValidationError("--provider-id goes with --oidc; Google's is google.com.") }
+        guard (1...86_400).contains(browserTimeout) else { throw ValidationError("--browser-timeout takes 1 to 86400 seconds.") }
+    }
+
+    /// The client secret from standard input, with --client-secret-stdin.
+    func readSecret() throws -> String? {
+        clientSecretStdin ? try readSecretLines(["the client secret"], flag: "--client-secret-stdin")[0] : nil
+    }
+
+    /// Runs the flow: prints the URL on standard error, opens the browser, waits, returns the credential.
+    func credential(secret: String?, logger: Logger) async throws(AuthError) -> OAuthCredential {
+        let provider: DesktopOAuthProvider
+        if let oidc, let providerID {
+            provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: oidc)
+        } else {
+            provider = .google
+        }
+        var flow = DesktopOAuthFlow(provider: provider, clientID: clientID ?? "", clientSecret: secret)
+        flow.port = port
+        flow.timeout = .seconds(browserTimeout)
+        flow.browser = noBrowser ? .none : .system
+        flow.logger = logger
+        let noBrowser = noBrowser
+        return try await flow.getCredential { url in
+            printError(
+                noBrowser
+                    ? "open this URL in a browser to sign in with \(provider.providerID):"
+                    : "signing in with \(provider.providerID) in your browser; if none opens, open this URL:")
+            // On a line of its own, to copy whole.
+            FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
+        }
+    }
+}

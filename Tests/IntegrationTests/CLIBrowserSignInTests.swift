@@ -1,0 +1,126 @@
+import Foundation
+import KeyringAuthEmulator
+import KeyringTestSupport
+import SecretKeychain
+import Subprocesses
+import Testing
+
+extension KeyringTests {
+    /// `keyring-auth sign-in --google / --oidc`: the desktop OAuth flow run by the CLI as a user runs it. The
+    /// system browser is a fake `xdg-open` first on `PATH` (auth-probe's `browse`, which follows the provider's
+    /// redirect back to the CLI); the provider is ``FakeOAuthProvider``; the sign-in goes to the bundled emulator
+    /// and the user is then seen by another process of another app of the group.
+    @Suite struct CLIBrowserSignIn {
+        let cli: CLIProgram
+        init() throws { cli = try CLIProgram() }
+
+        /// A directory with an `xdg-open` that hands the URL to auth-probe's stand-in browser, which writes the
+        /// page it was left on to `page`.
+        private func fakeBrowser() throws -> (path: String, page: URL) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-browser-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let page = directory.appendingPathComponent("page.html")
+            let script = directory.appendingPathComponent("xdg-open")
+            try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" > '\(page.path)' 2>&1\n"
+                .write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o755)
+            return (directory.path, page)
+        }
+
+        private func environment(path: String) -> [String: String] {
+            var environment = ProcessInfo.processInfo.environment
+            environment["PATH"] = path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            return environment
+        }
+
+        @Test func aBrowserSignInWithAnOIDCIssuerIsSharedWithAnotherProcess() async throws {
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let provider = try FakeOAuthProvider(user: ["sub": "google-grace", "email": "grace@example.com", "name": "Grace"])
+            defer { provider.stop() }
+            let (path, _) = try fakeBrowser()
+            let id = String(UUID().uuidString.prefix(8))
+            let key = ["--api-key", "AIza-browser-\(id)"]
+            let (a, b) = (key + ["--app-id", "1:42:linux:a-\(id)"], key + ["--app-id", "1:42:linux:b-\(id)"])
+            let group = uniqueGroup().rawValue
+
+            let signedIn = try await cli.run(
+                ["sign-in", "--oidc", provider.issuer, "--provider-id", "google.com", "--client-id", provider.clientID,
+                 "--client-secret-stdin", "--group", group, "--json", "--emulator", address] + a,
+                input: provider.clientSecret! + "\n", environment: environment(path: path))
+            #expect(signedIn.status == 0, "\(signedIn.standardError)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: signedIn.standardOutput) as? [String: Any])
+            let uid = try #require(answer["uid"] as? String)
+            #expect(answer["providers"] as? [String] == ["google.com"] && answer["email"] as? String == "grace@example.com")
+            #expect(signedIn.standardError.contains("\(provider.issuer)/authorize?"), "the URL is printed for a person to open")
+            #expect(!signedIn.standardError.contains(provider.clientSecret!) && !signedIn.output.contains(provider.clientSecret!))
+            #expect(!signedIn.standardError.contains("code-") && !signedIn.standardError.contains("eyJ"), "no code or token printed")
+            #expect(provider.tokenRequests == 1)
+
+            // App B, another process, sees the user in the group.
+            let shown = try await cli.run(["show", "--group", group] + b)
+            #expect(shown.status == 0 && shown.output.contains("uid: \(uid)") && shown.output.contains("sign-in methods: google.com"))
+            #expect(try await cli.run(["sign-out", "--group", group] + a).status == 0)
+            await emulator.stop()
+        }
+
+        @Test func inASandboxWithoutThePortalTheBrowserIsStillOpenedWithXdgOpen() async throws {
+            // The harness's bus has no desktop portal: OpenURI fails, says why, and xdg-open is used instead.
+            #expect(OpenURIPortal.open("https://example.com/")?.contains("portal") == true)
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let provider = try FakeOAuthProvider(user: ["sub": "oidc-ada", "email": "ada@example.com"])
+            defer { provider.stop() }
+            let (path, _) = try fakeBrowser()
+            let marker = FileManager.default.temporaryDirectory.appendingPathComponent("flatpak-info-\(UUID().uuidString)")
+            try "[Application]\nname=com.example.App\n".write(to: marker, atomically: true, encoding: .utf8)
+            var environment = environment(path: path)
+            environment[SandboxDetection.testFlatpakInfoVariable] = marker.path
+            let id = String(UUID().uuidString.prefix(8))
+            let result = try await cli.run(
+                ["sign-in", "--oidc", provider.issuer, "--provider-id", "oidc.fake", "--client-id", provider.clientID, "--client-secret-stdin",
+                 "--store", "memory", "--json", "--emulator", address, "--api-key", "AIza-sandbox-\(id)", "--app-id", "1:42:linux:s-\(id)"],
+                input: provider.clientSecret! + "\n", environment: environment)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect((try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any])?["providers"] as? [String] == ["oidc.fake"])
+            #expect(provider.tokenRequests == 1)
+            await emulator.stop()
+        }
+
+        @Test func googleWithNoBrowserPrintsGooglesURLAndEndsAtTheTimeLimitChangingNothing() async throws {
+            let id = String(UUID().uuidString.prefix(8))
+            let app = ["--api-key", "AIza-browser-\(id)", "--app-id", "1:42:linux:g-\(id)"]
+            let group = uniqueGroup().rawValue
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let anonymous = try await cli.run(["sign-in", "--anonymous", "--group", group, "--json", "--emulator", address] + app)
+            let object = try JSONSerialization.jsonObject(with: anonymous.standardOutput) as? [String: Any]
+            let uid = try #require(object?["uid"] as? String, "\(anonymous.standardError)")
+
+            let result = try await cli.run(
+                ["sign-in", "--google", "--client-id", "1234-abc.apps.googleusercontent.com", "--no-browser", "--browser-timeout", "1",
+                 "--group", group, "--emulator", address] + app)
+            #expect(result.status == 1, "\(result.standardError)")
+            let url = try #require(result.standardError.split(separator: "\n").first { $0.hasPrefix("https://") }.map(String.init))
+            let items = try #require(URLComponents(string: url)?.queryItems)
+            func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+            #expect(url.hasPrefix("https://accounts.google.com/o/oauth2/v2/auth?"))
+            #expect(item("client_id") == "1234-abc.apps.googleusercontent.com" && item("code_challenge_method") == "S256")
+            #expect(item("redirect_uri")?.hasPrefix("http://127.0.0.1:") == true && item("response_type") == "code")
+            #expect(result.standardError.contains("webContextCancelled"))
+            let shown = try await cli.run(["show", "--group", group] + app)
+            #expect(shown.output.contains("uid: \(uid)"), "the signed-in user is kept")
+            await emulator.stop()
+        }
+
+        @Test func browserOptionsAreCheckedBeforeAnythingRuns() async throws {
+            for arguments in [
+                ["--google"], ["--oidc", "https://login.example.com", "--client-id", "c"], ["--google", "--oidc", "https://x", "--client-id", "c"],
+                ["--anonymous", "--client-id", "c"], ["--google", "--client-id", "c", "--provider-id", "oidc.x"],
+            ] {
+                let result = try await cli.run(["sign-in"] + arguments + ["--api-key", "k", "--app-id", "1:1:linux:a", "--store", "memory"])
+                #expect(result.status == 2, "\(arguments): \(result.standardError)")
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import KeyringAuth
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An OAuth 2 / OpenID Connect provider on loopback for the desktop sign-in's tests: an authorization
+/// endpoint that approves at once (a `302` to the redirect URI with a code and the `state`) and a token
+/// endpoint that checks the code, the redirect URI, the client and the PKCE verifier, and answers an unsigned
+/// ID token (`alg: none`, which the bundled emulator accepts) carrying the request's nonce.
+///
+/// Plain POSIX sockets, one request at a time on a thread of its own; ``Browser`` stands in for the user's browser.
+public final class FakeOAuthProvider: @unchecked Sendable {
+    /// What the authorization endpoint received, for the tests to check.
+    public struct Authorization: Sendable {
+        public let parameters: [String: String]
+    }
+
+    public let clientID: String
+    public let clientSecret: String?
+    /// The claims of the user who signs in (`sub`, `email`, …); `iss`, `aud`, `nonce`, `iat`, `exp` are added.
+    public let user: [String: String]
+    public let port: Int
+    private let listener: Int32
+    private let state = Mutex<(authorizations: [Authorization], codes: [String: [String: String]], tokenRequests: Int)>(([], [:], 0))
+
+    /// Listens on a free port of 127.0.0.1 and serves until ``stop()``.
+    public init(clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String]) throws {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.user = user
+        let (fd, port) = try RawTCP.silentListener()  // listening on a free port; this class accepts
+        self.listener = fd
+        self.port = port
+        Thread { [self] in serve() }.start()
+    }
+
+    /// Stops serving (the socket is shut down; the thread ends).
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    public var issuer: String { "http://127.0.0.1:\(port)" }
+
+    /// This provider as the desktop sign-in names it.
+    public func provider(_ providerID: String = "google.com") -> DesktopOAuthProvider {
+        .openIDConnect(
+            providerID: providerID, issuer: issuer, authorizationEndpoint: URL(string: "\(issuer)/authorize")!,
+            tokenEndpoint: URL(string: "\(issuer)/token")!)
+    }
+
+    public var authorizations: [Authorization] { state.withLock { $0.authorizations } }
+    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+
+    // MARK: Serving
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                close(listener)
+                return
+            }
+            let (head, body) = Self.readRequest(connection)
+            let response = respond(head: head, body: body)
+            _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(connection, Int32(SHUT_WR))
+            close(connection)
+        }
+    }
+
+    private func respond(head: String, body: String) -> String {
+        let target = head.split(separator: "\r\n").first?.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+        let components = URLComponents(string: target)
+        let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
+        switch (head.hasPrefix("GET "), components?.path) {
+        case (true, "/authorize"): return authorize(query)
+        case (true, "/.well-known/openid-configuration"):
+            return Self.response("200 OK", json: [
+                "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize", "token_endpoint": "\(issuer)/token",
+                "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
+                "id_token_signing_alg_values_supported": ["none"],
+            ])
+        case (false, "/token"): return token(Self.form(body))
+        default: return Self.response("404 Not Found", json: ["error": "not_found"])
+        }
+    }
+
+    private func authorize(_ query: [String: String]) -> String {
+        state.withLock { $0.authorizations.append(Authorization(parameters: query)) }
+        guard query["response_type"] == "code", query["client_id"] == clientID, query["code_challenge_method"] == "S256",
+            let challenge = query["code_challenge"], let redirect = query["redirect_uri"], redirect.hasPrefix("http://127.0.0.1:"),
+            let returned = query["state"]
+        else { return Self.response("400 Bad Request", json: ["error": "invalid_request"]) }
+        let code = "code-" + UUID().uuidString
+        state.withLock { $0.codes[code] = ["challenge": challenge, "redirect_uri": redirect, "nonce": query["nonce"] ?? ""] }
+        let separator = redirect.contains("?") ? "&" : "?"
+        let location = "\(redirect)\(separator)code=\(code)&state=\(Self.encoded(returned))&iss=\(Self.encoded(issuer))"
+        return "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    }
+
+    private func token(_ form: [String: String]) -> String {
+        let issued = state.withLock { state -> [String: String]? in
+            state.tokenRequests += 1
+            return form["code"].flatMap { state.codes.removeValue(forKey: $0) }  // one use
+        }
+        guard form["grant_type"] == "authorization_code", let issued else {
+            return Self.response("400 Bad Request", json: ["error": "invalid_grant", "error_description": "unknown or used code"])
+        }
+        guard form["client_id"] == clientID, form["client_secret"] == clientSecret else {
+            return Self.response("401 Unauthorized", json: ["error": "invalid_client"])
+        }
+        guard form["redirect_uri"] == issued["redirect_uri"],
+            let verifier = form["code_verifier"], PKCE.base64URL(SHA256.digest(Array(verifier.utf8))) == issued["challenge"]
+        else {
+            return Self.response("400 Bad Request", json: ["error": "invalid_grant", "error_description": "PKCE verification failed"])
+        }
+        let now = Int(Date().timeIntervalSince1970)
+        var claims: [String: Any] = user
+        claims["iss"] = issuer
+        claims["aud"] = clientID
+        claims["nonce"] = issued["nonce"]
+        claims["iat"] = now
+        claims["exp"] = now + 3600
+        if claims["email_verified"] as? String == "true" { claims["email_verified"] = true }
+        return Self.response("200 OK", json: [
+            "access_token": "access-" + UUID().uuidString, "id_token": Self.unsignedJWT(claims), "token_type": "Bearer", "expires_in": 3599,
+            "scope": "openid email profile",
+        ])
+    }
+
+    // MARK: HTTP, minimally
+
+    public static func unsignedJWT(_ claims: [String: Any]) -> String {
+        let header = PKCE.base64URL(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        let payload = PKCE.base64URL(Array(try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])))
+        return "\(header).\(payload)."
+    }
+
+    private static func response(_ status: String, json: [String: Any]) -> String {
+        let body = String(decoding: try! JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self)
+        return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+    }
+
+    static func encoded(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
+    }
+
+    private static func form(_ body: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            fields[parts[0]] = parts.count == 2 ? parts[1] : ""
+        }
+        return fields
+    }
+
+    /// The head and the body (by `Content-Length`) of one request.
+    private static func readRequest(_ fd: Int32) -> (String, String) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end = Array("\r\n\r\n".utf8)
+        while received.firstRange(of: end) == nil {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { return (String(decoding: received, as: UTF8.self), "") }
+            received += buffer[0..<count]
+        }
+        let split = received.firstRange(of: end)!
+        let head = String(decoding: received[..<split.lowerBound], as: UTF8.self)
+        var body = Array(received[split.upperBound...])
+        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+        while body.count < length {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            body += buffer[0..<count]
+        }
+        return (head, String(decoding: body, as: UTF8.self))
+    }
+
+    /// A stand-in for the user's browser: plain HTTP/1.1 GETs over loopback, following the provider's redirect.
+    public enum Browser {
+        public struct Page: Sendable {
+            public let status: Int
+            public let headers: [String: String]
+            public let body: String
+        }
+
+        /// GETs `url` (on 127.0.0.1) and returns the answer.
+        public static func get(_ url: URL) throws -> Page {
+            let port = url.port ?? 80
+            let target = url.path.isEmpty ? "/" : url.path
+            let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery.map { "?" + $0 } ?? ""
+            let request = "GET \(target)\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
+            let answer = String(decoding: try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Array(request.utf8)), as: UTF8.self)
+            guard let split = answer.range(of: "\r\n\r\n") else {
+                throw RawTCP.Failure(description: "no HTTP answer from \(url.host ?? "?"):\(port): \(answer.debugDescription)")
+            }
+            let lines = answer[..<split.lowerBound].split(separator: "\r\n")
+            let status = lines.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                if let colon = line.firstIndex(of: ":") {
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return Page(status: status, headers: headers, body: String(answer[split.upperBound...]))
+        }
+
+        /// The redirect URL the provider sends the browser to for `authorizationURL`.
+        public static func redirect(for authorizationURL: URL) throws -> URL {
+            let page = try get(authorizationURL)
+            guard page.status == 302, let location = page.headers["location"], let url = URL(string: location) else {
+                throw RawTCP.Failure(description: "the provider answered \(page.status): \(page.body)")
+            }
+            return url
+        }
+
+        /// Signs in as the user would: opens the authorization URL, follows the redirect to the app, returns its page.
+        public static func signIn(_ authorizationURL: URL) throws -> Page {
+            try get(try redirect(for: authorizationURL))
+        }
+    }
+}
