@@ -168,6 +168,8 @@ let package = Package(
             name: "email-actions-example",
             dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
             path: "Examples/EmailActions",
+            swiftSettings: strict
+        ),
         // "Desktop sign-in with Google": the desktop OAuth flow, then signIn(with:) on the emulator with users in memory;
         // with a stand-in for Google from the tests unless GOOGLE_CLIENT_ID is set: `swift run desktop-sign-in-example`.
         .executableTarget(

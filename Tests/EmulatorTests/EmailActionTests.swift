@@ -226,6 +226,28 @@ import Testing
         #expect(wrong?.code == .invalidActionCode)
     }
 
+    @Test func theUsersVerificationCompletionFormsSendTheirCodesOrReportTheError() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.createUser(withEmail: "meitner@example.com", password: "fission-1").user
+        let settings = ActionCodeSettings()
+        settings.url = URL(string: "https://example.com/verified")
+        let sent: [AuthError?] = [
+            await withCheckedContinuation { done in user.sendEmailVerification { done.resume(returning: $0) } },
+            await withCheckedContinuation { done in user.sendEmailVerification(with: settings) { done.resume(returning: $0) } },
+            await withCheckedContinuation { done in
+                user.sendEmailVerification(beforeUpdatingEmail: "lise@example.com") { done.resume(returning: $0) }
+            },
+        ]
+        #expect(sent.allSatisfy { $0 == nil }, "\(sent)")
+        #expect(fixture.emulator.outOfBandCodes.map(\.requestType) == ["VERIFY_EMAIL", "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL"])
+        let refused: AuthError? = await withCheckedContinuation { done in
+            user.sendEmailVerification(beforeUpdatingEmail: "not an address") { done.resume(returning: $0) }
+        }
+        #expect(refused?.code == .invalidEmail)
+        #expect(fixture.emulator.outOfBandCodes.count == 3 && user.email == "meitner@example.com")
+    }
+
     /// Two running apps of a group over one store: a verification or a password reset that one app applies
     /// reaches the other through the stored record (live sync).
     @Test func aVerifiedEmailAndAResetPasswordReachEveryAppOfTheGroup() async throws {

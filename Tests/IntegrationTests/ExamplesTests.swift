@@ -81,6 +81,8 @@ extension KeyringTests {
                 "verified: true", "reset for: ada@example.com", "signed out: true",
                 "signed in with a link: grace@example.com verified: true", "codes left: 0",
             ])
+        }
+
         @Test func theDesktopSignInBlockSignsInWithAStandInForGoogleAndTheBrowser() async throws {
             let lines = lines(try await run("desktop-sign-in-example"))
             #expect(lines.first == "Sign in with Google in your browser; if none opened, open http://127.0.0.1…", "\(lines)")

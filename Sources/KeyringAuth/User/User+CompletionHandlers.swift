@@ -72,6 +72,29 @@ extension User {
         complete(completion) { () async throws(AuthError) in try await self.delete() }
     }
 
+    /// ``sendEmailVerification(with:)`` with a completion handler, called on the callback queue.
+    public func sendEmailVerification(completion: (@Sendable (AuthError?) -> Void)?) {
+        complete(completion) { () async throws(AuthError) in try await self.sendEmailVerification() }
+    }
+
+    /// ``sendEmailVerification(with:)`` with a completion handler, called on the callback queue.
+    public func sendEmailVerification(
+        with actionCodeSettings: ActionCodeSettings, completion: (@Sendable (AuthError?) -> Void)?
+    ) {
+        complete(completion) { () async throws(AuthError) in try await self.sendEmailVerification(with: actionCodeSettings) }
+    }
+
+    /// ``sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)`` with a completion handler, called on
+    /// the callback queue.
+    public func sendEmailVerification(
+        beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil,
+        completion: (@Sendable (AuthError?) -> Void)?
+    ) {
+        complete(completion) { () async throws(AuthError) in
+            try await self.sendEmailVerification(beforeUpdatingEmail: email, actionCodeSettings: actionCodeSettings)
+        }
+    }
+
     /// Runs `body` with ``Auth/complete(_:_:)`` of the user's `Auth`; when that `Auth` no longer exists,
     /// calls `completion` with its error on a global queue (there is no callback queue left).
     func complete<Result: Sendable>(
