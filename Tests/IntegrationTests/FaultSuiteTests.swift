@@ -299,6 +299,6 @@ struct Sentinels {
     func remove() async throws {
         try await SecretServiceStore().removeData(for: key)
         let (name, value) = foreign.first!
-        try await Subprocess.run("secret-tool", ["clear", name, value]).requireSuccess("secret-tool clear")
+        try await SecretTool.run(["clear", name, value]).requireSuccess("secret-tool clear")
     }
 }

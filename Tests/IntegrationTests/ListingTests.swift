@@ -26,7 +26,7 @@ extension KeyringTests {
         }
 
         private func clearPlanted() async throws {
-            try await Subprocess.run("secret-tool", ["clear", "test-id", testID]).requireSuccess("secret-tool clear")
+            try await SecretTool.run(["clear", "test-id", testID]).requireSuccess("secret-tool clear")
         }
 
         /// Items of our schema whose attributes form no key: no scope, a group scope without a

@@ -262,7 +262,7 @@ private struct AppPair {
 /// Runs `secret-tool` (another Secret Service client, in another process) with `attributes`.
 private func secretTool(_ arguments: [String], _ attributes: [String: String], input: String = "") async throws {
     let flat = attributes.sorted { $0.key < $1.key }.flatMap { [$0.key, $0.value] }
-    try await Subprocess.run("secret-tool", arguments + flat, input: Data(input.utf8)).requireSuccess("secret-tool \(arguments)")
+    try await SecretTool.run(arguments + flat, input: Data(input.utf8)).requireSuccess("secret-tool \(arguments)")
 }
 
 /// Whether the number of watcher threads reaches `count`: a thread that has ended may still be

@@ -105,7 +105,7 @@ extension KeyringTests {
 
         @Test func anItemStoredBySecretToolIsRead() async throws {
             let key = uniqueKey(in: try AccessGroup("TEAMID.com.example.secret-tool"))
-            let stored = try await Subprocess.run("secret-tool", [
+            let stored = try await SecretTool.run([
                 "store", "--label=Stored by secret-tool",
                 "xdg:schema", "org.keyringauth.KeychainItem.v1", "service", key.service, "account", key.account,
                 "scope", "group", "access-group", "TEAMID.com.example.secret-tool",
@@ -122,14 +122,14 @@ extension KeyringTests {
             let store = SecretServiceStore()
             try await store.setData(.text("from the store"), for: key, label: "KeyringAuth user in TEAMID.com.example.secret-tool")
 
-            let lookup = try await Subprocess.run("secret-tool", [
+            let lookup = try await SecretTool.run([
                 "lookup", "service", key.service, "account", key.account, "scope", "group",
                 "access-group", "TEAMID.com.example.secret-tool",
             ])
             try lookup.requireSuccess("secret-tool lookup")
             #expect(lookup.output == "from the store")
 
-            let search = try await Subprocess.run("secret-tool", ["search", "--all", "service", key.service])
+            let search = try await SecretTool.run(["search", "--all", "service", key.service])
             try search.requireSuccess("secret-tool search")
             let printed = search.output + search.standardError
             #expect(printed.contains("label = KeyringAuth user in TEAMID.com.example.secret-tool"))
@@ -138,7 +138,7 @@ extension KeyringTests {
             #expect(printed.contains("schema = org.keyringauth.KeychainItem.v1"))
             try await store.removeData(for: key)
 
-            let gone = try await Subprocess.run("secret-tool", ["lookup", "service", key.service])
+            let gone = try await SecretTool.run(["lookup", "service", key.service])
             #expect(gone.status == 1)
         }
 

@@ -48,7 +48,7 @@ public enum RawSecretService {
             do {
                 return try body()
             } catch let failure as Failure where tries < 2
-                && ["Can't find session", "Client public key size is invalid"].contains(where: failure.description.contains) {
+                && SecretTool.kwalletSessionBugMessages.contains(where: failure.description.contains) {
                 tries += 1
             }
         }
