@@ -138,12 +138,7 @@ struct CheckCode: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    @Flag(help: "Read the code (or its link) from standard input.")
-    var codeStdin = false
-
-    func validate() throws {
-        guard codeStdin else { throw ValidationError("check-code reads the code from standard input: give --code-stdin.") }
-    }
+    @OptionGroup var code: CodeInputOptions
 
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
@@ -173,12 +168,7 @@ struct ApplyCode: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    @Flag(help: "Read the code (or its link) from standard input.")
-    var codeStdin = false
-
-    func validate() throws {
-        guard codeStdin else { throw ValidationError("apply-code reads the code from standard input: give --code-stdin.") }
-    }
+    @OptionGroup var code: CodeInputOptions
 
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
@@ -240,5 +230,16 @@ struct ResetPassword: AsyncParsableCommand {
             let after = signedOut ? " Its sessions ended: app \(auth.configuration.options.appName) is signed out in \(place)." : ""
             printLine("Set a new password for \(email).\(after)")
         }
+    }
+}
+
+/// `--code-stdin`, which `check-code` and `apply-code` need: the code, or the whole link from the
+/// email, on standard input (never an argument, which other processes can read).
+struct CodeInputOptions: ParsableArguments {
+    @Flag(help: "Read the code (or its link) from standard input.")
+    var codeStdin = false
+
+    func validate() throws {
+        guard codeStdin else { throw ValidationError("The code is read from standard input: give --code-stdin.") }
     }
 }
