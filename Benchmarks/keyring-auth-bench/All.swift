@@ -5,6 +5,7 @@ import KeyringAuthEmulator
 import Logging
 import SecretKeychain
 import Subprocesses
+import Synchronization
 
 /// Every benchmark, side by side on one daemon, printed as Markdown tables with ratios
 /// (what `Benchmarks/run` runs). Progress goes to standard error.
@@ -45,6 +46,12 @@ struct All: AsyncParsableCommand {
     @Option(help: "Unrelated items added to the collection for the second set of reads.")
     var unrelatedItems = 5000
 
+    @Option(name: .customLong("leave-out"), help: ArgumentHelp(
+        "A client to leave out of the one-item tables (its name as the tables print it), for example \"Python keyring\" on "
+            + "KeePassXC, where its replacing write (a new connection each call, so another client's item) waits for a "
+            + "prompt nobody answers headless. Repeatable; libsecret (C), the baseline, stays."))
+    var leftOutClients: [String] = []
+
     @Option(help: "Runs of each whole process.")
     var processRuns = 30
 
@@ -54,6 +61,10 @@ struct All: AsyncParsableCommand {
     func validate() throws {
         guard rounds >= 1, calls >= 1, size >= 10, unrelatedItems >= 0, processRuns >= 1, changes >= 1 else {
             throw ValidationError("--rounds, --calls, --process-runs and --changes take 1 or more, --size 10 or more")
+        }
+        let known = ["SecretServiceStore", "SecretServiceStore (async)", "Python secretstorage", "Python keyring"]
+        for name in leftOutClients where !known.contains(name) {
+            throw ValidationError("--leave-out takes one of \(known.map { "\"\($0)\"" }.joined(separator: ", ")), not \"\(name)\"")
         }
         guard ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_ROOT"] != nil else {
             throw ValidationError(
@@ -120,7 +131,7 @@ struct All: AsyncParsableCommand {
             ("Python keyring", [python, pythonClient, "keyring", size]),
         ]
         var clients: [BenchClient] = []
-        for (name, arguments) in commands {
+        for (name, arguments) in commands where !leftOutClients.contains(name) {
             clients.append(try await BenchClient.start(name: name, arguments))
         }
         return clients
@@ -207,6 +218,9 @@ struct All: AsyncParsableCommand {
             String(format: "%.0f", figures[name]!.median)
         }
         let versions = clients.filter { $0.version != "this-build" }.map { "\($0.name) \($0.version)" }
+        let reruns = BenchClient.sessionBugReruns.withLock { $0 }
+        let sessionBugNote = reruns.isEmpty ? "" : "\n\nBatches sent again after KWallet's session bug (KDE bug 514194) failed them: "
+            + reruns.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "."
         print("""
             ## KeyringAuth benchmarks
 
@@ -261,7 +275,7 @@ struct All: AsyncParsableCommand {
 
             ### Propagation between two running apps (\(propagation.count) changes; milliseconds from app A's write returning to app B's listener)
 
-            Every write (warm-up included) was reported once by app B's store and once to its listener.
+            Every write (warm-up included) was reported once by app B's store and once to its listener.\(sessionBugNote)
 
             | median | p90 | p99 | max |
             |---:|---:|---:|---:|
@@ -291,15 +305,31 @@ struct BenchClient: Sendable {
         return BenchClient(name: name, version: words.dropFirst(2).joined(separator: " "), channel: channel)
     }
 
-    /// Sends a command and returns the nanoseconds the client reports for it.
+    /// Sends a command and returns the nanoseconds the client reports for it. A batch that KWallet's
+    /// session bug failed (KDE bug 514194: about 1 % of sessions; these clients do not retry, as the
+    /// store does) is sent again, at most twice, and counted in ``sessionBugReruns``.
     func command(_ command: String, within limit: Duration = .seconds(300)) async throws -> UInt64 {
-        channel.send(command)
-        let line = try await channel.nextLine(within: limit)
-        guard line.hasPrefix("ok "), let nanoseconds = UInt64(line.dropFirst(3)) else {
-            throw ValidationError("\(name) failed `\(command)`: \(line)")
+        var reruns = 0
+        while true {
+            channel.send(command)
+            let line = try await channel.nextLine(within: limit)
+            if line.hasPrefix("ok "), let nanoseconds = UInt64(line.dropFirst(3)) { return nanoseconds }
+            guard reruns < 2, Self.kwalletSessionBugMessages.contains(where: line.contains) else {
+                throw ValidationError("\(name) failed `\(command)`: \(line)")
+            }
+            reruns += 1
+            BenchClient.sessionBugReruns.withLock { $0[name, default: 0] += 1 }
+            progress("\(name): `\(command)` failed with KWallet's session bug; sending it again: \(line)")
         }
-        return nanoseconds
     }
+
+    /// What KWallet's session bug makes a client say.
+    static let kwalletSessionBugMessages = [
+        "Can't find session", "Client public key size is invalid", "invalid or unencryptable secret",
+    ]
+
+    /// How many batches of each client were sent again after KWallet's session bug.
+    static let sessionBugReruns = Mutex<[String: Int]>([:])
 
     /// Calls per second over `count` calls of `operation`.
     func rate(_ operation: String, _ count: Int) async throws -> Double {
