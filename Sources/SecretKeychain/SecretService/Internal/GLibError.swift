@@ -36,8 +36,15 @@ struct GLibError: Error, Sendable {
         quark == g_dbus_error_quark() && code == Int32(value.rawValue)
     }
 
+    /// libsecret's error `value`, also when the provider's reply reached GDBus as an unmapped remote
+    /// error (a call made without libsecret before libsecret registered its error names).
     private func isSecretError(_ value: SecretError) -> Bool {
-        quark == secret_error_get_quark() && code == Int32(value.rawValue)
+        if quark == secret_error_get_quark() && code == Int32(value.rawValue) { return true }
+        switch value {
+        case SECRET_ERROR_IS_LOCKED: return remoteName == "org.freedesktop.Secret.Error.IsLocked"
+        case SECRET_ERROR_NO_SUCH_OBJECT: return remoteName == "org.freedesktop.Secret.Error.NoSuchObject"
+        default: return false
+        }
     }
 
     /// The call was cancelled (by its deadline).

@@ -28,17 +28,21 @@ extension SecretServiceClient {
         defer { g_variant_unref(prompt) }
         let promptPath = GLib.string(of: prompt)
         guard promptPath != "/" else { return }
-        try runPrompt(promptPath, call: .deleteItem, limit: max(.zero, limit - (ContinuousClock.now - start)))
+        let result = try runPrompt(promptPath, call: .deleteItem, limit: max(.zero, limit - (ContinuousClock.now - start)))
+        result.map { g_variant_unref($0) }
     }
 
     /// The bus connection libsecret's service talks over.
-    private var connection: OpaquePointer {
+    var connection: OpaquePointer {
         g_dbus_proxy_get_connection(UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self))
     }
 
     /// Runs the prompt at `path` (`Prompt("")`, then waits for its `Completed` signal) for at most
     /// `limit`, on a main context of its own; dismisses it when time runs out, without waiting.
-    private func runPrompt(_ path: String, call: SecretServiceCall, limit: Duration) throws(SecretServiceFailure) {
+    ///
+    /// - Returns: The prompt's result (the value inside `Completed`'s variant), which the caller
+    ///   releases with `g_variant_unref`; `nil` when there was none.
+    func runPrompt(_ path: String, call: SecretServiceCall, limit: Duration) throws(SecretServiceFailure) -> OpaquePointer? {
         let context = g_main_context_new()!
         defer { g_main_context_unref(context) }
         g_main_context_push_thread_default(context)
@@ -57,6 +61,10 @@ extension SecretServiceClient {
                     let dismissed = g_variant_get_child_value(parameters, 0)!
                     defer { g_variant_unref(dismissed) }
                     state.dismissed = g_variant_get_boolean(dismissed) != 0
+                    let boxed = g_variant_get_child_value(parameters, 1)!
+                    defer { g_variant_unref(boxed) }
+                    state.result.map { g_variant_unref($0) }
+                    state.result = g_variant_get_variant(boxed)
                 }
             }, Unmanaged.passRetained(outcome).toOpaque(), { Unmanaged<PromptOutcome>.fromOpaque($0!).release() })
         defer {
@@ -90,6 +98,8 @@ extension SecretServiceClient {
             throw .keychain(.underlying(
                 domain: "SecretKeychain", code: 0, message: "the provider's prompt for \(call.rawValue) was dismissed"))
         }
+        defer { outcome.result = nil }
+        return outcome.result
     }
 }
 
@@ -98,4 +108,8 @@ extension SecretServiceClient {
 private final class PromptOutcome {
     var completed = false
     var dismissed = false
+    /// The prompt's result, owned here until ``SecretServiceClient/runPrompt(_:call:limit:)`` hands it on.
+    var result: OpaquePointer?
+
+    deinit { result.map { g_variant_unref($0) } }
 }

@@ -118,31 +118,59 @@ struct SecretServiceClient {
     }
 
     /// Stores an item in `collectionPath`, replacing the item with the same attributes unless
-    /// `replacing` is false, and returns the path of the item written.
+    /// `replacing` is false, and returns the path of the item written. `Collection.CreateItem` is
+    /// called directly (the secret encoded for libsecret's session by libsecret) so that a prompt the
+    /// provider answers with runs within the call's limit (see ``deleteItem(at:)``: KeePassXC answers
+    /// every `CreateItem` with one).
     func createItem(
         in collectionPath: String, label: String, attributes: [String: String], secret: Data, contentType: String,
         replacing: Bool = true
     ) throws(SecretServiceFailure) -> String {
-        let properties = g_hash_table_new_full(g_str_hash, g_str_equal, g_free) { g_variant_unref(OpaquePointer($0)) }
-        defer { g_hash_table_unref(properties) }
-        g_hash_table_insert(
-            properties, g_strdup("org.freedesktop.Secret.Item.Label"),
-            UnsafeMutableRawPointer(g_variant_ref_sink(g_variant_new_string(label))))
-        g_hash_table_insert(
-            properties, g_strdup("org.freedesktop.Secret.Item.Attributes"),
-            UnsafeMutableRawPointer(g_variant_ref_sink(GLib.makeStringDictionaryVariant(attributes))))
+        let start = ContinuousClock.now
+        let propertyType = g_variant_type_new("{sv}")
+        defer { g_variant_type_free(propertyType) }
+        var properties: [OpaquePointer?] = [
+            g_variant_new_dict_entry(
+                g_variant_new_string("org.freedesktop.Secret.Item.Label"), g_variant_new_variant(g_variant_new_string(label))),
+            g_variant_new_dict_entry(
+                g_variant_new_string("org.freedesktop.Secret.Item.Attributes"),
+                g_variant_new_variant(GLib.makeStringDictionaryVariant(attributes))),
+        ]
+        let propertyArray = properties.withUnsafeMutableBufferPointer {
+            g_variant_new_array(propertyType, $0.baseAddress, gsize($0.count))
+        }
         let value = Self.secretValue(secret, contentType: contentType)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        let path = try bounded(.createItem) { cancellable, error in
-            secret_service_create_item_dbus_path_sync(
-                service.pointer, collectionPath, properties, value,
-                replacing ? SECRET_ITEM_CREATE_REPLACE : SECRET_ITEM_CREATE_NONE, cancellable, error)
+        guard let encoded = secret_service_encode_dbus_secret(service.pointer, value) else {
+            g_variant_unref(g_variant_ref_sink(propertyArray))
+            throw .brokenSession(detail: "libsecret could not encode the secret for the session")
         }
-        guard let path else {
-            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider returned no item path"))
+        let replyType = g_variant_type_new("(oo)")
+        defer { g_variant_type_free(replyType) }
+        let arguments = GLib.makeTupleVariant([propertyArray, encoded, g_variant_new_boolean(replacing ? 1 : 0)])
+        let reply = try bounded(.createItem) { cancellable, error in
+            g_dbus_connection_call_sync(
+                connection, Self.busName, collectionPath, "org.freedesktop.Secret.Collection", "CreateItem", arguments,
+                replyType, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
         }
-        defer { g_free(path) }
-        return String(cString: path)
+        guard let reply else {
+            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to CreateItem"))
+        }
+        defer { g_variant_unref(reply) }
+        let item = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(item) }
+        let itemPath = GLib.string(of: item)
+        if itemPath != "/" { return itemPath }
+        let prompt = g_variant_get_child_value(reply, 1)!
+        defer { g_variant_unref(prompt) }
+        let result = try runPrompt(
+            GLib.string(of: prompt), call: .createItem, limit: max(.zero, limit - (ContinuousClock.now - start)))
+        guard let result, GLib.variant(result, hasType: "o") else {
+            result.map { g_variant_unref($0) }
+            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider's prompt gave no item path"))
+        }
+        defer { g_variant_unref(result) }
+        return GLib.string(of: result)
     }
 
     /// Replaces the secret and the label of the existing item at `path` in place (`SetSecret`,
