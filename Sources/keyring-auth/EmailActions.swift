@@ -138,7 +138,7 @@ struct CheckCode: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    @OptionGroup var code: CodeInputOptions
+    @OptionGroup var codeInput: CodeInputOptions
 
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
@@ -168,7 +168,7 @@ struct ApplyCode: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
 
-    @OptionGroup var code: CodeInputOptions
+    @OptionGroup var codeInput: CodeInputOptions
 
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
