@@ -13,36 +13,29 @@ extension SecretServiceClient {
     ///   dismissed), `.keychain(.underlying)` when the prompt was dismissed.
     func deleteItem(at path: String) throws(SecretServiceFailure) {
         let start = ContinuousClock.now
-        let type = g_variant_type_new("(o)")
-        defer { g_variant_type_free(type) }
-        let reply = try bounded(.deleteItem) { cancellable, error in
-            g_dbus_connection_call_sync(
-                connection, Self.busName, path, "org.freedesktop.Secret.Item", "Delete", nil, type,
-                G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
-        }
-        guard let reply else {
-            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to Delete"))
-        }
+        let reply = try callProvider(
+            .deleteItem, path: path, interface: "org.freedesktop.Secret.Item", method: "Delete", arguments: nil,
+            replyType: "(o)")
         defer { g_variant_unref(reply) }
         let prompt = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(prompt) }
         let promptPath = GLib.string(of: prompt)
         guard promptPath != "/" else { return }
-        let result = try runPrompt(promptPath, call: .deleteItem, limit: max(.zero, limit - (ContinuousClock.now - start)))
+        let result = try runPrompt(promptPath, call: .deleteItem, startedAt: start)
         result.map { g_variant_unref($0) }
     }
 
-    /// The bus connection libsecret's service talks over.
-    var connection: OpaquePointer {
-        g_dbus_proxy_get_connection(UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self))
-    }
-
-    /// Runs the prompt at `path` (`Prompt("")`, then waits for its `Completed` signal) for at most
-    /// `limit`, on a main context of its own; dismisses it when time runs out, without waiting.
+    /// Runs the prompt at `path` (`Prompt("")`, then waits for its `Completed` signal) on a main
+    /// context of its own, within what is left of the client's limit for a call that started at
+    /// `start`; dismisses it when time runs out, without waiting.
     ///
     /// - Returns: The prompt's result (the value inside `Completed`'s variant), which the caller
     ///   releases with `g_variant_unref`; `nil` when there was none.
-    func runPrompt(_ path: String, call: SecretServiceCall, limit: Duration) throws(SecretServiceFailure) -> OpaquePointer? {
+    func runPrompt(
+        _ path: String, call: SecretServiceCall, startedAt start: ContinuousClock.Instant
+    ) throws(SecretServiceFailure) -> OpaquePointer? {
+        let deadline = start + self.limit
+        let limit = max(.zero, deadline - .now)
         let context = g_main_context_new()!
         defer { g_main_context_unref(context) }
         g_main_context_push_thread_default(context)
@@ -72,14 +65,11 @@ extension SecretServiceClient {
             while g_main_context_iteration(context, 0) != 0 {}
         }
 
-        let window = try bounded(call, limit: limit) { cancellable, error in
-            g_dbus_connection_call_sync(
-                connection, Self.busName, path, "org.freedesktop.Secret.Prompt", "Prompt",
-                GLib.makeTupleVariant([g_variant_new_string("")]), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
-        }
-        if let window { g_variant_unref(window) }
+        // The window ID: none (we have no window).
+        g_variant_unref(try callProvider(
+            call, path: path, interface: "org.freedesktop.Secret.Prompt", method: "Prompt",
+            arguments: GLib.makeTupleVariant([g_variant_new_string("")]), replyType: "()", limit: limit))
 
-        let deadline = ContinuousClock.now + limit
         while !outcome.completed, ContinuousClock.now < deadline {
             let timer = g_timeout_source_new(guint(max(1, (deadline - .now).inMilliseconds.rounded(.up))))!
             g_source_set_callback(timer, { _ in 0 }, nil, nil)
@@ -104,11 +94,11 @@ extension SecretServiceClient {
 }
 
 /// What a prompt's `Completed` signal said; touched only on the thread that runs the prompt's
-/// main context (the one calling ``SecretServiceClient/runPrompt(_:call:limit:)``).
+/// main context (the one calling ``SecretServiceClient/runPrompt(_:call:startedAt:)``).
 private final class PromptOutcome {
     var completed = false
     var dismissed = false
-    /// The prompt's result, owned here until ``SecretServiceClient/runPrompt(_:call:limit:)`` hands it on.
+    /// The prompt's result, owned here until ``SecretServiceClient/runPrompt(_:call:startedAt:)`` hands it on.
     var result: OpaquePointer?
 
     deinit { result.map { g_variant_unref($0) } }

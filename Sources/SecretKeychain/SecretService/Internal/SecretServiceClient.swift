@@ -145,17 +145,10 @@ struct SecretServiceClient {
             g_variant_unref(g_variant_ref_sink(propertyArray))
             throw .brokenSession(detail: "libsecret could not encode the secret for the session")
         }
-        let replyType = g_variant_type_new("(oo)")
-        defer { g_variant_type_free(replyType) }
-        let arguments = GLib.makeTupleVariant([propertyArray, encoded, g_variant_new_boolean(replacing ? 1 : 0)])
-        let reply = try bounded(.createItem) { cancellable, error in
-            g_dbus_connection_call_sync(
-                connection, Self.busName, collectionPath, "org.freedesktop.Secret.Collection", "CreateItem", arguments,
-                replyType, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
-        }
-        guard let reply else {
-            throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to CreateItem"))
-        }
+        let reply = try callProvider(
+            .createItem, path: collectionPath, interface: "org.freedesktop.Secret.Collection", method: "CreateItem",
+            arguments: GLib.makeTupleVariant([propertyArray, encoded, g_variant_new_boolean(replacing ? 1 : 0)]),
+            replyType: "(oo)")
         defer { g_variant_unref(reply) }
         let item = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(item) }
@@ -163,8 +156,7 @@ struct SecretServiceClient {
         if itemPath != "/" { return itemPath }
         let prompt = g_variant_get_child_value(reply, 1)!
         defer { g_variant_unref(prompt) }
-        let result = try runPrompt(
-            GLib.string(of: prompt), call: .createItem, limit: max(.zero, limit - (ContinuousClock.now - start)))
+        let result = try runPrompt(GLib.string(of: prompt), call: .createItem, startedAt: start)
         guard let result, GLib.variant(result, hasType: "o") else {
             result.map { g_variant_unref($0) }
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider's prompt gave no item path"))
@@ -192,9 +184,8 @@ struct SecretServiceClient {
     /// The program that owns `org.freedesktop.secrets` now, by its process name; `nil` when the
     /// bus does not say (another PID namespace, such as a sandbox, or a name owner gone meanwhile).
     func providerProgram() -> SecretServiceDiagnosis.Provider? {
-        let proxy = UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self)
-        guard let bus = g_dbus_proxy_get_connection(proxy),
-              let owner = try? Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string(Self.busName)], limit: limit),
+        let bus = connection
+        guard let owner = try? Self.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string(Self.busName)], limit: limit),
               let pid = try? Self.busDaemonCall(bus, "GetConnectionUnixProcessID", [g_variant_new_string(owner)], limit: limit)
         else { return nil }
         return SecretServiceDiagnosis.Provider(processID: pid)
@@ -270,16 +261,30 @@ struct SecretServiceClient {
     private func callProperties(
         _ call: SecretServiceCall, path: String, method: String, arguments: [String], replyType: String
     ) throws(SecretServiceFailure) -> OpaquePointer {
-        let proxy = UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self)
-        let connection = g_dbus_proxy_get_connection(proxy)
+        try callProvider(
+            call, path: path, interface: "org.freedesktop.DBus.Properties", method: method,
+            arguments: GLib.makeTupleVariant(arguments.map { g_variant_new_string($0) }), replyType: replyType)
+    }
+
+    /// The bus connection libsecret's service talks over.
+    var connection: OpaquePointer {
+        g_dbus_proxy_get_connection(UnsafeMutableRawPointer(service.pointer).assumingMemoryBound(to: GDBusProxy.self))
+    }
+
+    /// Calls `method` of `interface` on the provider's object at `path` over libsecret's connection,
+    /// bounded by `limit` (the client's by default), and returns its reply of `replyType`, which the
+    /// caller releases with `g_variant_unref`. `arguments`, a floating tuple, is consumed.
+    func callProvider(
+        _ call: SecretServiceCall, path: String, interface: String, method: String, arguments: OpaquePointer?,
+        replyType: String, limit: Duration? = nil
+    ) throws(SecretServiceFailure) -> OpaquePointer {
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
-        let parameters = GLib.makeTupleVariant(arguments.map { g_variant_new_string($0) })
         // GDBus keeps its default time limit (longer than ours); the deadline's cancellable ends the call.
-        let reply = try bounded(call) { cancellable, error in
+        let reply = try bounded(call, limit: limit) { cancellable, error in
             g_dbus_connection_call_sync(
-                connection, Self.busName, path, "org.freedesktop.DBus.Properties", method, parameters, type,
-                G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
+                connection, Self.busName, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, -1,
+                cancellable, error)
         }
         guard let reply else {
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "D-Bus returned no reply to \(method)"))
