@@ -314,7 +314,7 @@ struct BenchClient: Sendable {
             channel.send(command)
             let line = try await channel.nextLine(within: limit)
             if line.hasPrefix("ok "), let nanoseconds = UInt64(line.dropFirst(3)) { return nanoseconds }
-            guard reruns < 2, Self.kwalletSessionBugMessages.contains(where: line.contains) else {
+            guard reruns < 2, ProviderQuirk.kwalletSessionBugMessages.contains(where: line.contains) else {
                 throw ValidationError("\(name) failed `\(command)`: \(line)")
             }
             reruns += 1
@@ -322,11 +322,6 @@ struct BenchClient: Sendable {
             progress("\(name): `\(command)` failed with KWallet's session bug; sending it again: \(line)")
         }
     }
-
-    /// What KWallet's session bug makes a client say.
-    static let kwalletSessionBugMessages = [
-        "Can't find session", "Client public key size is invalid", "invalid or unencryptable secret",
-    ]
 
     /// How many batches of each client were sent again after KWallet's session bug.
     static let sessionBugReruns = Mutex<[String: Int]>([:])

@@ -1,5 +1,6 @@
 import CSecret
 import Foundation
+import SecretKeychain
 
 /// Another client of the Secret Service, for tests: it makes and inspects items the way other
 /// programs do (libsecret's item API and plain GDBus), independently of `SecretServiceStore`.
@@ -48,7 +49,7 @@ public enum RawSecretService {
             do {
                 return try body()
             } catch let failure as Failure where tries < 2
-                && SecretTool.kwalletSessionBugMessages.contains(where: failure.description.contains) {
+                && ProviderQuirk.kwalletSessionBugMessages.contains(where: failure.description.contains) {
                 tries += 1
             }
         }

@@ -6,6 +6,12 @@ public struct ProviderQuirk: Hashable, Sendable, Identifiable {
     /// What happens, and what this package does about it, in one line.
     public var summary: String
 
+    /// What a client that does not retry, as the store does, says when KWallet's session bug
+    /// (`kwallet-session-bug`) fails it: for the tests and benchmarks, which run such clients.
+    package static let kwalletSessionBugMessages = [
+        "Can't find session", "Client public key size is invalid", "invalid or unencryptable secret",
+    ]
+
     /// A quirk.
     ///
     /// - Parameters:
