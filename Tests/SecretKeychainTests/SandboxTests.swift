@@ -42,7 +42,8 @@ import Testing
         #expect(SecretServiceDiagnosis.Provider.kWallet.quirks.contains { $0.summary.contains("514194") })
         #expect(ids(.keePassXC) == [
             "keepassxc-no-default-alias-object", "keepassxc-per-database-lock", "keepassxc-silent-changes-while-saving",
-            "keepassxc-concurrent-delete-crash", "keepassxc-per-client-confirmation",
+            "keepassxc-concurrent-delete-crash", "keepassxc-change-during-save-crash", "keepassxc-unlock-dialog-stays",
+            "keepassxc-per-client-confirmation",
         ])
         #expect(ids(.gnomeKeyring) == ["gnome-keyring-locked-prompt"])
         #expect(SecretServiceDiagnosis.Provider.other("secretsd").quirks.isEmpty)

@@ -52,6 +52,15 @@ extension SecretServiceDiagnosis.Provider {
                     summary: "KeePassXC 2.7.4 can crash (SIGSEGV) when several clients write and delete one item at once, "
                         + "as apps of one group signing in and out together do; restart it and the apps go on"),
                 ProviderQuirk(
+                    id: "keepassxc-change-during-save-crash",
+                    summary: "KeePassXC 2.7.4 can crash (SIGSEGV) when a change arrives while it saves after another change "
+                        + "(\"Automatically save after every change\", on by default, saves on a worker thread); the call "
+                        + "fails timedOut, then noProvider: restart it and the apps go on"),
+                ProviderQuirk(
+                    id: "keepassxc-unlock-dialog-stays",
+                    summary: "a client's unlock prompt opens KeePassXC's unlock dialog, which the store's Dismiss (after "
+                        + "its unlockTimeout) does not close; while it is open KeePassXC neither locks nor quits"),
+                ProviderQuirk(
                     id: "keepassxc-per-client-confirmation",
                     summary: "with \"Confirm when passwords are retrieved by clients\" on, each new client is asked for "
                         + "in a dialog (the only per-client access control among the providers)"),
