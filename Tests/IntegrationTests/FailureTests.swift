@@ -83,6 +83,34 @@ extension KeyringTests {
             try await store.removeData(for: key)
         }
 
+        /// A provider that answers a write or a delete with a prompt and never completes it (KeePassXC
+        /// showing a dialog nobody answers): the store stops waiting within its limit, fails
+        /// `timedOut` saying the outcome is unknown, and dismisses the prompt, where libsecret's
+        /// own prompt wait would block the calling thread for good (`secret-tool clear` does, here).
+        @Test func aPromptTheProviderNeverCompletesTimesOutAndIsDismissed() async throws {
+            let key = uniqueKey(in: uniqueGroup())
+            let limit = Duration.seconds(1)
+            let (_, calls) = try await harness.withStallingPrompts {
+                let store = SecretServiceStore(configuration: .init(timeout: limit))
+                let operations: [(String, @Sendable () async throws -> Void)] = [
+                    ("Storing", { try await store.setData(.text("never stored"), for: key, label: "l") }),
+                    ("Removing", { try await store.removeData(for: key) }),
+                ]
+                for (verb, operation) in operations {
+                    await #expect { try await returnsWithin(.seconds(30), operation) } throws: { error in
+                        guard case KeychainError.timedOut(let operation, let reported, let writes) = error else { return false }
+                        return operation.hasPrefix(verb) && reported <= limit && writes && "\(error)".contains("may or may not")
+                    }
+                }
+            }
+            let prompts = calls.filter { $0.hasPrefix("Prompt.Prompt ") }.map { $0.dropFirst("Prompt.Prompt ".count) }
+            #expect(calls.contains { $0.hasPrefix("Collection.CreateItem ") } && calls.contains { $0.hasPrefix("Item.Delete ") })
+            #expect(prompts.count == 2, "\(calls)")
+            for prompt in prompts {
+                #expect(calls.contains("Prompt.Dismiss \(prompt)"), "the prompt at \(prompt) was left open: \(calls)")
+            }
+        }
+
         @Test func aMissingCollectionIsReportedAndNeverCreated() async throws {
             let path = "/org/freedesktop/secrets/collection/does_not_exist"
             let store = SecretServiceStore(configuration: .init(collection: .objectPath(path)))

@@ -110,8 +110,10 @@ public struct Harness: Sendable {
 
         /// Whether the provider writes every change to its file at once. KWallet writes its file on
         /// a 5 s timer (item attributes at once): a provider killed before that loses the secrets
-        /// written meanwhile, and leaves the items created meanwhile with empty secrets.
-        public var savesEveryChangeAtOnce: Bool { self != .kwallet }
+        /// written meanwhile, and leaves the items created meanwhile with empty secrets. The
+        /// harness's KeePassXC saves only when its database is locked (saving after every change is
+        /// off, see `dbus/providers/keepassxc`): a KeePassXC killed loses every change since.
+        public var savesEveryChangeAtOnce: Bool { self == .gnomeKeyring }
     }
 
     public struct NotInHarness: Error, CustomStringConvertible {
@@ -173,6 +175,36 @@ public struct Harness: Sendable {
     /// Starts the provider on the harness's keyring files, unlocked.
     public func startProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("start-keyring").path, []).requireSuccess("dbus/start-keyring")
+    }
+
+    /// Runs `body` with `dbus/providers/stalling-prompts` in the provider's place: a Secret Service
+    /// that answers every `CreateItem` and `Item.Delete` with a prompt it never completes. Stops the
+    /// provider first and starts it again afterwards, also when `body` throws.
+    ///
+    /// - Returns: What `body` returned, and the methods the fake was called with, one
+    ///   `Interface.Method /object/path` line each, in order.
+    public func withStallingPrompts<T: Sendable>(_ body: () async throws -> T) async throws -> (T, [String]) {
+        let directory = root.appendingPathComponent("stalling-prompts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (calls, output) = (directory.appendingPathComponent("calls"), directory.appendingPathComponent("output"))
+        try Data().write(to: output)
+        try await stopProvider()
+        let fake = try ChildProcess(
+            [scripts.appendingPathComponent("providers/stalling-prompts").path, calls.path],
+            stdin: URL(fileURLWithPath: "/dev/null"), stdout: output, stderr: output)
+        let result: Result<T, any Error>
+        do {
+            try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "10", "org.freedesktop.secrets"])
+                .requireSuccess("gdbus wait for dbus/providers/stalling-prompts (its output: \(output.path))")
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        fake.send(SIGTERM)
+        _ = await fake.exitStatus()
+        try await startProvider()
+        let lines = (try? String(contentsOf: calls, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        return (try result.get(), lines)
     }
 
     /// Locks the provider's default collection (gnome-keyring: the login collection) through the
