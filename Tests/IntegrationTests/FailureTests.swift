@@ -102,6 +102,10 @@ extension KeyringTests {
                         return operation.hasPrefix(verb) && reported <= limit && writes && "\(error)".contains("may or may not")
                     }
                 }
+                // The next call is answered (the fake's one item). Sent on the connection that sent the
+                // dismissals, after them, so the fake has logged those once this returns.
+                let answer = try await returnsWithin(.seconds(30)) { try await store.data(for: key) }
+                #expect(answer == .text("stalling"))
             }
             let prompts = calls.filter { $0.hasPrefix("Prompt.Prompt ") }.map { $0.dropFirst("Prompt.Prompt ".count) }
             #expect(calls.contains { $0.hasPrefix("Collection.CreateItem ") } && calls.contains { $0.hasPrefix("Item.Delete ") })
