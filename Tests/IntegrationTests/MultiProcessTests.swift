@@ -33,6 +33,25 @@ extension KeyringTests {
             try await store.removeData(for: key)
         }
 
+        /// A write is one replacing `CreateItem` where the provider replaces atomically (gnome-keyring,
+        /// KWallet): no search for duplicates, since none of ours can exist; KeePassXC's writes
+        /// search first (an existing item is updated in place) and after (a duplicate another app
+        /// made meanwhile is removed). Once a read has found another client's duplicates, the next
+        /// write searches and removes them (the test below).
+        @Test func aWriteSearchesForDuplicatesOnlyWhereTheyCanArise() async throws {
+            let store = SecretServiceStore()
+            let key = uniqueKey(in: uniqueGroup())
+            try await store.setData(.text("first"), for: key, label: "l")
+            let monitor = try await BusMonitor(
+                matching: "type='method_call',interface='org.freedesktop.Secret.Service',member='SearchItems'", harness: harness)
+            for index in 1...3 { try await store.setData(.text("write \(index)"), for: key, label: "l") }
+            let searches = try await monitor.stop().components(separatedBy: "member=SearchItems").count - 1
+            #expect(searches == (harness.provider == .keepassxc ? 6 : 0), "\(searches) searches for 3 writes")
+            #expect(try await store.data(for: key) == .text("write 3"))
+            #expect(try RawSecretService.items(matching: SecretServiceSchema.attributes(for: key)).count == 1)
+            try await store.removeData(for: key)
+        }
+
         @Test func duplicatesFromAnotherClientReadNewestAndAreCleanedUpOnTheNextWrite() async throws {
             let store = SecretServiceStore()
             let key = uniqueKey(in: uniqueGroup())

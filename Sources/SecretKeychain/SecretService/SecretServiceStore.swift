@@ -28,6 +28,10 @@ public final class SecretServiceStore: KeychainStore {
     private let connection = Mutex<SecretServiceClient?>(nil)
     /// The program serving the connection (see ``provider(using:)``), learnt once per connection.
     private let connectedProvider = Mutex<SecretServiceDiagnosis.Provider??>(nil)
+    /// The attributes of keys a read or a listing found several items for (left by other clients
+    /// that stored without replacing): the next write of such a key removes the others, also on a
+    /// provider whose replacing writes leave no duplicates of their own (see ``setData(_:for:label:)``).
+    private let keysWithDuplicates = Mutex<Set<[String: String]>>([])
     /// The serial queue the `async` methods run their blocking calls on, one at a time, never on
     /// Swift's cooperative thread pool.
     public let blockingQueue = DispatchQueue(label: "SecretKeychain.SecretServiceStore")
@@ -63,7 +67,13 @@ public final class SecretServiceStore: KeychainStore {
         let contentType = SecretServiceSchema.contentType(for: data)
         try perform("Storing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             let written = try attempt.createItem(label: label, attributes: attributes, secret: data, contentType: contentType)
-            attempt.removeDuplicates(of: attributes, keeping: written)
+            // gnome-keyring and KWallet replace atomically: a search for duplicates after every
+            // write would find none of ours, and doubled a write's calls. Others' duplicates are
+            // removed once a read or a listing has found them.
+            let replacesAtomically = [.gnomeKeyring, .kWallet].contains(provider(using: attempt.client))
+            if !replacesAtomically || tookDuplicates(of: attributes) {
+                attempt.removeDuplicates(of: attributes, keeping: written)
+            }
         }
         logger.debug("Stored keychain item", metadata: ["key": "\(key)", "size": "\(data.count)"])
     }
@@ -170,6 +180,17 @@ public final class SecretServiceStore: KeychainStore {
         let provider = client.providerProgram()
         connectedProvider.withLock { $0 = .some(provider) }
         return provider
+    }
+
+    /// Notes that a read or a listing found several items for the key of `attributes`.
+    func noteDuplicates(of attributes: [String: String]) {
+        keysWithDuplicates.withLock { _ = $0.insert(attributes) }
+    }
+
+    /// Whether a read or a listing found several items for the key of `attributes` since its last
+    /// write; forgets it.
+    private func tookDuplicates(of attributes: [String: String]) -> Bool {
+        keysWithDuplicates.withLock { $0.remove(attributes) != nil }
     }
 
     /// The connection kept from an earlier operation, or a new one.

@@ -79,7 +79,9 @@ extension SecretServiceStore {
         /// and the read (another app signed out, or replaced it) makes it search again.
         func newestSecret(matching attributes: [String: String]) throws(SecretServiceFailure) -> StoredSecret? {
             for _ in 0..<Self.readTries {
-                guard let path = try newest(of: matchingItems(attributes)) else { return nil }
+                let paths = try matchingItems(attributes)
+                if paths.count > 1 { store.noteDuplicates(of: attributes) }
+                guard let path = try newest(of: paths) else { return nil }
                 if let secret = try read(at: path, { path throws(SecretServiceFailure) in
                     try client.secret(at: path, sizeLimit: KeychainLimits.maximumSecretSize)
                 }) {
@@ -202,7 +204,10 @@ extension SecretServiceStore {
             for item in try properties(of: matchingItems(attributes)) {
                 switch SecretServiceSchema.key(from: item.attributes) {
                 case .success(let key):
-                    if let current = newestByKey[key], !SecretItemProperties.isNewer(item, than: current) { continue }
+                    if let current = newestByKey[key] {
+                        store.noteDuplicates(of: SecretServiceSchema.attributes(for: key))
+                        if !SecretItemProperties.isNewer(item, than: current) { continue }
+                    }
                     newestByKey[key] = item
                 case .failure(let error):
                     let reason: String
