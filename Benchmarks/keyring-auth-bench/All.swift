@@ -208,7 +208,8 @@ struct All: AsyncParsableCommand {
     private func printReport(
         clients: [BenchClient], writes: [String: [Double]], reads: [String: [Double]], crowdedReads: [String: [Double]],
         inProcess: InProcessReads, processes: [String: [Double]], crowdedProcesses: [String: [Double]],
-        launches: [String: [Double]], commands: (reads: [TimedCommand], noBus: [TimedCommand]), propagation: [Double]
+        launches: [String: [Double]], commands: (reads: [TimedCommand], noBus: [TimedCommand]),
+        propagation: (fromWrite: [Double], fromStart: [Double])
     ) async throws {
         let baseline = clients[0].name
         func ratio(_ figures: [String: [Double]], _ name: String) -> String {
@@ -273,13 +274,16 @@ struct All: AsyncParsableCommand {
             \(String(format: "| `auth.currentUser` | %.0f ns | %d in %d reads |", inProcess.currentUserNanoseconds, inProcess.currentUserKeychainCalls, InProcessReads.currentUserReads))
             \(String(format: "| `auth.getStoredUser(forAccessGroup:)` | %.0f µs | %d in %d reads |", inProcess.storedUserMicroseconds, inProcess.storedUserKeychainCalls, InProcessReads.storedUserReads))
 
-            ### Propagation between two running apps (\(propagation.count) changes; milliseconds from app A's write returning to app B's listener)
+            ### Propagation between two running apps (\(propagation.fromWrite.count) changes; milliseconds to app B's listener)
 
             Every write (warm-up included) was reported once by app B's store and once to its listener.\(sessionBugNote)
+            "From the change's start" adds app A's token refresh over loopback HTTP and its write: a write that
+            returns sooner can leave the provider busy with it for longer, which the first row then counts.
 
-            | median | p90 | p99 | max |
-            |---:|---:|---:|---:|
-            \(String(format: "| %.2f | %.2f | %.2f | %.2f |", propagation.median, propagation.percentile(0.9), propagation.percentile(0.99), propagation.max()!))
+            | from | median | p90 | p99 | max |
+            |---|---:|---:|---:|---:|
+            \(String(format: "| app A's write returning | %.2f | %.2f | %.2f | %.2f |", propagation.fromWrite.median, propagation.fromWrite.percentile(0.9), propagation.fromWrite.percentile(0.99), propagation.fromWrite.max()!))
+            \(String(format: "| app A's change starting | %.2f | %.2f | %.2f | %.2f |", propagation.fromStart.median, propagation.fromStart.percentile(0.9), propagation.fromStart.percentile(0.99), propagation.fromStart.max()!))
             """)
     }
 }
