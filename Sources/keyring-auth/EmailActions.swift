@@ -116,14 +116,6 @@ struct SendOOB: AsyncParsableCommand {
             printLine("Sent a \(kind) email to \(to)\(emulated ? " (the emulator prints its link)" : "").")
         }
     }
-
-    private func signedInUser(_ auth: Auth) throws -> User {
-        guard let user = auth.currentUser else {
-            let place = auth.userAccessGroup.map { "group \($0)" } ?? "its private scope"
-            throw CLIFailure(.nothingStored, "Nothing stored for app \(auth.configuration.options.appName) in \(place): sign in first.")
-        }
-        return user
-    }
 }
 
 struct CheckCode: AsyncParsableCommand {
@@ -226,8 +218,8 @@ struct ResetPassword: AsyncParsableCommand {
         if output.json {
             printJSON(["passwordReset": email, "signedOut": signedOut])
         } else {
-            let place = auth.userAccessGroup.map { "group \($0)" } ?? "its private scope"
-            let after = signedOut ? " Its sessions ended: app \(auth.configuration.options.appName) is signed out in \(place)." : ""
+            let after = signedOut
+                ? " Its sessions ended: app \(auth.configuration.options.appName) is signed out in \(scopeName(auth.userAccessGroup))." : ""
             printLine("Set a new password for \(email).\(after)")
         }
     }

@@ -9,17 +9,24 @@ func currentUserForAccountChange(
     app: IdentityOptions, backend: BackendOptions, scope: ScopeOptions, storeOptions: StoreOptions
 ) throws -> (auth: Auth, user: User, scope: String) {
     let auth = try app.makeAuth(store: storeOptions.makeStore(), logger: storeOptions.logger, backend: backend)
-    let place = auth.userAccessGroup.map { "group \($0)" } ?? "its private scope"
+    let place = scopeName(auth.userAccessGroup)
     if scope.isExplicit, try scope.accessGroup()?.rawValue != auth.userAccessGroup {
         throw CLIFailure(
             .invalidInput,
-            "App \(auth.configuration.options.appName) is in \(place), not \(scope.group.map { "group \($0)" } ?? "its private scope"); "
+            "App \(auth.configuration.options.appName) is in \(place), not \(scopeName(scope.group)); "
                 + "run `keyring-auth use-group` first, or leave out --group/--private.")
     }
+    return (auth, try signedInUser(auth), place)
+}
+
+/// The app's current user, or a `nothingStored` failure saying where nothing is stored.
+func signedInUser(_ auth: Auth) throws -> User {
     guard let user = auth.currentUser else {
-        throw CLIFailure(.nothingStored, "Nothing stored for app \(auth.configuration.options.appName) in \(place): sign in first.")
+        throw CLIFailure(
+            .nothingStored,
+            "Nothing stored for app \(auth.configuration.options.appName) in \(scopeName(auth.userAccessGroup)): sign in first.")
     }
-    return (auth, user, place)
+    return user
 }
 
 /// The user after a change, as `link` and `unlink` print it.

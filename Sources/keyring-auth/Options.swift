@@ -157,6 +157,11 @@ struct BackendOptions: ParsableArguments {
     }
 }
 
+/// A scope as messages name it: "group G", or "its private scope" when `group` is `nil`.
+func scopeName(_ group: (some CustomStringConvertible)?) -> String {
+    group.map { "group \($0)" } ?? "its private scope"
+}
+
 /// `--group G` or `--private`: which stored user a command is about.
 struct ScopeOptions: ParsableArguments {
     @Option(help: "The access group, for example TEAMID.com.example.group1.")

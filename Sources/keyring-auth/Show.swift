@@ -42,7 +42,7 @@ struct Show: AsyncParsableCommand {
             }
             throw CLIFailure(
                 .nothingStored,
-                "Nothing stored for app \(options.appName) in \(group.map { "group \($0)" } ?? "its private scope"): no user is signed in there.")
+                "Nothing stored for app \(options.appName) in \(scopeName(group)): no user is signed in there.")
         }
         let decoded = claims ? try await reporting { () throws(AuthError) in try AuthTokenResult(token: user.tokens.idToken) } : nil
         if output.json {

@@ -77,7 +77,7 @@ struct SignIn: AsyncParsableCommand {
             return try await auth.signInAnonymously(switchingTo: group)
         }
         let user = result.user
-        let scope = group.map { "group \($0)" } ?? "its private scope"
+        let scope = scopeName(group)
         if output.json {
             printJSON([
                 "uid": user.uid, "isAnonymous": user.isAnonymous, "email": nullable(user.email),

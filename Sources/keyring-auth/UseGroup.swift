@@ -40,7 +40,7 @@ struct UseGroup: AsyncParsableCommand {
         if output.json {
             printJSON(["accessGroup": nullable(group), "uid": nullable(uid)])
         } else {
-            printLine("App \(auth.configuration.options.appName) now uses \(group.map { "group \($0)" } ?? "its private scope"); current user: \(uid ?? "none").")
+            printLine("App \(auth.configuration.options.appName) now uses \(scopeName(group)); current user: \(uid ?? "none").")
         }
     }
 }
