@@ -59,7 +59,7 @@ extension Auth {
         Task { [weak self] in
             guard let self else { return }
             do throws(AuthError) {
-                _ = try await self.refreshTokens(of: user)
+                _ = try await user.tokenRefresh.join { () async throws(AuthError) in try await self.refreshTokens(of: user) }
             } catch {
                 self.logger.warning("Could not refresh the ID token ahead of expiry; trying again in a minute", metadata: ["error": "\(error.code)"])
                 if self.currentUser === user { self.scheduleTokenRefresh(for: user, retryAfter: 60) }

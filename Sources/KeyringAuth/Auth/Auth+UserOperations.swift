@@ -131,6 +131,12 @@ extension Auth {
             return
         }
         try await transitionOffPool { () throws(AuthError) in
+            // Checked again under `transitions`: a sign-out or another user's sign-in may have come first,
+            // and the change must not be saved where the next user (or nobody) now is.
+            guard self.currentUser === user else {
+                user.record.withLock { change(&$0) }
+                return
+            }
             var record = user.storedRecord
             change(&record)
             try self.save(record, in: self.state.withLock { $0.group })

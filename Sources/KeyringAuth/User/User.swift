@@ -6,6 +6,8 @@ import Synchronization
 public final class User: Sendable {
     let record: Mutex<StoredUserRecord>
     private let owner: Mutex<Owner>
+    /// The token refresh under way for this user, which every caller that needs one joins.
+    let tokenRefresh = SharedTokenRefresh()
 
     private struct Owner: Sendable { weak var auth: Auth? }
 
@@ -53,15 +55,18 @@ public final class User: Sendable {
 
     /// The user's ID token, refreshed first when it expires within five minutes or when asked.
     ///
-    /// A refreshed token is saved to the keychain item of the app's current group, so the other
-    /// apps of the group get it too.
+    /// One refresh runs at a time: calls that need one while it is under way (forced or not) wait for
+    /// it and get its token, so any number of concurrent calls send one request. A refreshed token is
+    /// saved to the keychain item of the app's current group, so the other apps of the group get it
+    /// too; when the user was signed out or replaced meanwhile, it is returned but saved nowhere.
     /// - Throws: ``AuthError``; a refresh refused for good signs the user out.
     public func getIDToken(forcingRefresh: Bool = false) async throws(AuthError) -> String {
         let current = storedRecord
         if !forcingRefresh && current.tokens.expirationDate.timeIntervalSinceNow > 5 * 60 {
             return current.tokens.idToken
         }
-        return try await owningAuth().refreshTokens(of: self).idToken
+        let auth = try owningAuth()
+        return try await tokenRefresh.join { () async throws(AuthError) in try await auth.refreshTokens(of: self) }.idToken
     }
 
     /// The user's ID token and what it says (expiry, sign-in time, sign-in method, custom claims),

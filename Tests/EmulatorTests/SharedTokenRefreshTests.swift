@@ -1,0 +1,141 @@
+import Foundation
+import KeyringAuthEmulator
+import KeyringTestSupport
+import SecretKeychain
+import Synchronization
+import Testing
+
+@testable import KeyringAuth
+
+/// One token refresh at a time: concurrent `getIDToken` calls share one request to the secure-token
+/// endpoint (counted at the emulator), and a refresh that ends after a sign-out or another user's
+/// sign-in saves nothing onto them.
+@Suite struct SharedTokenRefreshTests {
+    /// The secure-token requests the emulator has answered.
+    private static func refreshes(_ fixture: EmulatorFixture) -> Int {
+        fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
+    }
+
+    @Test func fiftyCallsOnAnExpiredTokenSendOneRefreshAndAllGetItsToken() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.signInAnonymously().user
+        let old = user.storedRecord.tokens.idToken
+        user.record.withLock { $0.tokens.expirationDate = Date().addingTimeInterval(-60) }
+
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<50 { group.addTask { try await user.getIDToken() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(Self.refreshes(fixture) == 1, "one refresh request for 50 calls")
+        #expect(tokens.count == 1 && tokens.first != old, "every call got the one new token")
+        #expect(try auth.getStoredUser(forAccessGroup: nil)?.storedRecord.tokens.idToken == tokens.first, "and saved")
+    }
+
+    @Test func fiftyForcedRefreshesAtOnceSendOneRequest() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let gated = GatedRefreshBackend(fixture.backend)
+        let auth = Auth(configuration: AuthConfiguration(
+            options: AuthAppOptions(apiKey: gated.apiKey, appID: "1:42:linux:forced", projectID: "demo-keyring-auth"),
+            store: InMemoryStore(), backend: gated))
+        let user = try await auth.signInAnonymously().user
+
+        // The refresh is held at the gate until all 50 calls wait for it; then one request goes out.
+        gated.releaseWhen { user.tokenRefresh.callers == 50 }
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<50 { group.addTask { try await user.getIDToken(forcingRefresh: true) } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(Self.refreshes(fixture) == 1, "one refresh request for 50 forced calls")
+        #expect(tokens.count == 1 && tokens.first == user.storedRecord.tokens.idToken)
+        #expect(user.tokenRefresh.callers == 0, "nothing is left running")
+
+        // Once it has ended, a forced call refreshes again.
+        gated.releaseWhen { true }
+        let again = try await user.getIDToken(forcingRefresh: true)
+        #expect(Self.refreshes(fixture) == 2 && !tokens.contains(again))
+    }
+
+    @Test func aRefreshEndingAfterASignOutAndAnotherSignInSavesNothingOntoTheNewUser() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let gated = GatedRefreshBackend(fixture.backend)
+        let auth = Auth(configuration: AuthConfiguration(
+            options: AuthAppOptions(apiKey: gated.apiKey, appID: "1:42:linux:switch", projectID: "demo-keyring-auth"),
+            store: InMemoryStore(), backend: gated))
+        let first = try await auth.signInAnonymously().user
+        let released = Mutex(false)
+        gated.releaseWhen { released.withLock { $0 } }
+        let refresh = Task { try await first.getIDToken(forcingRefresh: true) }
+        try await gated.waitUntilHeld()
+
+        try auth.signOut()
+        let second = try await auth.signInAnonymously().user
+        let secondToken = second.storedRecord.tokens.idToken
+        released.withLock { $0 = true }
+        let refreshed = try await refresh.value
+
+        #expect(try await fixture.backend.lookUp(idToken: refreshed).uid == first.uid, "the caller got the first user's new token")
+        #expect(auth.currentUser === second)
+        let stored = try auth.getStoredUser(forAccessGroup: nil)?.storedRecord
+        #expect(stored?.uid == second.uid && stored?.tokens.idToken == secondToken, "the second user's item is untouched")
+    }
+}
+
+/// The emulator's backend, with each token refresh held until a condition holds (checked every millisecond,
+/// for at most 10 s: a refresh never held that long fails the test instead of hanging it).
+private final class GatedRefreshBackend: AuthBackend {
+    private let base: IdentityToolkitBackend
+    private let condition = Mutex<@Sendable () -> Bool>({ true })
+    private let held = Mutex(0)
+
+    init(_ base: IdentityToolkitBackend) { self.base = base }
+
+    var apiKey: String { base.apiKey }
+
+    func releaseWhen(_ condition: @escaping @Sendable () -> Bool) { self.condition.withLock { $0 = condition } }
+
+    /// Returns once a refresh waits at the gate.
+    func waitUntilHeld() async throws {
+        try await Self.poll { self.held.withLock { $0 > 0 } }
+    }
+
+    private static func poll(_ done: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done() {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
+        held.withLock { $0 += 1 }
+        let condition = self.condition.withLock { $0 }
+        do { try await Self.poll(condition) } catch { throw AuthError(.internalError, "the gate was never opened") }
+        held.withLock { $0 -= 1 }
+        return try await base.refresh(refreshToken: refreshToken, context: context)
+    }
+
+    func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        try await base.signUpAnonymously(context: context)
+    }
+    func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        try await base.signUp(email: email, password: password, context: context)
+    }
+    func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+        try await base.signIn(email: email, password: password, context: context)
+    }
+    func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
+        try await base.lookUp(idToken: idToken, context: context)
+    }
+    func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
+        try await base.update(idToken: idToken, changes: changes, context: context)
+    }
+    func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
+        try await base.delete(idToken: idToken, context: context)
+    }
+    func signIn(email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext) async throws(AuthError)
+        -> BackendSignIn
+    {
+        try await base.signIn(email: email, emailLinkCode: emailLinkCode, linkingTo: idToken, context: context)
+    }
+}
