@@ -23,7 +23,7 @@ struct BenchApp {
         let options = AuthAppOptions(
             appName: "bench-\(name)", apiKey: "AIza-bench-\(id)", appID: "1:42:linux:bench-\(name)-\(id)", projectID: "demo")
         let auth = Auth(configuration: AuthConfiguration(options: options, store: store, logger: logger, liveSync: liveSync))
-        try auth.useEmulator(withHost: address.host, port: address.port)
+        auth.useEmulator(withHost: address.host, port: address.port)
         try auth.useUserAccessGroup(group)
         let user = try await auth.signInAnonymously().user
         return BenchApp(emulator: emulator, address: address, group: group, options: options, auth: auth, user: user)

@@ -12,7 +12,7 @@ let emulator = AuthEmulator(configuration: .init(port: 0))
 let address = try await emulator.start()
 let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:abcdef", projectID: "demo-keyring-auth")
 Auth.configure(AuthConfiguration(options: options, store: InMemoryStore()))
-try Auth.auth().useEmulator(withHost: address.host, port: address.port)
+Auth.auth().useEmulator(withHost: address.host, port: address.port)
 _ = try await Auth.auth().createUser(withEmail: "ada@example.com", password: "analytical-engine")
 var verifyCode: String { emulator.outOfBandCodes.last?.oobCode ?? "" }
 var resetCode: String { emulator.outOfBandCodes.last?.oobCode ?? "" }

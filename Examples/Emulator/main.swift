@@ -10,12 +10,12 @@ let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux
 Auth.configure(AuthConfiguration(options: options, store: InMemoryStore()))
 
 // The README's first block: an emulator at a known address (not started here; the next block replaces it).
-try Auth.auth().useEmulator(withHost: "127.0.0.1", port: 9099)  // before signing in
+Auth.auth().useEmulator(withHost: "127.0.0.1", port: 9099)  // before signing in
 
 // The README's block "Run one inside a process".
 let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: .seconds(120)))
 let address = try await emulator.start()          // 127.0.0.1:<free port>
-try Auth.auth().useEmulator(withHost: address.host, port: address.port)
+Auth.auth().useEmulator(withHost: address.host, port: address.port)
 let uid = try await Auth.auth().signInAnonymously().user.uid
 try emulator.revokeTokens(of: uid)                // the next refresh answers TOKEN_EXPIRED
 emulator.settings.allowsAnonymousSignUp = false   // anonymous sign-up answers OPERATION_NOT_ALLOWED

@@ -10,7 +10,7 @@ import SecretKeychain
     static func main() async throws {
         // Not in the article: an app whose backend cannot be reached.
         let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:errors", projectID: "my-project")
-        try Auth.configure(AuthConfiguration(options: options, store: InMemoryStore())).useEmulator(withHost: "127.0.0.1", port: 1)
+        Auth.configure(AuthConfiguration(options: options, store: InMemoryStore())).useEmulator(withHost: "127.0.0.1", port: 1)
         let email = "ada@example.com", password = "correct horse battery"
 
         // The article's first block: Swift's typed error.

@@ -47,7 +47,7 @@ try await auth.updateCurrentUser(privateUser)
 // try auth.useUserAccessGroup("TEAMID.com.example.group1", migratingCurrentUser: true)
 precondition(Auth.auth() === auth)  // elsewhere in the app, the same instance
 
-for await user in auth.authStateChanges() {  // the current user now, then each change, until you stop
+for await user in auth.authStateChanges {  // the current user now, then each change, until you stop
     print("stream:", user?.uid ?? "signed out")
     break
 }

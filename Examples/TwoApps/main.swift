@@ -32,7 +32,7 @@ func appB(running: Bool) async throws -> Int32 {
     let options = AuthAppOptions(apiKey: apiKey, appID: "1:1234567890:linux:app-b", projectID: "demo-keyring-auth")
     let auth = Auth.configure(AuthConfiguration(options: options))
     try auth.useUserAccessGroup("TEAMID.com.example.shared")
-    for await user in auth.authStateChanges() {  // who is signed in now, then each change as it happens
+    for await user in auth.authStateChanges {  // who is signed in now, then each change as it happens
         say("app-b sees \(user?.uid ?? "nobody")")
         if !running || (seenSignIn && user == nil) { return 0 }
         seenSignIn = seenSignIn || user != nil
@@ -75,7 +75,7 @@ func appA() async throws -> Int32 {
 
     let options = AuthAppOptions(apiKey: apiKey, appID: "1:1234567890:linux:app-a", projectID: projectID)
     let auth = Auth.configure(AuthConfiguration(options: options))
-    try auth.useEmulator(withHost: address.host, port: address.port)
+    auth.useEmulator(withHost: address.host, port: address.port)
     try auth.useUserAccessGroup(group)
     let user = try await auth.signInAnonymously().user
     say("app-a signs in: \(user.uid)")

@@ -148,13 +148,24 @@ import Testing
         #expect(fixture.emulator.accounts.map(\.localId) == [user.uid])
     }
 
-    @Test func useEmulatorNeedsTheHTTPBackend() throws {
+    @Test func useEmulatorDoesNotThrowAsFirebasesButAnUnusableAddressFailsEveryRequest() async throws {
         let apps = TwoApps()
-        let auth = Auth(configuration: apps.configuration("custom-backend"))
-        #expect(throws: AuthError.self) { try auth.useEmulator(withHost: "127.0.0.1", port: 9099) }
-        let http = Auth(configuration: AuthConfiguration(
-            options: AuthAppOptions(appName: "http", apiKey: "k", appID: "1:42:linux:http", projectID: "p"), store: InMemoryStore()))
-        #expect(throws: AuthError.self) { try http.useEmulator(withHost: "bad host", port: 9099) }
-        #expect(throws: AuthError.self) { try http.useEmulator(withHost: "127.0.0.1", port: 70000) }
+        let custom = Auth(configuration: apps.configuration("custom-backend"))
+        custom.useEmulator(withHost: "127.0.0.1", port: 9099)
+        _ = try await custom.signInAnonymously()
+        #expect(apps.backend.calls.first == "signUpAnonymously", "a backend of the configuration's own is kept")
+
+        for (host, port, reason) in [("bad host", 9099, "bad host"), ("127.0.0.1", 70000, "from 1 to 65535")] {
+            let http = Auth(configuration: AuthConfiguration(
+                options: AuthAppOptions(appName: "http", apiKey: "k", appID: "1:42:linux:http", projectID: "p"), store: InMemoryStore()))
+            http.useEmulator(withHost: host, port: port)
+            do {
+                _ = try await http.signInAnonymously()
+                Issue.record("a request was sent with the unusable emulator address \(host):\(port)")
+            } catch {
+                #expect(error.code == .invalidConfiguration && error.message.contains(reason), "\(error)")
+            }
+            #expect(http.currentUser == nil)
+        }
     }
 }

@@ -33,7 +33,7 @@ struct EmulatorFixture {
     func auth(appName: String = "emulated-app", store: any KeychainStore = InMemoryStore()) throws -> Auth {
         let options = AuthAppOptions(appName: appName, apiKey: backend.apiKey, appID: "1:42:linux:\(appName)", projectID: "demo-keyring-auth")
         let auth = Auth(configuration: AuthConfiguration(options: options, store: store))
-        try auth.useEmulator(withHost: address.host, port: address.port)
+        auth.useEmulator(withHost: address.host, port: address.port)
         return auth
     }
 

@@ -26,7 +26,7 @@ struct IPv6LoopbackTests {
         for host in ["::1", "[::1]"] {
             let options = AuthAppOptions(appName: "ipv6", apiKey: "k", appID: "1:42:linux:ipv6", projectID: "demo-keyring-auth")
             let auth = Auth(configuration: AuthConfiguration(options: options, store: InMemoryStore()))
-            try auth.useEmulator(withHost: host, port: address.port)
+            auth.useEmulator(withHost: host, port: address.port)
             uids.append(try await auth.signInAnonymously().user.uid)
         }
         #expect(emulator.accounts.map(\.localId) == uids)

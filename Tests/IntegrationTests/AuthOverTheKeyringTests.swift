@@ -89,7 +89,7 @@ extension KeyringTests {
             func launch(_ app: String) throws -> Auth {
                 let options = AuthAppOptions(appName: app, apiKey: "AIza-\(id)", appID: "1:42:linux:\(app)\(id)", projectID: "demo-keyring-auth")
                 let auth = Auth(configuration: AuthConfiguration(options: options, store: store))
-                try auth.useEmulator(withHost: address.host, port: address.port)
+                auth.useEmulator(withHost: address.host, port: address.port)
                 return auth
             }
             let group = TwoApps.group

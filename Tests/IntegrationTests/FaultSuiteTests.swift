@@ -181,7 +181,7 @@ struct ChaosRun {
         let creator = Auth(configuration: AuthConfiguration(
             options: AuthAppOptions(appName: "creator", apiKey: "AIza-\(namespace)", appID: "1:42:linux:creator", projectID: "demo"),
             store: InMemoryStore()))
-        try creator.useEmulator(withHost: address.host, port: address.port)
+        creator.useEmulator(withHost: address.host, port: address.port)
         for index in 0..<3 {
             _ = try await creator.createUser(withEmail: "chaos\(index)@example.com", password: "chaos-password")
         }

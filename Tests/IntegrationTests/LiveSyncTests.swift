@@ -234,7 +234,7 @@ private struct AppPair {
         let group = uniqueGroup().rawValue
 
         let auth = Auth(configuration: AuthConfiguration(options: apps.options("A"), store: apps.store))
-        try auth.useEmulator(withHost: address.host, port: address.port)
+        auth.useEmulator(withHost: address.host, port: address.port)
         try auth.useUserAccessGroup(group)
         #expect(auth.isLiveSyncActive)
         let a = InProcess(auth: auth)

@@ -105,12 +105,37 @@ import KeyringTestSupport
 
     @Test func theStateStreamStartsWithTheCurrentUser() async throws {
         let auth = TwoApps().launch("app-a")
-        var changes = auth.authStateChanges().makeAsyncIterator()
+        var changes = auth.authStateChanges.makeAsyncIterator()
         #expect(await changes.next().map { $0?.uid } == .some(nil))
         let user = try await auth.signInAnonymously().user
         #expect(await changes.next()??.uid == user.uid)
         try auth.signOut()
         #expect(await changes.next().map { $0?.uid } == .some(nil))
+    }
+
+    @Test func eachIterationOfTheSequencesRegistersWhenItStartsAndIsRemovedWhenItEnds() async throws {
+        let auth = TwoApps().launch("app-a")
+        let registered = { auth.state.withLock { ($0.stateStreams.count, $0.tokenStreams.count) } }
+        let states = auth.authStateChanges
+        #expect(registered() == (0, 0), "the property alone registers nothing")
+        do {
+            var first = states.makeAsyncIterator()
+            var second = states.makeAsyncIterator()
+            #expect(registered() == (2, 0), "one registration per iterator")
+            #expect(await first.next().map { $0?.uid } == .some(nil))
+            #expect(await second.next().map { $0?.uid } == .some(nil))
+        }
+        #expect(registered() == (0, 0), "dropped iterators are removed")
+
+        var tokens = auth.idTokenChanges.makeAsyncIterator()
+        #expect(await tokens.next().map { $0?.uid } == .some(nil))
+        let user = try await auth.signInAnonymously().user
+        #expect(await tokens.next()??.uid == user.uid)
+        let refreshed = try await user.getIDToken(forcingRefresh: true)
+        #expect(await tokens.next()??.storedRecord.tokens.idToken == refreshed, "a new token is a change of idTokenChanges")
+
+        for await user in auth.authStateChanges where user != nil { break }
+        #expect(registered() == (0, 1), "a loop left by break is removed")
     }
 
     @Test func aRefreshRefusedForGoodSignsTheUserOut() async throws {

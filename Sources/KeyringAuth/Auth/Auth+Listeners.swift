@@ -27,19 +27,20 @@ extension Auth {
         _ = state.withLock { $0.tokenListeners.removeValue(forKey: handle.id) }
     }
 
-    /// A new stream of the current user, then every change of the signed-in user, until the stream
-    /// is dropped. Each call registers a stream of its own.
-    public func authStateChanges() -> AsyncStream<User?> {
+    /// A new stream of the current user, then each change the listeners of `list` are told of, until
+    /// the stream is dropped. The first value is yielded at once (not through the callback queue), so
+    /// a stream works whatever runs the callback queue.
+    func makeStream(_ list: WritableKeyPath<State, [Int: AsyncStream<User?>.Continuation]> & Sendable) -> AsyncStream<User?> {
         let (stream, continuation) = AsyncStream<User?>.makeStream()
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.streams[id] = continuation
+            state[keyPath: list][id] = continuation
             continuation.yield(state.currentUser)
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
+            _ = self?.state.withLock { $0[keyPath: list].removeValue(forKey: id) }
         }
         return stream
     }
@@ -69,10 +70,11 @@ extension Auth {
         let queue = configuration.callbackQueue
         if uidChanged {
             for (_, listener) in state.stateListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
-            for continuation in state.streams.values { continuation.yield(user) }
+            for continuation in state.stateStreams.values { continuation.yield(user) }
         }
         if tokenChanged {
             for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+            for continuation in state.tokenStreams.values { continuation.yield(user) }
             scheduleTokenRefresh(for: user)
         }
     }

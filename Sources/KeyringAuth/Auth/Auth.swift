@@ -25,7 +25,9 @@ public final class Auth: Sendable {
         var userUnread = false
         var stateListeners: [Int: Listener] = [:]
         var tokenListeners: [Int: Listener] = [:]
-        var streams: [Int: AsyncStream<User?>.Continuation] = [:]
+        /// The iterators of ``Auth/authStateChanges`` and ``Auth/idTokenChanges``.
+        var stateStreams: [Int: AsyncStream<User?>.Continuation] = [:]
+        var tokenStreams: [Int: AsyncStream<User?>.Continuation] = [:]
         var nextID = 0
         var notifiedUID: String?
         var notifiedToken: String?
@@ -156,15 +158,22 @@ public final class Auth: Sendable {
     /// for example the one `keyring-auth emulator` runs. Call it before signing in. The host is a name, an
     /// IPv4 address, or an IPv6 address with or without brackets (`::1`, `[::1]`).
     ///
-    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the address is not usable or the
-    ///   configuration's backend is not an ``IdentityToolkitBackend``.
-    public func useEmulator(withHost host: String, port: Int) throws(AuthError) {
+    /// As Firebase's, it does not throw. An address that is not usable is logged, and every later request
+    /// fails with ``AuthErrorCode/invalidConfiguration`` saying what is wrong with it (nothing is sent to
+    /// Firebase instead). With a backend of the configuration's own (not an ``IdentityToolkitBackend``) the
+    /// call is logged and ignored.
+    public func useEmulator(withHost host: String, port: Int) {
         guard let backend = configuration.backend as? IdentityToolkitBackend else {
-            throw AuthError(
-                .invalidConfiguration,
-                "This Auth was configured with its own backend (\(type(of: configuration.backend))); "
-                    + "configure it without a backend to use the emulator.")
+            logger.error(
+                "useEmulator(withHost:port:) ignored: this Auth was configured with its own backend; configure it without one to use the emulator",
+                metadata: ["backend": "\(type(of: configuration.backend))"])
+            return
         }
-        try backend.useEmulator(host: host, port: port)
+        backend.useEmulatorOrFailRequests(host: host, port: port)
+        do throws(AuthError) {
+            _ = try backend.endpoint()
+        } catch {
+            logger.error("useEmulator(withHost:port:) was given an unusable address; every request will fail", metadata: ["error": "\(error)"])
+        }
     }
 }

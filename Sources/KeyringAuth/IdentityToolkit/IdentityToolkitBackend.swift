@@ -65,6 +65,14 @@ public final class IdentityToolkitBackend: AuthBackend {
         endpointChoice.withLock { $0 = .success(endpoint) }
     }
 
+    /// Sends every later request to an emulator at `host:port`, or, if the address is not usable, fails
+    /// every later request with the reason (``AuthErrorCode/invalidConfiguration``), as Firebase's
+    /// `useEmulator(withHost:port:)`, which does not throw, sends nothing anywhere else.
+    func useEmulatorOrFailRequests(host: String, port: Int) {
+        let endpoint = Result { () throws(AuthError) in try IdentityToolkitEndpoint.emulator(host: host, port: port) }
+        endpointChoice.withLock { $0 = endpoint }
+    }
+
     // MARK: AuthBackend
 
     public func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
