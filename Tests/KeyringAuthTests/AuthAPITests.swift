@@ -29,7 +29,8 @@ import Testing
         #expect(message.contains("apps are told apart by appID"))
 
         let nothing = Auth.notConfiguredMessage(app: "[DEFAULT]", configured: [])
-        #expect(nothing == #"No Auth is configured for app "[DEFAULT]"; call Auth.configure(_:) first (it returns the instance)."#)
+        #expect(nothing == #"No Auth is configured for app "[DEFAULT]"; call FirebaseApp.configure() first (it reads the app's "#
+            + #"GoogleService-Info.plist), or Auth.configure(_:) (it returns the instance)."#)
         #expect(Auth.notConfiguredMessage(app: "a\"b", configured: ["x\ny"]).contains(#""x\ny""#), "names are quoted and escaped")
     }
 

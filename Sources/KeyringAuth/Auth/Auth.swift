@@ -81,22 +81,57 @@ public final class Auth: Sendable {
         return auth
     }
 
-    /// The ``Auth`` of the default app (`[DEFAULT]`); ``configure(_:)`` must have been called.
-    public static func auth() -> Auth { auth(app: AuthAppOptions.defaultAppName) }
+    /// The ``Auth`` of the default app: the one ``configure(_:)`` made for it, or, after
+    /// ``FirebaseApp/configure()``, one made now with this package's defaults (as ``auth(app:)``).
+    /// Stops the process, as Firebase's, when neither was called.
+    public static func auth() -> Auth { auth(named: AuthAppOptions.defaultAppName, firebaseApp: FirebaseApp.app()) }
 
-    /// The ``Auth`` of the app named `name`; ``configure(_:)`` must have been called for it.
+    /// The ``Auth`` of `app`: the one ``configure(_:)`` made for it, or one made now, on first use, from the
+    /// app's options with this package's defaults (``AuthConfiguration/init(app:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``):
+    /// the Secret Service's default collection, live sync, the refresh ahead of expiry.
+    /// Stops the process when the app's options have no ``FirebaseOptions/apiKey`` (Firebase's does too).
+    public static func auth(app: FirebaseApp) -> Auth { auth(named: AuthAppOptions.appName(of: app), firebaseApp: app) }
+
+    /// The ``Auth`` of the app named `name` (an ``AuthAppOptions/appName``); ``configure(_:)`` or
+    /// ``FirebaseApp/configure(name:options:)`` must have been called for it.
     public static func auth(app name: String) -> Auth {
-        let (auth, configured) = instances.withLock { ($0[name], $0.keys.sorted()) }
-        // fatalError, not preconditionFailure: an optimized build drops a precondition's message.
-        guard let auth else { fatalError(notConfiguredMessage(app: name, configured: configured)) }
-        return auth
+        auth(named: name, firebaseApp: FirebaseApp.app(name: AuthAppOptions.firebaseAppName(of: name)))
     }
+
+    private static func auth(named name: String, firebaseApp: FirebaseApp?) -> Auth {
+        let found = instances.withLock { instances -> Result<Auth, NotConfigured> in
+            if let auth = instances[name] { return .success(auth) }
+            guard let firebaseApp else { return .failure(NotConfigured(configured: instances.keys.sorted())) }
+            // Made under the lock, so that concurrent first calls make one instance.
+            let auth = Auth(configuration: AuthConfiguration(app: firebaseApp))
+            instances[name] = auth
+            return .success(auth)
+        }
+        switch found {
+        case .success(let auth): return auth
+        // fatalError, not preconditionFailure: an optimized build drops a precondition's message.
+        case .failure(let failure): fatalError(notConfiguredMessage(app: name, configured: failure.configured))
+        }
+    }
+
+    private struct NotConfigured: Error {
+        let configured: [String]
+    }
+
+    /// Forgets the instance of a deleted ``FirebaseApp`` (``FirebaseApp/delete(_:)``).
+    static func removeInstance(for app: FirebaseApp) {
+        _ = instances.withLock { $0.removeValue(forKey: AuthAppOptions.appName(of: app)) }
+    }
+
+    /// The ``FirebaseApp`` of this instance's app name, while one is configured.
+    public var app: FirebaseApp? { FirebaseApp.app(name: AuthAppOptions.firebaseAppName(of: options.appName)) }
 
     /// Why ``auth(app:)`` has no instance for `name`: the names that are configured, and how to reach them.
     static func notConfiguredMessage(app name: String, configured: [String]) -> String {
         let asked = "No Auth is configured for app \(String(reflecting: name))"
         guard !configured.isEmpty else {
-            return asked + "; call Auth.configure(_:) first (it returns the instance)."
+            return asked + "; call FirebaseApp.configure() first (it reads the app's GoogleService-Info.plist), "
+                + "or Auth.configure(_:) (it returns the instance)."
         }
         let names = configured.map { String(reflecting: $0) }.joined(separator: ", ")
         return asked + "; configured: \(names). Use the instance Auth.configure(_:) returned, or "

@@ -40,6 +40,30 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
         self.tenantID = tenantID
     }
 
+    /// The options of a ``FirebaseApp``: its API key, app ID and project ID, under its name (the default
+    /// app's is ``defaultAppName``).
+    ///
+    /// - Throws: ``LoadError`` when the app's options have no API key, which ``Auth`` needs.
+    public init(app: FirebaseApp) throws(LoadError) {
+        let options = app.options
+        guard let apiKey = options.apiKey, !apiKey.isEmpty else {
+            throw LoadError(description: "The options of FirebaseApp \(String(reflecting: app.name)) have no API key, which Auth needs: "
+                + "add API_KEY to its GoogleService-Info.plist (download it again from the Firebase console), or set apiKey in code.")
+        }
+        self.init(appName: Self.appName(of: app), apiKey: apiKey, appID: options.googleAppID, projectID: options.projectID ?? "")
+    }
+
+    /// The ``appName`` of a ``FirebaseApp``: its name, but ``defaultAppName`` for the default app, whose
+    /// users are stored under that name.
+    static func appName(of app: FirebaseApp) -> String {
+        app.name == FirebaseApp.defaultAppName ? defaultAppName : app.name
+    }
+
+    /// The name of the ``FirebaseApp`` an ``appName`` belongs to.
+    static func firebaseAppName(of appName: String) -> String {
+        appName == defaultAppName ? FirebaseApp.defaultAppName : appName
+    }
+
     private enum CodingKeys: String, CodingKey {
         case appName, apiKey, appID, projectID, tenantID
     }

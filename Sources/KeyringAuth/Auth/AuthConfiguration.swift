@@ -24,6 +24,35 @@ public struct AuthConfiguration: Sendable {
     /// five to eight minutes before; about one refresh per group of running apps).
     public var tokenRefresh: TokenRefreshPolicy
 
+    /// Everything an ``Auth`` needs for a ``FirebaseApp`` (its options as ``AuthAppOptions/init(app:)``
+    /// takes them), with the same defaults as ``init(options:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``.
+    /// Pass it to ``Auth/configure(_:)`` before the first `Auth.auth()` to choose what is this package's own:
+    ///
+    /// ```swift
+    /// FirebaseApp.configure()
+    /// Auth.configure(AuthConfiguration(app: FirebaseApp.app()!, liveSync: false))
+    /// ```
+    ///
+    /// Stops the process when the app's options have no API key (as Firebase's `Auth` does); to handle
+    /// that, use ``AuthAppOptions/init(app:)``, which throws, and the other initializer.
+    public init(
+        app: FirebaseApp, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
+        callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
+        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
+        tokenRefresh: TokenRefreshPolicy = .standard
+    ) {
+        let options: AuthAppOptions
+        do throws(AuthAppOptions.LoadError) {
+            options = try AuthAppOptions(app: app)
+        } catch {
+            fatalError(error.description)
+        }
+        self.init(
+            options: options, store: store, backend: backend, callbackQueue: callbackQueue, logger: logger, liveSync: liveSync,
+            groupChoices: groupChoices, tokenRefresh: tokenRefresh)
+    }
+
+
     /// Everything an ``Auth`` needs, with defaults for all but who the app is.
     ///
     /// - Parameters:
