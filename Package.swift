@@ -185,6 +185,15 @@ let package = Package(
             path: "Examples/ErrorHandling",
             swiftSettings: strict
         ),
+        // Code written for Firebase's Apple SDK, only the import changed; two apps of one group run it against the
+        // emulator: `dbus/with-keyring Examples/FirebasePort/run`.
+        .executableTarget(
+            name: "firebase-port-example",
+            dependencies: ["KeyringAuth"],
+            path: "Examples/FirebasePort",
+            exclude: ["GoogleService-Info.plist", "SecondApp", "run"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [
@@ -221,6 +230,7 @@ let package = Package(
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
+                "firebase-port-example",
             ],
             swiftSettings: strict
         ),

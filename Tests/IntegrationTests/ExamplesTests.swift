@@ -35,6 +35,27 @@ extension KeyringTests {
             #expect(lines.last?.hasPrefix("Both apps shared one sign-in") == true)
         }
 
+        @Test func codeWrittenForFirebaseRunsAsTwoAppsOfOneGroup() async throws {
+            // Examples/FirebasePort/run, as a person runs it, with the products the tests were built with.
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            let script = root.appendingPathComponent("Examples/FirebasePort/run").path
+            var environment = ProcessInfo.processInfo.environment
+            environment["KEYRING_AUTH_BIN"] = URL(fileURLWithPath: try Harness.product("keyring-auth")).deletingLastPathComponent().path
+            let result = try await Subprocess.run(script, [], environment: environment)
+            #expect(result.status == 0, "\(result.output)\(result.standardError)")
+            let lines = lines(result)
+            #expect(lines.filter { $0.hasPrefix("watch sees: ") } == [
+                "watch sees: nobody", "watch sees: porter@example.com", "watch sees: nobody",
+            ], "the second app saw the first one's sign-in and sign-out as they happened")
+            #expect(lines.contains("created and signed in: porter@example.com"), "the first sign-in's userNotFound was handled as NSError")
+            #expect(lines.contains("signed in with: password"))
+            #expect(lines.contains("signed in at launch: porter@example.com"), "a new launch of the first app found the user")
+            let listener = lines.filter { $0.hasPrefix("listener: ") }
+            #expect(listener.prefix(2).first == "listener: signed out" && listener.dropFirst().first?.hasPrefix("listener: ") == true
+                && listener.dropFirst().first != "listener: signed out", "the listener heard the sign-in: \(listener)")
+            #expect(lines.last == "both apps shared one sign-in")
+        }
+
         @Test func theReadmeWalkthroughRunsWithFirebasesListenerSequence() async throws {
             let lines = lines(try await run("shared-sign-in-example"))
             let shared = try value(after: "signed in: ", in: lines)
