@@ -5,9 +5,13 @@ import KeyringAuth
 import KeyringAuthEmulator
 import SecretKeychain
 
-// Not in the README: an app whose users are kept in this process's memory.
-let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:abcdef", projectID: "demo-keyring-auth")
-Auth.configure(AuthConfiguration(options: options, store: InMemoryStore()))
+// Not in the README: the app's options, as its GoogleService-Info.plist would give them.
+let options = FirebaseOptions(googleAppID: "1:1234567890:linux:abcdef", gcmSenderID: "1234567890")
+options.apiKey = "AIzaSyExample"
+
+// "Porting a Firebase app": this package's own settings, chosen before the first Auth.auth(); here users in memory.
+FirebaseApp.configure(options: options)
+Auth.configure(AuthConfiguration(app: FirebaseApp.app()!, store: InMemoryStore()))
 
 // The README's first block: an emulator at a known address (not started here; the next block replaces it).
 Auth.auth().useEmulator(withHost: "127.0.0.1", port: 9099)  // before signing in

@@ -74,7 +74,9 @@ enum Usage {
 
 /// Who the app is to Firebase: which stored users are its own. Every command about one app takes these.
 struct IdentityOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("An app options JSON file (apiKey, appID, projectID, appName, tenantID).", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "The app's GoogleService-Info.plist or google-services.json, or an options JSON file (apiKey, appID, projectID, appName, tenantID).",
+        valueName: "file"))
     var config: String?
 
     @Option(help: ArgumentHelp("The project's Web API key (overrides the config file).", valueName: "key"))

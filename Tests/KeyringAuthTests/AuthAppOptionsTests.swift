@@ -35,6 +35,24 @@ import Testing
         }
     }
 
+    @Test func aFirebaseAppsOwnFilesAreOptionsFilesToo() throws {
+        let plist = try PropertyListSerialization.data(
+            fromPropertyList: ["API_KEY": "AIzaPlist", "GOOGLE_APP_ID": "1:2:ios:3", "PROJECT_ID": "p"], format: .xml, options: 0)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("GoogleService-Info-\(UUID().uuidString).plist")
+        try plist.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        #expect(try AuthAppOptions.load(from: file) == AuthAppOptions(apiKey: "AIzaPlist", appID: "1:2:ios:3", projectID: "p"))
+
+        let json = try write(#"{"project_info": {"project_number": "2", "project_id": "p"}, "client": "#
+            + #"[{"client_info": {"mobilesdk_app_id": "1:2:android:4"}, "api_key": [{"current_key": "AIzaJSON"}]}]}"#)
+        defer { try? FileManager.default.removeItem(at: json) }
+        #expect(try AuthAppOptions.load(from: json) == AuthAppOptions(apiKey: "AIzaJSON", appID: "1:2:android:4", projectID: "p"))
+
+        let keyless = try write(#"{"project_info": {"project_id": "p"}, "client": [{"client_info": {"mobilesdk_app_id": "1:2:android:4"}}]}"#)
+        defer { try? FileManager.default.removeItem(at: keyless) }
+        #expect { try AuthAppOptions.load(from: keyless) } throws: { "\($0)".contains("API_KEY") && "\($0)".contains(keyless.path) }
+    }
+
     @Test func aMissingFileSaysWhichFile() {
         #expect { try AuthAppOptions.load(from: URL(fileURLWithPath: "/nonexistent/options.json")) } throws: {
             "\($0)".contains("/nonexistent/options.json")

@@ -138,6 +138,22 @@ import KeyringTestSupport
         #expect(registered() == (0, 1), "a loop left by break is removed")
     }
 
+    @Test func theAuthStateNotificationIsPostedForEachChangeTokenListenersHear() async throws {
+        let auth = TwoApps().launch("app-a")
+        let posted = ListenerLog()
+        let observer = NotificationCenter.default.addObserver(forName: .AuthStateDidChange, object: auth, queue: nil) { note in
+            posted.record((note.object as? Auth)?.currentUser)
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        #expect(Auth.authStateDidChangeNotification == Notification.Name("FIRAuthStateDidChangeNotification"))
+        let user = try await auth.signInAnonymously().user
+        #expect(try await posted.next() == user.uid, "sign-in")
+        _ = try await user.getIDToken(forcingRefresh: true)
+        #expect(try await posted.next() == user.uid, "a new token")
+        try auth.signOut()
+        #expect(try await posted.next() == nil, "sign-out")
+    }
+
     @Test func aRefreshRefusedForGoodSignsTheUserOut() async throws {
         let apps = TwoApps()
         let auth = apps.launch("app-a")

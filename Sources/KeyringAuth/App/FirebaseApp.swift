@@ -68,7 +68,7 @@ public final class FirebaseApp: Sendable, CustomStringConvertible {
         configure(name: defaultAppName, options: options)
     }
 
-    /// Configures an app named `name` with `options` (a copy is kept); ``Auth/auth(app:)`` is its ``Auth``.
+    /// Configures an app named `name` with `options` (a copy is kept); ``Auth/auth(app:)-(FirebaseApp)`` is its ``Auth``.
     ///
     /// Stops the process, as Firebase's, when an app of that name is already configured, `name` is empty
     /// or has other characters than letters, digits, `-` and `_`, or `options` has no ``FirebaseOptions/googleAppID``.

@@ -77,11 +77,15 @@ extension FirebaseOptions {
                 + "it is not a \(plistName) or \(jsonName) from the Firebase console.")
         }
         do throws(FileProblem) {
-            let isJSON = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{")
-            return FirebaseOptions(values: isJSON ? try googleServicesJSON(data, appID: appID) : try serviceInfoPlist(data))
+            return FirebaseOptions(values: startsAsJSONObject(data) ? try googleServicesJSON(data, appID: appID) : try serviceInfoPlist(data))
         } catch {
             throw LoadError(description: "The Firebase options file \(String(reflecting: path)) is not usable: \(error.reason).")
         }
+    }
+
+    /// Whether `data`'s first character other than white space is `{`: JSON, not a property list.
+    static func startsAsJSONObject(_ data: Data) -> Bool {
+        data.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
     }
 
     /// What is wrong inside a file, said without its path.

@@ -86,7 +86,7 @@ public final class FirebaseOptions: Hashable, Sendable, CustomStringConvertible 
         set { values.withLock { $0.storageBucket = newValue } }
     }
     /// The App Group the app shares data in on Apple platforms; no file sets it. Sharing a sign-in on
-    /// Linux is ``Auth/useUserAccessGroup(_:)``'s.
+    /// Linux is ``Auth/useUserAccessGroup(_:migratingCurrentUser:)``'s.
     public var appGroupID: String? {
         get { values.withLock { $0.appGroupID } }
         set { values.withLock { $0.appGroupID = newValue } }

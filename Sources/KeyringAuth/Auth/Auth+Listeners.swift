@@ -75,7 +75,20 @@ extension Auth {
         if tokenChanged {
             for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
             for continuation in state.tokenStreams.values { continuation.yield(user) }
+            queue.async { NotificationCenter.default.post(name: Auth.authStateDidChangeNotification, object: self) }
             scheduleTokenRefresh(for: user)
         }
     }
+}
+
+extension Auth {
+    /// Posted to `NotificationCenter.default`, with the ``Auth`` as its object, on the callback queue
+    /// whenever its ID-token listeners are called for a change (sign-in, sign-out, a new token), as
+    /// Firebase's `Auth.authStateDidChangeNotification`.
+    public static let authStateDidChangeNotification = Notification.Name.AuthStateDidChange
+}
+
+extension Notification.Name {
+    /// ``Auth/authStateDidChangeNotification``, under the name Firebase's headers give it (`FIRAuthStateDidChangeNotification`).
+    public static let AuthStateDidChange = Notification.Name("FIRAuthStateDidChangeNotification")
 }

@@ -82,7 +82,7 @@ public final class Auth: Sendable {
     }
 
     /// The ``Auth`` of the default app: the one ``configure(_:)`` made for it, or, after
-    /// ``FirebaseApp/configure()``, one made now with this package's defaults (as ``auth(app:)``).
+    /// ``FirebaseApp/configure()``, one made now with this package's defaults (as ``auth(app:)-(FirebaseApp)``).
     /// Stops the process, as Firebase's, when neither was called.
     public static func auth() -> Auth { auth(named: AuthAppOptions.defaultAppName, firebaseApp: FirebaseApp.app()) }
 
@@ -126,7 +126,7 @@ public final class Auth: Sendable {
     /// The ``FirebaseApp`` of this instance's app name, while one is configured.
     public var app: FirebaseApp? { FirebaseApp.app(name: AuthAppOptions.firebaseAppName(of: options.appName)) }
 
-    /// Why ``auth(app:)`` has no instance for `name`: the names that are configured, and how to reach them.
+    /// Why ``auth(app:)-(String)`` has no instance for `name`: the names that are configured, and how to reach them.
     static func notConfiguredMessage(app name: String, configured: [String]) -> String {
         let asked = "No Auth is configured for app \(String(reflecting: name))"
         guard !configured.isEmpty else {

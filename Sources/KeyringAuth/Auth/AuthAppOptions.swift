@@ -17,7 +17,7 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
     /// The name of Firebase's default app.
     public static let defaultAppName = "[DEFAULT]"
 
-    /// The instance's name within the process; one ``Auth`` exists per name (``Auth/auth(app:)``).
+    /// The instance's name within the process; one ``Auth`` exists per name (``Auth/auth(app:)-(String)``).
     /// Apps — processes — are told apart by ``appID``, not by this name: most apps keep the default.
     public var appName: String
     /// The project's Web API key.
@@ -45,12 +45,16 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
     ///
     /// - Throws: ``LoadError`` when the app's options have no API key, which ``Auth`` needs.
     public init(app: FirebaseApp) throws(LoadError) {
-        let options = app.options
+        try self.init(app.options, appName: Self.appName(of: app), from: "FirebaseApp \(String(reflecting: app.name))")
+    }
+
+    /// The options of a Firebase app's options, which must have an API key; `source` says whose they are.
+    init(_ options: FirebaseOptions, appName: String, from source: String) throws(LoadError) {
         guard let apiKey = options.apiKey, !apiKey.isEmpty else {
-            throw LoadError(description: "The options of FirebaseApp \(String(reflecting: app.name)) have no API key, which Auth needs: "
-                + "add API_KEY to its GoogleService-Info.plist (download it again from the Firebase console), or set apiKey in code.")
+            throw LoadError(description: "The options of \(source) have no API key, which Auth needs: add API_KEY to the "
+                + "GoogleService-Info.plist (download it again from the Firebase console), or set apiKey in code.")
         }
-        self.init(appName: Self.appName(of: app), apiKey: apiKey, appID: options.googleAppID, projectID: options.projectID ?? "")
+        self.init(appName: appName, apiKey: apiKey, appID: options.googleAppID, projectID: options.projectID ?? "")
     }
 
     /// The ``appName`` of a ``FirebaseApp``: its name, but ``defaultAppName`` for the default app, whose
@@ -87,15 +91,40 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
         public let description: String
     }
 
-    /// Reads options from a JSON file.
+    /// Reads options from a file: this package's JSON (above), or a Firebase app's own
+    /// `GoogleService-Info.plist` or `google-services.json`, read as ``FirebaseOptions/load(contentsOfFile:appID:)``
+    /// reads them (`$GOOGLE_APP_ID` chooses among the apps of a `google-services.json`).
     ///
     /// - Throws: ``LoadError`` naming the file and what is wrong with it.
     public static func load(from file: URL) throws(LoadError) -> AuthAppOptions {
         let data: Data
         do {
-            data = try Data(contentsOf: file)
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            data = try handle.read(upToCount: FirebaseOptions.maximumFileBytes + 1) ?? Data()
         } catch {
             throw LoadError(description: "Cannot read the app options file \(file.path): \(error.localizedDescription)")
+        }
+        guard data.count <= FirebaseOptions.maximumFileBytes else {
+            throw LoadError(description: "The app options file \(file.path) is over 1 MiB; it is not an options file.")
+        }
+        // This package's JSON: an object without google-services.json's project_info, or text that starts as one.
+        let isOwnJSON: Bool
+        if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] {
+            isOwnJSON = object["project_info"] == nil
+        } else {
+            isOwnJSON = FirebaseOptions.startsAsJSONObject(data)
+        }
+        if !isOwnJSON {
+            do {
+                let appID = ProcessInfo.processInfo.environment[FirebaseOptions.appIDVariable].flatMap { $0.isEmpty ? nil : $0 }
+                let options = try FirebaseOptions.load(contentsOfFile: file.path, appID: appID)
+                return try AuthAppOptions(options, appName: defaultAppName, from: file.path)
+            } catch let error as LoadError {
+                throw error
+            } catch {
+                throw LoadError(description: "\(error)")
+            }
         }
         do {
             return try JSONDecoder().decode(AuthAppOptions.self, from: data)

@@ -30,7 +30,7 @@ public struct AuthConfiguration: Sendable {
     ///
     /// ```swift
     /// FirebaseApp.configure()
-    /// Auth.configure(AuthConfiguration(app: FirebaseApp.app()!, liveSync: false))
+    /// Auth.configure(AuthConfiguration(app: FirebaseApp.app()!, liveSync: false))   // before the first Auth.auth()
     /// ```
     ///
     /// Stops the process when the app's options have no API key (as Firebase's `Auth` does); to handle

@@ -2,3 +2,8 @@
 public struct AuthListenerHandle: Hashable, Sendable {
     let id: Int
 }
+
+/// Firebase's name for what ``Auth/addStateDidChangeListener(_:)`` returns.
+public typealias AuthStateDidChangeListenerHandle = AuthListenerHandle
+/// Firebase's name for what ``Auth/addIDTokenDidChangeListener(_:)`` returns.
+public typealias IDTokenDidChangeListenerHandle = AuthListenerHandle

@@ -107,6 +107,101 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     case webInternalError = 17062
     /// A desktop sign-in's redirect was refused (another `state`, no code) or carried the provider's error.
     case webSignInUserInteractionFailure = 17063
+
+    // Firebase's codes for what this package does not do on Linux (phone numbers, app verification, reCAPTCHA,
+    // Game Center) or does not do yet (second factors), so that ported `switch` statements build, and for
+    // backend answers Firebase has codes of its own for.
+    /// The API key does not allow this app to use Firebase Authentication.
+    case appNotAuthorized = 17028
+    /// Phone sign-in without a phone number (phone sign-in is not on Linux).
+    case missingPhoneNumber = 17041
+    /// A malformed phone number (phone sign-in is not on Linux).
+    case invalidPhoneNumber = 17042
+    /// A phone credential without its SMS code (phone sign-in is not on Linux).
+    case missingVerificationCode = 17043
+    /// A wrong one-time code: an SMS code, or a second factor's code.
+    case invalidVerificationCode = 17044
+    /// A phone credential without its verification ID (phone sign-in is not on Linux).
+    case missingVerificationID = 17045
+    /// An unknown phone verification ID (phone sign-in is not on Linux).
+    case invalidVerificationID = 17046
+    /// App verification without its APNs token (iOS only).
+    case missingAppCredential = 17047
+    /// App verification with a refused APNs token (iOS only).
+    case invalidAppCredential = 17048
+    /// The phone verification or second-factor session expired; start again.
+    case sessionExpired = 17051
+    /// The project's quota (of SMS messages, or of requests) is used up; try again later.
+    case quotaExceeded = 17052
+    /// No APNs device token could be had (iOS only).
+    case missingAppToken = 17053
+    /// The app did not forward the push notification to Auth (iOS only).
+    case notificationNotForwarded = 17054
+    /// Firebase could not verify the app for phone sign-in (iOS only).
+    case appNotVerified = 17055
+    /// The reCAPTCHA answer was refused (web and iOS app verification).
+    case captchaCheckFailed = 17056
+    /// App verification failed (iOS only).
+    case appVerificationUserInteractionFailure = 17059
+    /// A network request of the in-app web view failed (Apple platforms only).
+    case webNetworkRequestFailed = 17061
+    /// Game Center's local player is not signed in (Apple platforms only).
+    case localPlayerNotAuthenticated = 17066
+    /// The action code settings' link domain is not a Firebase Hosting domain of the project.
+    case invalidHostingLinkDomain = 17214
+    /// The credential was refused as malformed or not matching.
+    case rejectedCredential = 17075
+    /// GameKit is not linked (Apple platforms only).
+    case gameKitNotLinked = 17076
+    /// The account needs a second factor to sign in.
+    case secondFactorRequired = 17078
+    /// A second-factor request without its session.
+    case missingMultiFactorSession = 17081
+    /// A second-factor request without the factor's details.
+    case missingMultiFactorInfo = 17082
+    /// The second-factor session is not valid.
+    case invalidMultiFactorSession = 17083
+    /// No enrolled second factor has that ID.
+    case multiFactorInfoNotFound = 17084
+    /// Only an administrator may do this in this project (for example anonymous sign-up when it is restricted).
+    case adminRestrictedOperation = 17085
+    /// The action needs a verified email address (for example enrolling a second factor).
+    case unverifiedEmail = 17086
+    /// That second factor is already enrolled.
+    case secondFactorAlreadyEnrolled = 17087
+    /// The account has as many second factors as it may.
+    case maximumSecondFactorCountExceeded = 17088
+    /// The first factor (the sign-in method) cannot be combined with a second factor.
+    case unsupportedFirstFactor = 17089
+    /// A phone or reCAPTCHA request without the app's client identifier.
+    case missingClientIdentifier = 17093
+    /// A blocking Cloud Function of the project refused the sign-in or sign-up; the message is its own.
+    case blockingCloudFunctionError = 17105
+    /// reCAPTCHA Enterprise is not enabled for the project.
+    case recaptchaNotEnabled = 17200
+    /// A request without the reCAPTCHA token the project requires.
+    case missingRecaptchaToken = 17201
+    /// The reCAPTCHA token was refused.
+    case invalidRecaptchaToken = 17202
+    /// The reCAPTCHA action is not one the backend knows.
+    case invalidRecaptchaAction = 17203
+    /// A reCAPTCHA request without the client type.
+    case missingClientType = 17204
+    /// A reCAPTCHA request without the reCAPTCHA version.
+    case missingRecaptchaVersion = 17205
+    /// The reCAPTCHA version is not one the backend accepts.
+    case invalidRecaptchaVersion = 17206
+    /// The request type is not valid for reCAPTCHA.
+    case invalidReqType = 17207
+    /// The reCAPTCHA SDK is not linked (Apple platforms only).
+    case recaptchaSDKNotLinked = 17208
+    /// The project's reCAPTCHA site key was not found.
+    case recaptchaSiteKeyMissing = 17209
+    /// The reCAPTCHA SDK could not create the action (Apple platforms only).
+    case recaptchaActionCreationFailed = 17210
+    /// The password does not meet the project's password policy; the message says which rule.
+    case passwordDoesNotMeetRequirements = 17211
+
     /// A JWT (an ID token) cannot be decoded.
     case malformedJWT = 18000
     /// The backend answered something unexpected.
@@ -163,6 +258,51 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidClientID: "invalidClientID"
         case .webInternalError: "webInternalError"
         case .webSignInUserInteractionFailure: "webSignInUserInteractionFailure"
+        case .appNotAuthorized: "appNotAuthorized"
+        case .missingPhoneNumber: "missingPhoneNumber"
+        case .invalidPhoneNumber: "invalidPhoneNumber"
+        case .missingVerificationCode: "missingVerificationCode"
+        case .invalidVerificationCode: "invalidVerificationCode"
+        case .missingVerificationID: "missingVerificationID"
+        case .invalidVerificationID: "invalidVerificationID"
+        case .missingAppCredential: "missingAppCredential"
+        case .invalidAppCredential: "invalidAppCredential"
+        case .sessionExpired: "sessionExpired"
+        case .quotaExceeded: "quotaExceeded"
+        case .missingAppToken: "missingAppToken"
+        case .notificationNotForwarded: "notificationNotForwarded"
+        case .appNotVerified: "appNotVerified"
+        case .captchaCheckFailed: "captchaCheckFailed"
+        case .appVerificationUserInteractionFailure: "appVerificationUserInteractionFailure"
+        case .webNetworkRequestFailed: "webNetworkRequestFailed"
+        case .localPlayerNotAuthenticated: "localPlayerNotAuthenticated"
+        case .invalidHostingLinkDomain: "invalidHostingLinkDomain"
+        case .rejectedCredential: "rejectedCredential"
+        case .gameKitNotLinked: "gameKitNotLinked"
+        case .secondFactorRequired: "secondFactorRequired"
+        case .missingMultiFactorSession: "missingMultiFactorSession"
+        case .missingMultiFactorInfo: "missingMultiFactorInfo"
+        case .invalidMultiFactorSession: "invalidMultiFactorSession"
+        case .multiFactorInfoNotFound: "multiFactorInfoNotFound"
+        case .adminRestrictedOperation: "adminRestrictedOperation"
+        case .unverifiedEmail: "unverifiedEmail"
+        case .secondFactorAlreadyEnrolled: "secondFactorAlreadyEnrolled"
+        case .maximumSecondFactorCountExceeded: "maximumSecondFactorCountExceeded"
+        case .unsupportedFirstFactor: "unsupportedFirstFactor"
+        case .missingClientIdentifier: "missingClientIdentifier"
+        case .blockingCloudFunctionError: "blockingCloudFunctionError"
+        case .recaptchaNotEnabled: "recaptchaNotEnabled"
+        case .missingRecaptchaToken: "missingRecaptchaToken"
+        case .invalidRecaptchaToken: "invalidRecaptchaToken"
+        case .invalidRecaptchaAction: "invalidRecaptchaAction"
+        case .missingClientType: "missingClientType"
+        case .missingRecaptchaVersion: "missingRecaptchaVersion"
+        case .invalidRecaptchaVersion: "invalidRecaptchaVersion"
+        case .invalidReqType: "invalidReqType"
+        case .recaptchaSDKNotLinked: "recaptchaSDKNotLinked"
+        case .recaptchaSiteKeyMissing: "recaptchaSiteKeyMissing"
+        case .recaptchaActionCreationFailed: "recaptchaActionCreationFailed"
+        case .passwordDoesNotMeetRequirements: "passwordDoesNotMeetRequirements"
         case .malformedJWT: "malformedJWT"
         case .internalError: "internalError"
         }
@@ -170,6 +310,9 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
 
     /// ``name``.
     public var description: String { name }
+
+    /// The code itself, as Firebase's `AuthErrorCode.code` (kept there for Objective-C's sake).
+    public var code: AuthErrorCode { self }
 
     /// The short string Firebase puts under ``AuthErrors/userInfoNameKey`` in the `NSError`'s
     /// `userInfo`: `ERROR_NETWORK_REQUEST_FAILED`, …; KeyringAuth's own codes follow the same form.
@@ -223,6 +366,51 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
         case .invalidClientID: "ERROR_INVALID_CLIENT_ID"
         case .webInternalError: "ERROR_WEB_INTERNAL_ERROR"
         case .webSignInUserInteractionFailure: "ERROR_WEB_USER_INTERACTION_FAILURE"
+        case .appNotAuthorized: "ERROR_APP_NOT_AUTHORIZED"
+        case .missingPhoneNumber: "ERROR_MISSING_PHONE_NUMBER"
+        case .invalidPhoneNumber: "ERROR_INVALID_PHONE_NUMBER"
+        case .missingVerificationCode: "ERROR_MISSING_VERIFICATION_CODE"
+        case .invalidVerificationCode: "ERROR_INVALID_VERIFICATION_CODE"
+        case .missingVerificationID: "ERROR_MISSING_VERIFICATION_ID"
+        case .invalidVerificationID: "ERROR_INVALID_VERIFICATION_ID"
+        case .missingAppCredential: "ERROR_MISSING_APP_CREDENTIAL"
+        case .invalidAppCredential: "ERROR_INVALID_APP_CREDENTIAL"
+        case .sessionExpired: "ERROR_SESSION_EXPIRED"
+        case .quotaExceeded: "ERROR_QUOTA_EXCEEDED"
+        case .missingAppToken: "ERROR_MISSING_APP_TOKEN"
+        case .notificationNotForwarded: "ERROR_NOTIFICATION_NOT_FORWARDED"
+        case .appNotVerified: "ERROR_APP_NOT_VERIFIED"
+        case .captchaCheckFailed: "ERROR_CAPTCHA_CHECK_FAILED"
+        case .appVerificationUserInteractionFailure: "ERROR_APP_VERIFICATION_FAILED"
+        case .webNetworkRequestFailed: "ERROR_WEB_NETWORK_REQUEST_FAILED"
+        case .localPlayerNotAuthenticated: "ERROR_LOCAL_PLAYER_NOT_AUTHENTICATED"
+        case .invalidHostingLinkDomain: "ERROR_INVALID_HOSTING_LINK_DOMAIN"
+        case .rejectedCredential: "ERROR_REJECTED_CREDENTIAL"
+        case .gameKitNotLinked: "ERROR_GAME_KIT_NOT_LINKED"
+        case .secondFactorRequired: "ERROR_SECOND_FACTOR_REQUIRED"
+        case .missingMultiFactorSession: "ERROR_MISSING_MULTI_FACTOR_SESSION"
+        case .missingMultiFactorInfo: "ERROR_MISSING_MULTI_FACTOR_INFO"
+        case .invalidMultiFactorSession: "ERROR_INVALID_MULTI_FACTOR_SESSION"
+        case .multiFactorInfoNotFound: "ERROR_MULTI_FACTOR_INFO_NOT_FOUND"
+        case .adminRestrictedOperation: "ERROR_ADMIN_RESTRICTED_OPERATION"
+        case .unverifiedEmail: "ERROR_UNVERIFIED_EMAIL"
+        case .secondFactorAlreadyEnrolled: "ERROR_SECOND_FACTOR_ALREADY_ENROLLED"
+        case .maximumSecondFactorCountExceeded: "ERROR_MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED"
+        case .unsupportedFirstFactor: "ERROR_UNSUPPORTED_FIRST_FACTOR"
+        case .missingClientIdentifier: "ERROR_MISSING_CLIENT_IDENTIFIER"
+        case .blockingCloudFunctionError: "ERROR_BLOCKING_CLOUD_FUNCTION_RETURNED_ERROR"
+        case .recaptchaNotEnabled: "ERROR_RECAPTCHA_NOT_ENABLED"
+        case .missingRecaptchaToken: "ERROR_MISSING_RECAPTCHA_TOKEN"
+        case .invalidRecaptchaToken: "ERROR_INVALID_RECAPTCHA_TOKEN"
+        case .invalidRecaptchaAction: "ERROR_INVALID_RECAPTCHA_ACTION"
+        case .missingClientType: "ERROR_MISSING_CLIENT_TYPE"
+        case .missingRecaptchaVersion: "ERROR_MISSING_RECAPTCHA_VERSION"
+        case .invalidRecaptchaVersion: "ERROR_INVALID_RECAPTCHA_VERSION"
+        case .invalidReqType: "ERROR_INVALID_REQ_TYPE"
+        case .recaptchaSDKNotLinked: "ERROR_RECAPTCHA_SDK_NOT_LINKED"
+        case .recaptchaSiteKeyMissing: "ERROR_RECAPTCHA_SITE_KEY_MISSING"
+        case .recaptchaActionCreationFailed: "ERROR_RECAPTCHA_ACTION_CREATION_FAILED"
+        case .passwordDoesNotMeetRequirements: "ERROR_PASSWORD_DOES_NOT_MEET_REQUIREMENTS"
         case .malformedJWT: "ERROR_MALFORMED_JWT"
         case .internalError: "ERROR_INTERNAL_ERROR"
         }

@@ -46,9 +46,15 @@ struct ServerErrorCode: Hashable, Sendable {
         "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": (.requiresRecentLogin, "This change needs a recent sign-in; sign in again and retry."),
         "OPERATION_NOT_ALLOWED": (.operationNotAllowed, "This sign-in method is disabled; enable it in the Firebase console."),
         "PASSWORD_LOGIN_DISABLED": (.operationNotAllowed, "Email/password sign-in is disabled; enable it in the Firebase console."),
-        "ADMIN_ONLY_OPERATION": (.operationNotAllowed, "Only an administrator may do this in this project."),
+        "ADMIN_ONLY_OPERATION": (.adminRestrictedOperation, "Only an administrator may do this in this project."),
         "TOO_MANY_ATTEMPTS_TRY_LATER": (.tooManyRequests, "Too many attempts; wait a while and try again."),
-        "QUOTA_EXCEEDED": (.tooManyRequests, "The project's quota is exceeded; try again later."),
+        "QUOTA_EXCEEDED": (.quotaExceeded, "The project's quota is exceeded; try again later."),
+        "PASSWORD_DOES_NOT_MEET_REQUIREMENTS": (
+            .passwordDoesNotMeetRequirements, "The password does not meet the project's password policy."
+        ),
+        "BLOCKING_FUNCTION_ERROR_RESPONSE": (.blockingCloudFunctionError, "A blocking function of the project refused this request."),
+        "UNVERIFIED_EMAIL": (.unverifiedEmail, "This needs a verified email address; verify it first."),
+        "SESSION_EXPIRED": (.sessionExpired, "The session expired; start again."),
         "INVALID_API_KEY": (.invalidAPIKey, "The API key is not valid; copy the Web API key from the Firebase console."),
         "PROJECT_NOT_FOUND": (.invalidAPIKey, "No project matches the API key; check the app's options."),
         "PROJECT_NUMBER_MISMATCH": (.invalidAPIKey, "The refresh token belongs to another project than the API key."),

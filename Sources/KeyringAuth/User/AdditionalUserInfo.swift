@@ -14,6 +14,9 @@ public struct AdditionalUserInfo: Sendable {
     /// Whether this sign-in created the account.
     public let isNewUser: Bool
 
+    /// ``isNewUser``, under the name Firebase keeps for Objective-C.
+    public func newUser() -> Bool { isNewUser }
+
     init(providerID: String, profile: [String: any Sendable]? = nil, username: String? = nil, isNewUser: Bool) {
         self.providerID = providerID
         self.profile = profile

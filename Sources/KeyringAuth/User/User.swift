@@ -43,6 +43,10 @@ public final class User: Sendable {
         let record = storedRecord
         return UserMetadata(creationDate: record.creationDate, lastSignInDate: record.lastSignInDate)
     }
+    /// ``isAnonymous``, under the name Firebase keeps for Objective-C.
+    public func anonymous() -> Bool { isAnonymous }
+    /// ``isEmailVerified``, under the name Firebase keeps for Objective-C.
+    public func emailVerified() -> Bool { isEmailVerified }
     /// The tenant the user belongs to, if any.
     public var tenantID: String? { storedRecord.tenantID }
     /// `"Firebase"`, as Firebase's `User.providerID`: the user is Firebase's; the sign-in methods'
