@@ -119,6 +119,7 @@ public final class AuthEmulator: Sendable {
             }
         }
         let service = service
+        let hosts = HostHeaderPolicy(configuredHost: listening.isLoopback ? nil : listening.host)
         let connections = connections
         let idleTimeout = TimeAmount(configuration.idleTimeout)
         let logger = configuration.logger
@@ -138,7 +139,7 @@ public final class AuthEmulator: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(
                         EmulatorHTTPHandler(
-                            service: service, maximumBodyBytes: configuration.maximumRequestBytes,
+                            service: service, hosts: hosts, maximumBodyBytes: configuration.maximumRequestBytes,
                             logger: configuration.logger))
                 }
             }

@@ -10,6 +10,7 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPServerResponsePart
 
     private let service: EmulatorService
+    private let hosts: HostHeaderPolicy
     private let maximumBodyBytes: Int
     private let logger: Logger
     private var head: HTTPRequestHead?
@@ -17,8 +18,9 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
     /// Set once a 413 was sent: the rest of the connection is ignored until it closes.
     private var refused = false
 
-    init(service: EmulatorService, maximumBodyBytes: Int, logger: Logger) {
+    init(service: EmulatorService, hosts: HostHeaderPolicy, maximumBodyBytes: Int, logger: Logger) {
         self.service = service
+        self.hosts = hosts
         self.maximumBodyBytes = maximumBodyBytes
         self.logger = logger
     }
@@ -47,7 +49,11 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
             let request = EmulatorRequest(
                 method: head.method.rawValue, target: head.uri, headers: headers, body: Data(body.readableBytesView))
             body.clear()
-            let response = service.handle(request)
+            let response = hosts.accepts(headers["host"]) ? service.handle(request) : EmulatorFailure(
+                "PERMISSION_DENIED : The emulator answers only requests addressed to this machine (Host localhost, "
+                    + "127.0.0.1 or ::1), so that a web page cannot reach it through its own name.", status: 403,
+                grpcStatus: "PERMISSION_DENIED"
+            ).response()
             logger.debug("\(request.method) \(request.path)", metadata: ["status": "\(response.status)"])
             write(response, to: head, keepAlive: head.isKeepAlive, context: context)
         }

@@ -102,7 +102,7 @@ import Testing
         let emulator = AuthEmulator(configuration: .init(port: 0, maximumRequestBytes: 1024, logger: EmulatorFixture.quietLogger))
         let address = try await emulator.start()
         let padding = String(repeating: "x", count: 4096)
-        let request = "POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: x\r\n"
+        let request = "POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(padding.count + 20)\r\n\r\n{\"displayName\": \"\(padding)\"}"
         let answer = String(decoding: try RawTCP.exchange(host: address.host, port: address.port, bytes: Array(request.utf8)), as: UTF8.self)
         #expect(answer.hasPrefix("HTTP/1.1 413"))
@@ -115,7 +115,7 @@ import Testing
         let fixture = try await EmulatorFixture.start()
         var generator = SystemRandomNumberGenerator()
         let inputs: [[UInt8]] = [
-            Array("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n".utf8),
+            Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n".utf8),
             Array("POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\n".utf8),
             Array("\u{0}\u{1}\u{2} HTTP/9.9\r\n\r\n".utf8),
             Array(repeating: UInt8(ascii: "A"), count: 100_000),

@@ -10,7 +10,7 @@ import Glibc
 /// What keeps an emulator that trusts every caller to this machine, and keeps it answering:
 /// loopback only unless opted in, idle connections closed, a bounded number of connections.
 @Suite struct EmulatorExposureTests {
-    private static let answeredRequest = Array("GET / HTTP/1.1\r\nHost: emulator\r\nConnection: close\r\n\r\n".utf8)
+    private static let answeredRequest = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
 
     @Test(arguments: ["0.0.0.0", "::", "[::]"])
     func anAddressOtherThanLoopbackIsRefusedWithTheOptIn(host: String) async throws {
@@ -52,6 +52,42 @@ import Glibc
         try await quiet.start()
         #expect(loopback.messages(at: .warning).isEmpty, "no warning when the address is loopback anyway")
         await quiet.stop()
+    }
+
+    /// A raw request to `port` with `Host: host`, as a browser sends it for a page whose name resolves to 127.0.0.1.
+    private static func request(_ method: String, _ path: String, host: String, port: Int) throws -> String {
+        let body = method == "POST" ? "{}" : ""
+        let request = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        return String(decoding: try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Array(request.utf8)), as: UTF8.self)
+    }
+
+    @Test func requestsAddressedToAnotherNameAreRefusedSoDNSRebindingReachesNothing() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let port = fixture.address.port
+        let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=k"
+        let codes = "/emulator/v1/projects/demo-keyring-auth/oobCodes"
+        for host in ["rebind.evil.example:\(port)", "rebind.evil.example", "127.0.0.1.evil.example", "localhost.evil.example:\(port)", "[::2]:\(port)"] {
+            let answer = try Self.request("POST", signUp, host: host, port: port)
+            #expect(answer.hasPrefix("HTTP/1.1 403") && answer.contains("PERMISSION_DENIED"), "\(host): \(answer)")
+            #expect(try Self.request("GET", codes, host: host, port: port).hasPrefix("HTTP/1.1 403"), "\(host): the codes are not listed")
+        }
+        #expect(fixture.emulator.accounts.isEmpty, "nothing was done for another name")
+        let loopback = ["127.0.0.1:\(port)", "localhost:\(port)", "LocalHost", "[::1]:\(port)", "127.0.0.2"]
+        for host in loopback {
+            #expect(try Self.request("POST", signUp, host: host, port: port).hasPrefix("HTTP/1.1 200"), "\(host)")
+        }
+        #expect(try Self.request("GET", codes, host: "127.0.0.1:\(port)", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(fixture.emulator.accounts.count == loopback.count)
+    }
+
+    @Test func withTheOptInTheConfiguredHostIsAnsweredToo() async throws {
+        let emulator = AuthEmulator(configuration: .init(host: "0.0.0.0", port: 0, logger: EmulatorFixture.quietLogger, allowsNonLoopback: true))
+        let port = try await emulator.start().port
+        #expect(try Self.request("GET", "/", host: "0.0.0.0:\(port)", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(try Self.request("GET", "/", host: "127.0.0.1:\(port)", port: port).hasPrefix("HTTP/1.1 200"))
+        #expect(try Self.request("GET", "/", host: "rebind.evil.example:\(port)", port: port).hasPrefix("HTTP/1.1 403"))
+        await emulator.stop()
     }
 
     @Test func aHostThatDoesNotResolveSaysSo() async throws {

@@ -12,7 +12,7 @@ extension KeyringTests {
     @Suite struct EmulatorCommand {
         let program: String
         private static let exportPrefix = "export FIREBASE_AUTH_EMULATOR_HOST="
-        private static let answeredRequest = Array("GET / HTTP/1.1\r\nHost: emulator\r\nConnection: close\r\n\r\n".utf8)
+        private static let answeredRequest = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
 
         init() throws {
             program = try Harness.product("keyring-auth")
