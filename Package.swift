@@ -78,13 +78,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // prctl(2)'s dumpable flag for the CLI while it holds a secret (prctl is variadic: Swift cannot call it).
+        .target(name: "CProcessControl"),
         // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
         .target(name: "Subprocesses", swiftSettings: strict),
         // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator, demo.
         .executableTarget(
             name: "keyring-auth",
             dependencies: [
-                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses",
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

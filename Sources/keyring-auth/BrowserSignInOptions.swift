@@ -45,6 +45,14 @@ struct BrowserSignInOptions: ParsableArguments {
             throw ValidationError("--oidc needs --provider-id, the provider ID set up in Firebase (oidc.<name>).")
         }
         guard !google || providerID == nil else { throw ValidationError("--provider-id goes with --oidc; Google's is google.com.") }
+        if oidc != nil, let providerID {
+            // Checked before the discovery and the browser, not after the round trip.
+            do throws(AuthError) {
+                try OAuthCredential.checkProviderID(providerID)
+            } catch {
+                throw ValidationError("--provider-id: \(error.message.escapedForTerminal)")
+            }
+        }
         guard (1...86_400).contains(browserTimeout) else { throw ValidationError("--browser-timeout takes 1 to 86400 seconds.") }
     }
 

@@ -81,7 +81,7 @@ func readSecretLines(_ names: [String], flag: String) throws -> [String] {
             "\(flag) reads \(names.joined(separator: " then ")) from standard input; pipe \(names.count == 1 ? "it" : "them, one a line,") in, "
                 + "for example: printf '%s\\n' \"$TOKEN\" | keyring-auth …")
     }
-    let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+    let text = String(decoding: try SecretInput.readAll(names.joined(separator: " then ")), as: UTF8.self)
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
         line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
     }

@@ -34,6 +34,7 @@ enum Main {
         }
         do {
             var command = try KeyringAuthCLI.parseAsRoot()
+            SecretInput.protectProcess()  // a command may hold a stored user's tokens, or read a secret
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

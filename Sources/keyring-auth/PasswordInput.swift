@@ -11,8 +11,7 @@ func readPassword() throws -> String {
     if isatty(STDIN_FILENO) == 1 {
         password = readPasswordFromTerminal()
     } else {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        password = String(decoding: data, as: UTF8.self)
+        password = String(decoding: try SecretInput.readAll("the password"), as: UTF8.self)
         if password.hasSuffix("\n") { password.removeLast() }
     }
     if password.hasSuffix("\r") { password.removeLast() }
@@ -31,6 +30,7 @@ private let restoringSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
 /// Reads one line from the terminal on standard input with echo off.
 private func readPasswordFromTerminal() -> String {
+    SecretInput.protectProcess()
     let echoOff = tcgetattr(STDIN_FILENO, &savedTerminal) == 0
     var previousHandlers: [sighandler_t?] = []
     if echoOff {

@@ -64,6 +64,45 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        @Test func whereTheSessionHasADesktopPortalTheURLGoesThroughItNotXdgOpensArguments() async throws {
+            // xdg-open's arguments are readable by every user in /proc/PID/cmdline; the portal gets the URL over the bus.
+            let bus = try await PrivateBus(harness: cli.harness)
+            defer { bus.stop() }
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let provider = try FakeOAuthProvider(user: ["sub": "portal-ada", "email": "ada@example.com"])
+            defer { provider.stop() }
+            let (browserDirectory, _) = try fakeBrowser()
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("portal-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let (calls, xdgOpenUsed) = (directory.appendingPathComponent("calls"), directory.appendingPathComponent("xdg-open-used"))
+            let refusingXdgOpen = directory.appendingPathComponent("xdg-open")
+            try "#!/bin/sh\necho \"$@\" > '\(xdgOpenUsed.path)'\nexit 1\n".write(to: refusingXdgOpen, atomically: true, encoding: .utf8)
+            chmod(refusingXdgOpen.path, 0o755)
+            let portal = try ChildProcess(
+                [cli.harness.scripts.appendingPathComponent("providers/fake-portal").path, calls.path, browserDirectory + "/xdg-open"],
+                environment: bus.environment, stdin: URL(fileURLWithPath: "/dev/null"), stdout: URL(fileURLWithPath: "/dev/null"),
+                stderr: URL(fileURLWithPath: "/dev/null"))
+            defer { portal.send(SIGTERM) }
+            let waited = try await Subprocess.run(
+                "gdbus", ["wait", "--session", "--timeout", "10", "org.freedesktop.portal.Desktop"], environment: bus.environment)
+            try waited.requireSuccess("gdbus wait for dbus/providers/fake-portal")
+
+            var environment = bus.environment
+            environment["PATH"] = directory.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+            let id = String(UUID().uuidString.prefix(8))
+            let result = try await cli.run(
+                ["sign-in", "--oidc", provider.issuer, "--provider-id", "oidc.fake", "--client-id", provider.clientID, "--client-secret-stdin",
+                 "--browser-timeout", "20", "--store", "memory", "--json", "--emulator", address, "--api-key", "AIza-portal-\(id)",
+                 "--app-id", "1:42:linux:p-\(id)"],
+                input: provider.clientSecret! + "\n", environment: environment)
+            #expect(result.status == 0, "\(result.standardError)")
+            let opened = try String(contentsOf: calls, encoding: .utf8)
+            #expect(opened.hasPrefix("OpenURI \(provider.issuer)/authorize?"), "the portal opened it: \(opened)")
+            #expect(!FileManager.default.fileExists(atPath: xdgOpenUsed.path), "xdg-open was not run")
+            await emulator.stop()
+        }
+
         @Test func inASandboxWithoutThePortalTheBrowserIsStillOpenedWithXdgOpen() async throws {
             // The harness's bus has no desktop portal: OpenURI fails, says why, and xdg-open is used instead.
             #expect(OpenURIPortal.open("https://example.com/")?.contains("portal") == true)
@@ -117,6 +156,9 @@ extension KeyringTests {
             for arguments in [
                 ["--google"], ["--oidc", "https://login.example.com", "--client-id", "c"], ["--google", "--oidc", "https://x", "--client-id", "c"],
                 ["--anonymous", "--client-id", "c"], ["--google", "--client-id", "c", "--provider-id", "oidc.x"],
+                ["--oidc", "https://login.example.com", "--client-id", "c", "--provider-id", "example"],
+                ["--oidc", "https://login.example.com", "--client-id", "c", "--provider-id", "oidc.Not Lower"],
+                ["--oidc", "https://login.example.com", "--client-id", "c", "--provider-id", "oidc."],
             ] {
                 let result = try await cli.run(["sign-in"] + arguments + ["--api-key", "k", "--app-id", "1:1:linux:a", "--store", "memory"])
                 #expect(result.status == 2, "\(arguments): \(result.standardError)")

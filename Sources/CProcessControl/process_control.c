@@ -1,0 +1,11 @@
+#include "CProcessControl.h"
+
+#include <sys/prctl.h>
+
+int kra_set_dumpable(int dumpable) {
+    return prctl(PR_SET_DUMPABLE, (unsigned long)dumpable, 0UL, 0UL, 0UL);
+}
+
+int kra_dumpable(void) {
+    return prctl(PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import CProcessControl
+import Foundation
+
+/// Secrets on their way in: standard input read with a bound, and the process made non-dumpable first.
+enum SecretInput {
+    /// The most standard input may hold: a password, token, secret or link is far smaller (a Firebase ID
+    /// token is about 1 KB). More is refused unread, so that a mistaken pipe cannot grow the process.
+    static let maximumBytes = 64 * 1024
+
+    /// Makes the process non-dumpable for the rest of its life: no core file, and other processes of the
+    /// user can neither ptrace it nor read its memory through /proc. Every command that runs calls it
+    /// (stored users hold tokens), before any secret is read.
+    static func protectProcess() {
+        _ = kra_set_dumpable(0)
+    }
+
+    /// Standard input up to its end, at most ``maximumBytes``.
+    ///
+    /// - Throws: `ValidationError` when it holds more, naming `what` was expected.
+    static func readAll(_ what: String) throws -> Data {
+        protectProcess()
+        let data = (try? FileHandle.standardInput.read(upToCount: maximumBytes + 1)) ?? Data()
+        guard data.count <= maximumBytes else {
+            throw ValidationError(
+                "Standard input holds more than \(maximumBytes / 1024) KiB; \(what) is far shorter. Pipe in only \(what), "
+                    + "for example: printf '%s\\n' \"$VALUE\" | keyring-auth …")
+        }
+        return data
+    }
+}
