@@ -21,6 +21,7 @@ struct curl_slist;
 enum {
     OPT_WRITEDATA = 10001,
     OPT_URL = 10002,
+    OPT_PROXY = 10004,
     OPT_ERRORBUFFER = 10010,
     OPT_WRITEFUNCTION = 20011,
     OPT_POSTFIELDS = 10015,
@@ -196,10 +197,10 @@ static kra_http_result fail(kra_http_exchange *exchange, kra_http_result result,
     return result;
 }
 
-/* A POST of `body`, or a GET when `body` is NULL. */
+/* A POST of `body`, or a GET when `body` is NULL; `direct`: never through a proxy. */
 static kra_http_result perform(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
-    const void *body, size_t body_length, long timeout_ms, size_t response_limit) {
+    const void *body, size_t body_length, long timeout_ms, size_t response_limit, int direct) {
     pthread_once(&load_once, load);
     if (!atomic_load(&loaded))
         return fail(exchange, KRA_HTTP_NO_LIBCURL, load_error);
@@ -234,6 +235,8 @@ static kra_http_result perform(
     curl.easy_setopt(handle, OPT_SSL_VERIFYHOST, 2L);
     curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);   /* no SIGALRM for name look-ups in a threaded process */
     curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
+    if (direct)
+        curl.easy_setopt(handle, OPT_PROXY, "");   /* "" turns off the proxies of http_proxy, ALL_PROXY, … */
     if (body == NULL) {
         curl.easy_setopt(handle, OPT_HTTPGET, 1L);
     } else {
@@ -282,12 +285,12 @@ static kra_http_result perform(
 
 kra_http_result kra_http_post(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
-    const void *body, size_t body_length, long timeout_ms, size_t response_limit) {
-    return perform(exchange, url, headers, header_count, body ? body : "", body_length, timeout_ms, response_limit);
+    const void *body, size_t body_length, long timeout_ms, size_t response_limit, int direct) {
+    return perform(exchange, url, headers, header_count, body ? body : "", body_length, timeout_ms, response_limit, direct);
 }
 
 kra_http_result kra_http_get(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count, long timeout_ms,
-    size_t response_limit) {
-    return perform(exchange, url, headers, header_count, NULL, 0, timeout_ms, response_limit);
+    size_t response_limit, int direct) {
+    return perform(exchange, url, headers, header_count, NULL, 0, timeout_ms, response_limit, direct);
 }

@@ -5,6 +5,10 @@ import SecretKeychain
 import Subprocesses
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension KeyringTests {
     /// `keyring-auth sign-in` with a provider's tokens and custom tokens, `link`, `unlink` and
     /// `show --claims`, run as a user runs them (each command a process of its own), against the
@@ -22,6 +26,30 @@ extension KeyringTests {
             let id = String(UUID().uuidString.prefix(8))
             let key = ["--api-key", "AIza-cred-\(id)"]
             return (key + ["--app-id", "1:42:linux:a-\(id)", "--app-name", "app-a"], key + ["--app-id", "1:42:linux:b-\(id)", "--app-name", "app-b"])
+        }
+
+        @Test func aProxyFromTheEnvironmentIsNeverUsedForTheEmulatorOnLoopback() async throws {
+            // A password to a loopback emulator goes in plain HTTP: through a proxy it would leave the process in clear.
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let (proxy, proxyPort) = try RawTCP.silentListener()
+            defer { close(proxy) }
+            var environment = ProcessInfo.processInfo.environment
+            for variable in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"] {
+                environment[variable] = "http://127.0.0.1:\(proxyPort)"
+            }
+            environment["NO_PROXY"] = nil
+            environment["no_proxy"] = nil
+            let (a, _) = apps()
+            let signedIn = try await cli.run(
+                ["sign-in", "--email", "proxy@example.com", "--password-stdin", "--create", "--private", "--emulator", address] + a,
+                input: "not-for-a-proxy\n", environment: environment)
+            #expect(signedIn.status == 0, "\(signedIn.standardError)")
+            // Nothing connected to the proxy: its backlog is empty.
+            _ = fcntl(proxy, F_SETFL, fcntl(proxy, F_GETFL) | O_NONBLOCK)
+            let connection = accept(proxy, nil, nil)
+            if connection >= 0 { close(connection) }
+            #expect(connection < 0, "the request went to the proxy")
         }
 
         @Test func aGoogleUserAndACustomTokenUserAreSharedAcrossProcesses() async throws {

@@ -63,9 +63,14 @@ import Testing
         "eyJhbGciOiJub25lIn0.\(PKCE.base64URL(Array(claims.utf8)))."
     }
 
+    /// The time the literal answers are read at, and the claims that make a token current then.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let current = #""iat":1800000000,"exp":1800003600"#
+
     private func answer(_ status: Int, _ body: String) throws(AuthError) -> OAuthCredential {
         try TokenAnswer.credential(
-            status: status, body: Data(body.utf8), provider: Self.provider, clientID: "client", hashedNonce: "hashed", rawNonce: "raw")
+            status: status, body: Data(body.utf8), provider: Self.provider, clientID: "client", hashedNonce: "hashed", rawNonce: "raw",
+            now: Self.now)
     }
 
     private func code(_ status: Int, _ body: String) -> AuthErrorCode? {
@@ -73,7 +78,7 @@ import Testing
     }
 
     @Test func aTokenAnswerGivesTheIDTokenAccessTokenAndRawNonce() throws {
-        let idToken = Self.jwt(#"{"iss":"https://login.example.com","aud":"client","nonce":"hashed","sub":"u1"}"#)
+        let idToken = Self.jwt(#"{"iss":"https://login.example.com","aud":"client","nonce":"hashed","sub":"u1",\#(Self.current)}"#)
         let credential = try answer(200, #"{"access_token":"at","id_token":"\#(idToken)","token_type":"Bearer","expires_in":3599}"#)
         #expect(credential.provider == "oidc.example" && credential.idToken == idToken && credential.accessToken == "at")
         #expect(credential.rawNonce == "raw")
@@ -93,12 +98,30 @@ import Testing
         #expect(code(200, String(repeating: " ", count: TokenAnswer.maximumBytes + 1)) == .internalError)
     }
 
+    @Test func anIDTokenOutOfTimeOrForSeveralAudiencesWithoutOurAZPIsRefused() throws {
+        func body(_ claims: String) -> String { #"{"access_token":"at","id_token":"\#(Self.jwt(claims))"}"# }
+        let ours = #""iss":"https://login.example.com","nonce":"hashed""#
+        let hour = 3600, day = 86_400, now = 1_800_000_000
+        // Expired two hours ago; issued thirty days ahead; no times at all.
+        #expect(code(200, body(#"{\#(ours),"aud":"client","iat":\#(now - 3 * hour),"exp":\#(now - 2 * hour)}"#)) == .invalidCredential)
+        #expect(code(200, body(#"{\#(ours),"aud":"client","iat":\#(now + 30 * day),"exp":\#(now + 30 * day + hour)}"#)) == .invalidCredential)
+        #expect(code(200, body(#"{\#(ours),"aud":"client"}"#)) == .invalidCredential)
+        // Within the five minutes' skew either way: accepted.
+        #expect(code(200, body(#"{\#(ours),"aud":"client","iat":\#(now - hour),"exp":\#(now - 240)}"#)) == nil)
+        #expect(code(200, body(#"{\#(ours),"aud":"client","iat":\#(now + 240),"exp":\#(now + hour)}"#)) == nil)
+        // Several audiences: the authorized party must be this client (OpenID Connect Core 3.1.3.7).
+        #expect(code(200, body(#"{\#(ours),\#(Self.current),"aud":["client","other"]}"#)) == .invalidCredential)
+        #expect(code(200, body(#"{\#(ours),\#(Self.current),"aud":["client","other"],"azp":"other"}"#)) == .invalidCredential)
+        #expect(code(200, body(#"{\#(ours),\#(Self.current),"aud":["client","other"],"azp":"client"}"#)) == nil)
+        #expect(code(200, body(#"{\#(ours),\#(Self.current),"aud":"client","azp":"other"}"#)) == .invalidCredential)
+    }
+
     @Test func googlesIDTokenMayNameItsIssuerWithOrWithoutTheScheme() throws {
         for iss in ["https://accounts.google.com", "accounts.google.com"] {
-            let idToken = Self.jwt(#"{"iss":"\#(iss)","aud":"client","nonce":"hashed","sub":"g"}"#)
+            let idToken = Self.jwt(#"{"iss":"\#(iss)","aud":"client","nonce":"hashed","sub":"g",\#(Self.current)}"#)
             let credential = try TokenAnswer.credential(
                 status: 200, body: Data(#"{"access_token":"at","id_token":"\#(idToken)"}"#.utf8), provider: .google, clientID: "client",
-                hashedNonce: "hashed", rawNonce: "raw")
+                hashedNonce: "hashed", rawNonce: "raw", now: Self.now)
             #expect(credential.provider == "google.com" && credential.idToken == idToken)
         }
         #expect(!DesktopOAuthProvider.google.isIssuer("https://evil.example") && !Self.provider.isIssuer("login.example.com"))

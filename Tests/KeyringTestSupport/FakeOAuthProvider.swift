@@ -191,13 +191,15 @@ public final class FakeOAuthProvider: @unchecked Sendable {
             public let body: String
         }
 
-        /// GETs `url` (on 127.0.0.1) and returns the answer.
-        public static func get(_ url: URL) throws -> Page {
+        /// GETs `url` (on 127.0.0.1) and returns the answer; `asABrowser`: the server closes the connection first,
+        /// as with a browser (which keeps its side open), instead of this client.
+        public static func get(_ url: URL, asABrowser: Bool = false) throws -> Page {
             let port = url.port ?? 80
             let target = url.path.isEmpty ? "/" : url.path
             let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery.map { "?" + $0 } ?? ""
             let request = "GET \(target)\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
-            let answer = String(decoding: try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Array(request.utf8)), as: UTF8.self)
+            let answer = String(
+                decoding: try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Array(request.utf8), halfClose: !asABrowser), as: UTF8.self)
             guard let split = answer.range(of: "\r\n\r\n") else {
                 throw RawTCP.Failure(description: "no HTTP answer from \(url.host ?? "?"):\(port): \(answer.debugDescription)")
             }

@@ -11,11 +11,13 @@ public enum RawTCP {
         public init(description: String) { self.description = description }
     }
 
-    public static func exchange(host: String, port: Int, bytes: [UInt8]) throws -> Data {
+    /// Sends `bytes` and reads until the server closes. `halfClose`: the client ends its side first (the server's
+    /// close then leaves no TIME_WAIT on the server); otherwise it waits for the server to close, as a browser does.
+    public static func exchange(host: String, port: Int, bytes: [UInt8], halfClose: Bool = true) throws -> Data {
         let fd = try connect(host: host, port: port)
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        shutdown(fd, Int32(SHUT_WR))
+        if halfClose { shutdown(fd, Int32(SHUT_WR)) }
         return try readUntilClosed(fd)
     }
 

@@ -44,16 +44,18 @@ void kra_http_exchange_reuse(kra_http_exchange *exchange);
 /*
  * POSTs `body` to `url` (http or https only, no redirects, TLS peer and host verification on) with
  * the `header_count` header lines "Name: value", within `timeout_ms` milliseconds from start to the
- * last byte, reading at most `response_limit` bytes of answer. Blocks the calling thread.
+ * last byte, reading at most `response_limit` bytes of answer. With `direct` non-zero, no proxy is used
+ * whatever the environment says (for loopback hosts); otherwise libcurl's proxy variables apply.
+ * Blocks the calling thread.
  */
 kra_http_result kra_http_post(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count,
-    const void *body, size_t body_length, long timeout_ms, size_t response_limit);
+    const void *body, size_t body_length, long timeout_ms, size_t response_limit, int direct);
 
 /* kra_http_post's GET: the same limits and verification, no body. */
 kra_http_result kra_http_get(
     kra_http_exchange *exchange, const char *url, const char *const *headers, size_t header_count, long timeout_ms,
-    size_t response_limit);
+    size_t response_limit, int direct);
 
 /* The answer's HTTP status, after KRA_HTTP_OK. */
 long kra_http_status(const kra_http_exchange *exchange);

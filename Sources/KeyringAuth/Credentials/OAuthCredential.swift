@@ -29,18 +29,27 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     /// Provider IDs that name a sign-in method which is not an identity provider's.
     static let reservedProviderIDs: Set<String> = ["password", "phone", "anonymous", "custom", "firebase", "emailLink"]
 
-    override func checkUsable() throws(AuthError) {
+    /// Refuses what cannot be an identity provider's ID in Firebase: lower-case letters, digits, `.`, `-` and
+    /// `_`, in parts joined by dots (`google.com`, `oidc.<name>`), none of the reserved IDs.
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidProviderID`` saying what an ID looks like.
+    package static func checkProviderID(_ provider: String) throws(AuthError) {
         let allowed = provider.unicodeScalars.allSatisfy { scalar in
             ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-" || scalar == "_"
         }
-        guard !provider.isEmpty, provider.utf8.count <= 128, allowed, provider.contains("."),
-            !Self.reservedProviderIDs.contains(provider)
+        let parts = provider.split(separator: ".", omittingEmptySubsequences: false)
+        guard !provider.isEmpty, provider.utf8.count <= 128, allowed, parts.count > 1, !parts.contains(where: \.isEmpty),
+            !reservedProviderIDs.contains(provider)
         else {
             throw AuthError(
                 .invalidProviderID,
                 "\(String(reflecting: provider)) is not an identity provider's ID; use one such as google.com, github.com, "
                     + "apple.com, microsoft.com or oidc.<name> (lower case), or EmailAuthProvider for email and password.")
         }
+    }
+
+    override func checkUsable() throws(AuthError) {
+        try Self.checkProviderID(provider)
         try Self.checkField(idToken, "ID token", code: .invalidCredential)
         try Self.checkField(accessToken, "access token", code: .invalidCredential)
         try Self.checkField(secret, "token secret", code: .invalidCredential)

@@ -17,13 +17,15 @@ public struct DesktopBrowser: Sendable {
         DesktopBrowser(open: open)
     }
 
-    /// The user's default browser: `xdg-open`, or, in a Flatpak or Snap sandbox, the desktop portal's
-    /// OpenURI (`OpenURIPortal` in SecretKeychain).
+    /// The user's default browser, through the desktop portal's OpenURI where the session has one (GNOME,
+    /// KDE, and every Flatpak or Snap sandbox), else `xdg-open`. The portal gets the URL over the session
+    /// bus; `xdg-open` gets it as an argument, which other users' processes can read in `/proc/PID/cmdline`
+    /// while it runs (the URL carries the flow's `state` and PKCE challenge, not its verifier).
     public static let system = DesktopBrowser { url in
         // D-Bus and posix_spawn block: on a thread of their own, never Swift's cooperative pool.
         await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
             Thread {
-                if Sandbox.current.isSandboxed, OpenURIPortal.open(url.absoluteString) == nil { return continuation.resume(returning: nil) }
+                if OpenURIPortal.open(url.absoluteString) == nil { return continuation.resume(returning: nil) }
                 continuation.resume(returning: spawnDetached("xdg-open", [url.absoluteString]))
             }.start()
         }

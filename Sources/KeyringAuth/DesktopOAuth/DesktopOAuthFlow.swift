@@ -15,8 +15,9 @@ import Logging
 /// 2. makes a PKCE `S256` verifier, a `state` and a nonce (its SHA-256 is sent; Firebase gets the raw one);
 /// 3. announces the authorization URL and opens it with ``browser`` (`xdg-open`, or the desktop portal in a
 ///    sandbox);
-/// 4. waits for the redirect within ``timeout`` (cancelling the task ends the wait), refusing one with another
-///    `state` and stopping listening at the first, so a second request is refused;
+/// 4. waits for the redirect within ``timeout`` (cancelling the task ends the wait); a request without this
+///    flow's `state` gets a 400 page and the wait goes on (any local process can find the port), and at the
+///    first with it, it stops listening, so a second request is refused;
 /// 5. exchanges the code at the token endpoint (with the verifier and, if given, the client secret), checks the
 ///    ID token's nonce, audience and issuer, and leaves the browser on a "you can close this tab" page.
 ///
@@ -64,8 +65,8 @@ public struct DesktopOAuthFlow: Sendable {
     ///   it (a person can open it by hand when no browser opens).
     /// - Returns: A credential with the ID token, the access token and the raw nonce, for ``Auth/signIn(with:)``.
     /// - Throws: ``AuthError``: ``AuthErrorCode/webContextCancelled`` when the user denied access, the time limit
-    ///   passed or the task was cancelled; ``AuthErrorCode/webSignInUserInteractionFailure`` for a redirect with
-    ///   another `state`, no code or a provider's error; ``AuthErrorCode/invalidClientID`` when the provider refused
+    ///   passed or the task was cancelled; ``AuthErrorCode/webSignInUserInteractionFailure`` for the redirect
+    ///   without a code, or with a provider's error; ``AuthErrorCode/invalidClientID`` when the provider refused
     ///   the client; ``AuthErrorCode/invalidCredential`` when the code was refused or the tokens do not fit;
     ///   ``AuthErrorCode/missingOrInvalidNonce``; ``AuthErrorCode/networkError``;
     ///   ``AuthErrorCode/webContextAlreadyPresented`` when ``port`` is in use; ``AuthErrorCode/invalidConfiguration``.
@@ -81,7 +82,7 @@ public struct DesktopOAuthFlow: Sendable {
             logger.notice("the browser was not opened: \(failure); the URL must be opened by hand")
         }
         let callback: LoopbackRedirectListener.Callback
-        switch await listener.nextCallback(until: .now + timeout) {
+        switch await listener.nextCallback(state: secrets.state, until: .now + timeout) {
         case .success(let received): callback = received
         case .failure(.timedOut):
             throw AuthError(
@@ -127,6 +128,7 @@ public struct DesktopOAuthFlow: Sendable {
             throw AuthError(.invalidClientID, "The OAuth client ID is empty or has spaces; give the provider's client ID.")
         }
         try provider.checkEndpoints()
+        try OAuthCredential.checkProviderID(provider.providerID)  // before the browser, not after its round trip
         guard redirectPath.hasPrefix("/"), !redirectPath.contains("?"), !redirectPath.contains("#"),
             !redirectPath.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F })
         else {

@@ -71,9 +71,7 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
     func checkEndpoints() throws(AuthError) {
         for (name, url) in [("authorization", authorizationEndpoint), ("token", tokenEndpoint)] {
             let scheme = url.scheme?.lowercased()
-            let host = url.host?.lowercased() ?? ""
-            let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
-            guard scheme == "https" || (scheme == "http" && loopback), !host.isEmpty else {
+            guard scheme == "https" || (scheme == "http" && url.hasLoopbackHost), url.host?.isEmpty == false else {
                 throw AuthError(
                     .invalidConfiguration,
                     "The \(providerID) \(name) endpoint \(url.absoluteString) is not an https URL; give the provider's https endpoint "

@@ -8,9 +8,11 @@ import Glibc
 /// The loopback redirect's listener (RFC 8252 §7.3): a TCP socket on `127.0.0.1` only, one request at a
 /// time, plain POSIX sockets on a thread of its own (never Swift's cooperative pool).
 ///
-/// It answers 404 to requests for other paths (a browser's `/favicon.ico`) and drops connections from any
-/// peer but `127.0.0.1`, then hands over the first `GET` of the redirect path; the flow stops listening at
-/// once, so a second request is refused by the system. Nothing it reads is logged.
+/// It answers 404 to requests for other paths (a browser's `/favicon.ico`), 400 to requests of the redirect
+/// path without the flow's `state` (any local process, or a web page, can find the port and send one: they
+/// must not end the sign-in), and drops connections from any peer but `127.0.0.1`; it hands over the first
+/// `GET` of the redirect path that carries the flow's `state`, and the flow stops listening at once, so a
+/// second request is refused by the system. Nothing it reads is logged.
 final class LoopbackRedirectListener: @unchecked Sendable {
     /// One request of the redirect path: its query parameters and the connection to answer on.
     struct Callback: Sendable {
@@ -46,6 +48,12 @@ final class LoopbackRedirectListener: @unchecked Sendable {
     init(port: UInt16, path: String) throws(AuthError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Self.socketError("make a socket", errno) }
+        // A fixed port can be listened on again at once after a flow, while the last connection is in TIME_WAIT.
+        // (Not for port 0: the system would then hand out recently used ports sooner.)
+        if port != 0 {
+            var reuse: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(port.bigEndian)
@@ -101,15 +109,15 @@ final class LoopbackRedirectListener: @unchecked Sendable {
         }
     }
 
-    /// Waits for the redirect until `deadline` or until the task is cancelled.
-    func nextCallback(until deadline: ContinuousClock.Instant) async -> Result<Callback, Ending> {
+    /// Waits for the redirect that carries `state` until `deadline` or until the task is cancelled.
+    func nextCallback(state: String, until deadline: ContinuousClock.Instant) async -> Result<Callback, Ending> {
         let (listener, wakeRead, wakeWrite) = descriptors.withLock { ($0.listener, $0.wakeRead, $0.wakeWrite) }
         guard listener >= 0 else { return .failure(.failed("the listener was closed")) }
-        let path = path, host = "127.0.0.1:\(port)"
+        let expected = Expected(path: path, host: "127.0.0.1:\(port)", state: state)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Callback, Ending>, Never>) in
                 Thread {
-                    continuation.resume(returning: Self.accept(listener, wake: wakeRead, path: path, host: host, until: deadline))
+                    continuation.resume(returning: Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline))
                 }.start()
             }
         } onCancel: {
@@ -119,6 +127,13 @@ final class LoopbackRedirectListener: @unchecked Sendable {
     }
 
     // MARK: The blocking loop (on its own thread)
+
+    /// What the redirect must be: its path, the `Host` it is sent to, and the flow's `state`.
+    struct Expected: Sendable {
+        let path: String
+        let host: String
+        let state: String
+    }
 
     /// A connection whose request head is still arriving.
     private struct Pending {
@@ -133,7 +148,7 @@ final class LoopbackRedirectListener: @unchecked Sendable {
     /// Serves every connection at once with `poll`, so that a connection that sends nothing (a browser's
     /// speculative pre-connect, a stray local client) holds up nobody until its own limit.
     private static func accept(
-        _ listener: Int32, wake: Int32, path: String, host: String, until deadline: ContinuousClock.Instant
+        _ listener: Int32, wake: Int32, expecting expected: Expected, until deadline: ContinuousClock.Instant
     ) -> Result<Callback, Ending> {
         var pending: [Pending] = []
         func closeAll() {
@@ -185,7 +200,7 @@ final class LoopbackRedirectListener: @unchecked Sendable {
                 let received = pending[index].received
                 if let range = received.firstRange(of: end) {
                     finished.insert(connection.fd)
-                    if let callback = answer(connection.fd, head: Array(received[..<range.lowerBound]), path: path, host: host) {
+                    if let callback = answer(connection.fd, head: Array(received[..<range.lowerBound]), expecting: expected) {
                         pending.filter { !finished.contains($0.fd) }.forEach { Glibc.close($0.fd) }
                         return .success(callback)
                     }
@@ -219,7 +234,7 @@ final class LoopbackRedirectListener: @unchecked Sendable {
     }
 
     /// Answers a request that is not the redirect and returns `nil`, or returns the redirect's callback.
-    private static func answer(_ connection: Int32, head: [UInt8], path: String, host: String) -> Callback? {
+    private static func answer(_ connection: Int32, head: [UInt8], expecting expected: Expected) -> Callback? {
         guard let request = RedirectRequest(head: head) else {
             reply(connection, status: "400 Bad Request", page: RedirectPage.refused("The request could not be read."))
             return nil
@@ -229,12 +244,18 @@ final class LoopbackRedirectListener: @unchecked Sendable {
             return nil
         }
         // A page of another site that resolves its own name to 127.0.0.1 sends its own Host (DNS rebinding).
-        guard request.host == host else {
-            reply(connection, status: "400 Bad Request", page: RedirectPage.refused("This address answers only as \(host)."))
+        guard request.host == expected.host else {
+            reply(connection, status: "400 Bad Request", page: RedirectPage.refused("This address answers only as \(expected.host)."))
             return nil
         }
-        guard request.path == path else {
+        guard request.path == expected.path else {
             reply(connection, status: "404 Not Found", page: RedirectPage.refused("Nothing here."))
+            return nil
+        }
+        // Without this flow's state it is not the provider's answer to this sign-in: refused, and the flow waits on.
+        guard let state = request.parameters["state"] ?? nil, constantTimeEqual(state, expected.state) else {
+            reply(connection, status: "400 Bad Request", page: RedirectPage.refused(
+                "This is not the answer of the sign-in waiting here (an old tab, or another page); it was ignored."))
             return nil
         }
         return Callback(parameters: request.parameters, connection: connection)
@@ -257,6 +278,13 @@ final class LoopbackRedirectListener: @unchecked Sendable {
         bytes.removeAll()
         shutdown(connection, Int32(SHUT_WR))
         Glibc.close(connection)
+    }
+
+    /// Whether `a` and `b` are equal, in a time that does not depend on where they first differ.
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     private static func socketError(_ what: String, _ error: Int32) -> AuthError {

@@ -5,6 +5,8 @@ import Foundation
 enum TokenAnswer {
     /// The largest answer read; a token answer is a few kilobytes.
     static let maximumBytes = 64 * 1024
+    /// How far the provider's clock and this machine's may disagree when the ID token's times are checked.
+    static let clockSkew: TimeInterval = 5 * 60
 
     /// The credential in a token answer of `status`, or the error it stands for.
     ///
@@ -12,7 +14,8 @@ enum TokenAnswer {
     ///   ``AuthErrorCode/invalidClientID``, ``AuthErrorCode/missingOrInvalidNonce``, ``AuthErrorCode/networkError``
     ///   (HTTP 5xx), ``AuthErrorCode/internalError`` (an answer that cannot be read).
     static func credential(
-        status: Int, body: Data, provider: DesktopOAuthProvider, clientID: String, hashedNonce: String, rawNonce: String
+        status: Int, body: Data, provider: DesktopOAuthProvider, clientID: String, hashedNonce: String, rawNonce: String,
+        now: Date = Date()
     ) throws(AuthError) -> OAuthCredential {
         let name = provider.providerID
         guard body.count <= maximumBytes else {
@@ -45,7 +48,7 @@ enum TokenAnswer {
             throw AuthError(.invalidCredential, "The \(name) token endpoint answered no ID token and no access token.")
         }
         if let idToken {
-            try checkIDToken(idToken, provider: provider, clientID: clientID, hashedNonce: hashedNonce)
+            try checkIDToken(idToken, provider: provider, clientID: clientID, hashedNonce: hashedNonce, now: now)
         } else if provider.scopes.contains("openid") {
             throw AuthError(.invalidCredential, "The \(name) token endpoint answered no ID token although openid was asked for.")
         }
@@ -55,26 +58,45 @@ enum TokenAnswer {
         return credential
     }
 
-    /// The claims that tie the ID token to this sign-in: the nonce sent, this client as audience, the issuer.
-    private static func checkIDToken(_ token: String, provider: DesktopOAuthProvider, clientID: String, hashedNonce: String) throws(AuthError) {
+    /// The claims that tie the ID token to this sign-in (OpenID Connect Core 3.1.3.7): the nonce sent, this
+    /// client as audience (and as `azp` when there are several audiences, or an `azp` at all), the issuer, and
+    /// a time of issue and an expiry that hold now, within ``clockSkew``. Decoded with ``IDTokenClaims``' limits.
+    private static func checkIDToken(
+        _ token: String, provider: DesktopOAuthProvider, clientID: String, hashedNonce: String, now: Date
+    ) throws(AuthError) {
         let name = provider.providerID
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= AuthCredential.maximumFieldBytes, parts.count == 3,
-            let payload = PKCE.bytes(base64URL: parts[1]),
-            let claims = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
-        else {
+        guard token.utf8.count <= AuthCredential.maximumFieldBytes, let decoded = try? IDTokenClaims(decoding: token) else {
             throw AuthError(.invalidCredential, "The \(name) ID token cannot be read as a JWT.")
         }
+        let claims = decoded.claims
         guard claims["nonce"] as? String == hashedNonce else {
             throw AuthError(
                 .missingOrInvalidNonce, "The \(name) ID token does not carry this sign-in's nonce; it was not issued for it. Sign in again.")
         }
-        let audience = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
+        let audience = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [any Sendable])?.compactMap { $0 as? String } ?? []
         guard audience.contains(clientID) else {
             throw AuthError(.invalidCredential, "The \(name) ID token was issued to another client than \(clientID).")
         }
+        if audience.count > 1 || claims["azp"] != nil, claims["azp"] as? String != clientID {
+            throw AuthError(
+                .invalidCredential, "The \(name) ID token names several audiences, and its authorized party (azp) is not \(clientID).")
+        }
         if let issuer = provider.issuer, !provider.isIssuer(claims["iss"] as? String) {
             throw AuthError(.invalidCredential, "The \(name) ID token was issued by another issuer than \(issuer).")
+        }
+        let expiry: Date, issued: Date
+        do throws(AuthError) {
+            (expiry, issued) = (try decoded.date("exp"), try decoded.date("iat"))
+        } catch {
+            throw AuthError(.invalidCredential, "The \(name) ID token has no valid expiry (exp) or time of issue (iat).")
+        }
+        guard expiry.timeIntervalSince(now) > -clockSkew else {
+            throw AuthError(.invalidCredential, "The \(name) ID token expired \(Int(now.timeIntervalSince(expiry))) s ago; sign in again.")
+        }
+        guard issued.timeIntervalSince(now) <= clockSkew else {
+            throw AuthError(
+                .invalidCredential,
+                "The \(name) ID token was issued \(Int(issued.timeIntervalSince(now))) s in the future; check this machine's clock, then sign in again.")
         }
     }
 }

@@ -50,6 +50,10 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
 /// store). Each request blocks a thread of its own, never Swift's cooperative pool; cancelling
 /// the task ends it within libcurl's progress interval. Finished curl handles are kept for the
 /// next request, so that a connection to Google is reused as `URLSession` reused it.
+///
+/// Proxies: the environment's (`https_proxy`, `http_proxy`, `ALL_PROXY`, `NO_PROXY`, as libcurl reads
+/// them) for Firebase and the identity providers, which corporate networks need; never for a loopback
+/// host (the emulator, a provider in a test), whose plain HTTP must not leave the machine.
 final class CurlTransport: HTTPTransport {
     /// The most of an answer that is read; Identity Toolkit's are a few kilobytes.
     static let maximumResponseBytes = 16 << 20
@@ -79,7 +83,7 @@ final class CurlTransport: HTTPTransport {
         }
         let request = CurlExchange.Request(
             url: url.absoluteString, headers: headers.map { "\($0.0): \($0.1)" }, body: body,
-            timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))))
+            timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))), direct: url.hasLoopbackHost)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPAnswer, HTTPTransportError>, Never>) in
                 Thread { continuation.resume(returning: exchange.perform(request)) }.start()
@@ -105,6 +109,8 @@ private final class CurlExchange: @unchecked Sendable {
         /// `nil` for a GET.
         let body: Data?
         let timeoutMilliseconds: Int
+        /// Never through a proxy: the host is loopback, where plain HTTP (the emulator's) must stay on the machine.
+        let direct: Bool
     }
 
     private let pointer: OpaquePointer
@@ -128,12 +134,13 @@ private final class CurlExchange: @unchecked Sendable {
         let outcome = lines.withUnsafeBufferPointer { lines in
             guard let body = request.body else {
                 return kra_http_get(
-                    pointer, request.url, lines.baseAddress, lines.count, request.timeoutMilliseconds, CurlTransport.maximumResponseBytes)
+                    pointer, request.url, lines.baseAddress, lines.count, request.timeoutMilliseconds, CurlTransport.maximumResponseBytes,
+                    request.direct ? 1 : 0)
             }
             return body.withUnsafeBytes { body in
                 kra_http_post(
                     pointer, request.url, lines.baseAddress, lines.count, body.baseAddress, body.count,
-                    request.timeoutMilliseconds, CurlTransport.maximumResponseBytes)
+                    request.timeoutMilliseconds, CurlTransport.maximumResponseBytes, request.direct ? 1 : 0)
             }
         }
         let message = String(cString: kra_http_error(pointer))
@@ -153,5 +160,16 @@ private final class CurlExchange: @unchecked Sendable {
         default: kind = .failed
         }
         return .failure(HTTPTransportError(kind: kind, message: message))
+    }
+}
+
+extension URL {
+    /// Whether the host is this machine's loopback: `localhost`, an address of 127.0.0.0/8, or `::1`.
+    var hasLoopbackHost: Bool {
+        guard var host = host?.lowercased() else { return false }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 }
