@@ -127,7 +127,7 @@ let package = Package(
             path: "Benchmarks/auth-launch-bench",
             swiftSettings: strict
         ),
-        // The README's code, run as written there (Tests/IntegrationTests/ExamplesTests runs them). Not products.
+        // The documents' code, run as written there (Tests/IntegrationTests/ExamplesTests runs them). Not products.
         // The walkthrough of "Using KeyringAuth": `dbus/with-keyring swift run shared-sign-in-example`.
         .executableTarget(
             name: "shared-sign-in-example",

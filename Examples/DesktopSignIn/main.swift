@@ -1,4 +1,4 @@
-// The README's "Desktop sign-in with Google" block, as it is written there (a test checks that it appears in
+// The "Desktop sign-in with Google" article's block, as it is written there (a test checks that it appears in
 // this file): `signInWithGoogle` below. Its users live in memory, on the bundled emulator: it needs no keyring.
 //
 //   GOOGLE_CLIENT_ID=….apps.googleusercontent.com GOOGLE_CLIENT_SECRET=… swift run desktop-sign-in-example
@@ -12,14 +12,14 @@ import KeyringAuthEmulator
 import KeyringTestSupport
 import SecretKeychain
 
-// Not in the README: an app on the emulator, its users in memory.
+// Not in the article: an app on the emulator, its users in memory.
 let emulator = AuthEmulator(configuration: .init(port: 0))
 let address = try await emulator.start()
 let options = AuthAppOptions(apiKey: "AIzaSyExample", appID: "1:1234567890:linux:abcdef", projectID: "demo-keyring-auth")
 Auth.configure(AuthConfiguration(options: options, store: InMemoryStore()))
 Auth.auth().useEmulator(withHost: address.host, port: address.port)
 
-/// The README's block, with Google.
+/// The article's block, with Google.
 func signInWithGoogle(googleClientID: String, googleClientSecret: String) async throws {
     // Google's installed-app flow: the user's browser, a redirect to 127.0.0.1, PKCE, state and nonce.
     let flow = DesktopOAuthFlow(provider: .google, clientID: googleClientID, clientSecret: googleClientSecret)
@@ -30,7 +30,7 @@ func signInWithGoogle(googleClientID: String, googleClientSecret: String) async 
     print("signed in:", user.uid, user.email ?? "no email")
 }
 
-/// Not in the README: the same calls with a stand-in for Google, and for the browser (which follows the
+/// Not in the article: the same calls with a stand-in for Google, and for the browser (which follows the
 /// stand-in's redirect back to the flow and prints the page it is left on).
 func signInWithStandIn() async throws {
     let google = try FakeOAuthProvider(user: ["sub": "google-grace", "email": "grace@example.com", "name": "Grace Hopper"])

@@ -1,4 +1,4 @@
-// The README's "Email actions" block, as it is written there (a test checks that it appears in this file),
+// The "Email actions" article's block, as it is written there (a test checks that it appears in this file),
 // written with Firebase's Apple API. It runs on the bundled emulator with users in memory, needing no keyring:
 // `swift run email-actions-example`. The emulator records each email's code instead of sending it.
 import Foundation
@@ -6,7 +6,7 @@ import KeyringAuth
 import KeyringAuthEmulator
 import SecretKeychain
 
-// Not in the README: the configuration lines, a signed-in user, and what each email would hold (the code,
+// Not in the article: the configuration lines, a signed-in user, and what each email would hold (the code,
 // or the whole link), read from the emulator's list of codes as a person reads their mail.
 let emulator = AuthEmulator(configuration: .init(port: 0))
 let address = try await emulator.start()
@@ -18,7 +18,7 @@ var verifyCode: String { emulator.outOfBandCodes.last?.oobCode ?? "" }
 var resetCode: String { emulator.outOfBandCodes.last?.oobCode ?? "" }
 var link: String { emulator.outOfBandCodes.last?.oobLink ?? "" }
 
-// The README's block.
+// The article's block.
 // Email verification: applied, the verified address reaches every running app of the group at once.
 try await Auth.auth().currentUser?.sendEmailVerification()
 try await Auth.auth().applyActionCode(verifyCode)  // the code in the email's link
@@ -39,8 +39,8 @@ if Auth.auth().isSignIn(withEmailLink: link) {
     let user = try await Auth.auth().signIn(withEmail: "grace@example.com", link: link).user
     print("signed in with a link:", user.email ?? "", "verified:", user.isEmailVerified)
 }
-// End of the README's block.
+// End of the article's block.
 
-// Not in the README: what it left.
+// Not in the article: what it left.
 print("codes left:", emulator.outOfBandCodes.count)
 await emulator.stop()

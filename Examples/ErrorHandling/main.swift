@@ -1,4 +1,4 @@
-// The "Handling errors" blocks (README history: "Auth errors"), as they are written in the article (a test
+// The "Handling errors" blocks, as they are written in the article (a test
 // checks that they appear in this file: their imports, then the rest verbatim). Nothing listens at the
 // emulator address it uses, so each sign-in fails with networkError; users live in memory, so it needs
 // no keyring (`swift run error-handling-example`).

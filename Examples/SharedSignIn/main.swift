@@ -1,9 +1,9 @@
-// The README's "Using KeyringAuth" walkthrough, as it is written there (a test checks that the README's
+// The Getting started walkthrough (its start is the README's first app), as it is written there (a test checks that the documents'
 // block appears in this file: its imports, then the rest verbatim). It touches a keyring: run it on a throwaway one,
 // `dbus/with-keyring swift run shared-sign-in-example`.
 //
-// Not in the README: this example signs in against the bundled emulator instead of Firebase, pointing
-// the app's backend at it with FIREBASE_AUTH_EMULATOR_HOST, as you would point yours (README, "Using the
+// Not in the documents: this example signs in against the bundled emulator instead of Firebase, pointing
+// the app's backend at it with FIREBASE_AUTH_EMULATOR_HOST, as you would point yours (Getting started, "Using the
 // emulator"). The emulator accepts any API key.
 import Foundation
 import KeyringAuth
@@ -16,7 +16,7 @@ let emulator = AuthEmulator(configuration: .init(port: 0, logger: emulatorLogger
 let address = try await emulator.start()
 setenv("FIREBASE_AUTH_EMULATOR_HOST", "\(address)", 1)
 
-// The README's block, from here to the `for await` loop.
+// The documents' block, from here to the `for await` loop.
 // Who the app is: the values from the Firebase console, or `AuthAppOptions.load(from:)` for the
 // app options file ("The app options file" in Getting started). Apps are told apart by `appID`; `appName` only names an `Auth` within
 // one process, so an app leaves it at "[DEFAULT]", the instance `Auth.auth()` returns.
@@ -52,7 +52,7 @@ for await user in auth.authStateChanges {  // the current user now, then each ch
     break
 }
 
-// Not in the README: the listener's calls so far are printed, then the example leaves nobody signed in.
+// Not in the documents: the listener's calls so far are printed, then the example leaves nobody signed in.
 await withCheckedContinuation { done in auth.configuration.callbackQueue.async { done.resume() } }
 try auth.signOut()
 await withCheckedContinuation { done in auth.configuration.callbackQueue.async { done.resume() } }

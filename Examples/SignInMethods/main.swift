@@ -1,4 +1,4 @@
-// The README's "Sign in with any method" block, as it is written there (a test checks that it appears in
+// The "Sign in with any method" article's block, as it is written there (a test checks that it appears in
 // this file), written with Firebase's Apple API: only the configuration lines differ from an iOS app's.
 // It runs on the bundled emulator with users in memory, needing no keyring: `swift run sign-in-methods-example`.
 import Foundation
@@ -6,7 +6,7 @@ import KeyringAuth
 import KeyringAuthEmulator
 import SecretKeychain
 
-// Not in the README: the configuration lines (Firebase: FirebaseApp.configure()), and the tokens a
+// Not in the article: the configuration lines (Firebase: FirebaseApp.configure()), and the tokens a
 // provider's sign-in and the app's server would give, as the emulator takes them.
 let emulator = AuthEmulator(configuration: .init(port: 0))
 let address = try await emulator.start()
@@ -17,7 +17,7 @@ let googleIDToken = #"{"sub": "google-ada", "email": "ada@example.com", "email_v
 let googleAccessToken = ""
 let customToken = AuthEmulator.unsignedCustomToken(uid: "server-user-1", claims: ["role": "editor"])
 
-// The README's block.
+// The article's block.
 // A Google user: the tokens Google's own sign-in gave the app.
 let google = GoogleAuthProvider.credential(withIDToken: googleIDToken, accessToken: googleAccessToken)
 let result = try await Auth.auth().signIn(with: google)
@@ -37,8 +37,8 @@ print("permanent:", !guest.isAnonymous, guest.providerData.map(\.providerID))
 // Tenants and language, as Firebase's: sent with every request.
 Auth.auth().tenantID = nil          // or an Identity Platform tenant
 Auth.auth().useAppLanguage()        // LC_ALL, LC_MESSAGES or LANG, as X-Firebase-Locale
-// End of the README's block.
+// End of the article's block.
 
-// Not in the README: what it left.
+// Not in the article: what it left.
 print("accounts:", emulator.accounts.count)
 await emulator.stop()

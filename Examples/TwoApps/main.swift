@@ -6,7 +6,7 @@
 //     dbus/with-keyring swift run two-apps-example
 //
 // One executable plays both apps: run without arguments it is app-a, and it starts itself as app-b
-// (`two-apps-example app-b`). Exit status 0 when app-b saw what app-a did, 1 otherwise. The README shows
+// (`two-apps-example app-b`). Exit status 0 when app-b saw what app-a did, 1 otherwise. Getting started shows
 // app-b's three lines that make an app (a test checks they appear here verbatim).
 import Foundation
 import KeyringAuth

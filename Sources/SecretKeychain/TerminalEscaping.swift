@@ -3,7 +3,7 @@ extension Unicode.Scalar {
     /// C0 and C1 controls and DEL (`Cc`), format characters such as bidi overrides and zero-width
     /// characters (`Cf`), line and paragraph separators (`Zl`, `Zp`), unassigned code points (`Cn`),
     /// and the other default-ignorable code points (fillers, variation selectors, tags).
-    public var isControlOrInvisible: Bool {
+    package var isControlOrInvisible: Bool {
         switch properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate:
             return true
@@ -18,7 +18,7 @@ extension String {
     /// `\u{1B}` (uppercase hexadecimal), everything else unchanged: stored or received text made
     /// safe to print to a terminal on one line. An escape is never split: escape whole values,
     /// after any shortening.
-    public var escapedForTerminal: String {
+    package var escapedForTerminal: String {
         guard unicodeScalars.contains(where: \.isControlOrInvisible) else { return self }
         var escaped = ""
         escaped.reserveCapacity(utf8.count + 8)

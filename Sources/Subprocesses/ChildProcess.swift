@@ -11,14 +11,14 @@ import Glibc
 /// Foundation's `Process` is not used: it spawns from a dispatch worker thread whose blocked signal
 /// mask the child inherits (SIGTERM then does nothing), and its `waitUntilExit()` can spin forever
 /// on a cooperative thread.
-public final class ChildProcess: Sendable {
-    public let pid: pid_t
+package final class ChildProcess: Sendable {
+    package let pid: pid_t
     private let status: Task<Int32, Never>
     private let reaped = ReapedFlag()
 
     /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the given files as its
     /// standard streams. `environment` replaces the whole environment when given.
-    public init(_ arguments: [String], environment: [String: String]? = nil, stdin: URL, stdout: URL, stderr: URL) throws {
+    package init(_ arguments: [String], environment: [String: String]? = nil, stdin: URL, stdout: URL, stderr: URL) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -70,12 +70,12 @@ public final class ChildProcess: Sendable {
     }
 
     /// Sends `signal` to the process, unless it has already ended.
-    public func send(_ signal: Int32) {
+    package func send(_ signal: Int32) {
         reaped.flag.withLock { reaped in if !reaped { kill(pid, signal) } }
     }
 
     /// Whether the process has ended (and been reaped).
-    public var hasExited: Bool { reaped.flag.withLock { $0 } }
+    package var hasExited: Bool { reaped.flag.withLock { $0 } }
 
     /// Set, under its lock, when the child is reaped: after that its pid may belong to another process.
     private final class ReapedFlag: Sendable {
@@ -83,5 +83,5 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits for the process to end and returns its exit status (128 + N when killed by signal N).
-    public func exitStatus() async -> Int32 { await status.value }
+    package func exitStatus() async -> Int32 { await status.value }
 }

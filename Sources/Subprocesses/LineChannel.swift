@@ -7,15 +7,15 @@ import Glibc
 /// A child process driven line by line: lines written to its standard input, its standard output
 /// read as lines the moment it prints them. Both go through FIFOs in a throwaway directory;
 /// standard error goes to a file there.
-public final class LineChannel: Sendable {
-    public let child: ChildProcess
+package final class LineChannel: Sendable {
+    package let child: ChildProcess
     /// Standard output, one value per line (without the newline), closed at end of output.
-    public let lines = Mailbox<String>()
+    package let lines = Mailbox<String>()
     private let input: FileHandle
     private let directory: URL
 
     /// Starts `arguments[0]`; `environment` replaces the whole environment when given.
-    public init(_ arguments: [String], environment: [String: String]? = nil) throws {
+    package init(_ arguments: [String], environment: [String: String]? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("line-channel-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (inPath, outPath, errPath) = (
@@ -61,7 +61,7 @@ public final class LineChannel: Sendable {
     /// most `limit`.
     ///
     /// - Throws: `Subprocess.Failure` naming the lines skipped and what the child wrote to standard error.
-    public func nextLine(within limit: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async throws -> String {
+    package func nextLine(within limit: Duration = .seconds(30), where predicate: (String) -> Bool = { _ in true }) async throws -> String {
         do {
             return try await lines.next(within: limit, where: predicate)
         } catch {
@@ -70,17 +70,17 @@ public final class LineChannel: Sendable {
     }
 
     /// Writes `line` and a newline to the child's standard input.
-    public func send(_ line: String) {
+    package func send(_ line: String) {
         input.write(Data((line + "\n").utf8))
     }
 
     /// What the child wrote to standard error so far.
-    public var standardError: String {
+    package var standardError: String {
         (try? String(contentsOf: directory.appendingPathComponent("err"), encoding: .utf8)) ?? ""
     }
 
     /// Ends standard input, waits for the child to exit (killing it after `limit`), and returns its status.
-    public func finish(within limit: Duration = .seconds(30)) async -> Int32 {
+    package func finish(within limit: Duration = .seconds(30)) async -> Int32 {
         try? input.close()
         let killer = Task { [child] in
             try await Task.sleep(for: limit)

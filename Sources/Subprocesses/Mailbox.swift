@@ -2,7 +2,7 @@ import Synchronization
 
 /// Values posted from any thread, taken in order by one reader that may wait for them: a
 /// listener's calls, a child process's output lines.
-public final class Mailbox<Value: Sendable>: Sendable {
+package final class Mailbox<Value: Sendable>: Sendable {
     private struct State {
         var queued: [Value] = []
         var closed = false
@@ -11,26 +11,26 @@ public final class Mailbox<Value: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Adds `value` after those already posted.
-    public func post(_ value: Value) {
+    package func post(_ value: Value) {
         wake { $0.queued.append(value) }
     }
 
     /// No value comes after those posted so far.
-    public func close() {
+    package func close() {
         wake { $0.closed = true }
     }
 
     /// The values posted and not yet taken, left in place.
-    public var queued: [Value] { state.withLock { $0.queued } }
+    package var queued: [Value] { state.withLock { $0.queued } }
 
     /// Takes the next value, waiting at most `limit` for one (a bound against hangs, not a
     /// measure of anything).
     ///
     /// - Throws: `Subprocess.Failure` when none was posted within `limit`, or the mailbox was closed.
-    public func next(within limit: Duration = .seconds(30)) async throws -> Value {
+    package func next(within limit: Duration = .seconds(30)) async throws -> Value {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         let timer = Task { [weak self] in
@@ -60,7 +60,7 @@ public final class Mailbox<Value: Sendable>: Sendable {
     /// Takes values until one satisfies `predicate`, and returns it.
     ///
     /// - Throws: as ``next(within:)``, naming the values skipped.
-    public func next(within limit: Duration = .seconds(30), where predicate: (Value) -> Bool) async throws -> Value {
+    package func next(within limit: Duration = .seconds(30), where predicate: (Value) -> Bool) async throws -> Value {
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         var skipped: [Value] = []

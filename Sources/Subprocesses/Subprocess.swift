@@ -6,24 +6,24 @@ import Glibc
 #endif
 
 /// Runs a program as a user would and collects what it prints.
-public enum Subprocess {
-    public struct Result: Sendable {
-        public var status: Int32
-        public var standardOutput: Data
-        public var standardError: String
-        public var output: String { String(decoding: standardOutput, as: UTF8.self) }
+package enum Subprocess {
+    package struct Result: Sendable {
+        package var status: Int32
+        package var standardOutput: Data
+        package var standardError: String
+        package var output: String { String(decoding: standardOutput, as: UTF8.self) }
 
         /// - Throws: when the program did not exit with status 0.
-        public func requireSuccess(_ what: String) throws {
+        package func requireSuccess(_ what: String) throws {
             guard status == 0 else {
                 throw Failure(description: "\(what) exited with \(status): \(standardError)")
             }
         }
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-        public init(description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
     /// Runs `program` (a path, or a name looked up in PATH) and waits for it to exit, at most
@@ -32,7 +32,7 @@ public enum Subprocess {
     /// Output goes through files in a throwaway directory, read once the program has exited.
     ///
     /// - Parameter environment: Replaces the whole environment when given.
-    public static func run(
+    package static func run(
         _ program: String, _ arguments: [String], input: Data = Data(),
         environment: [String: String]? = nil, limit: Duration = .seconds(60)
     ) async throws -> Result {

@@ -3,7 +3,7 @@ import KeyringTestSupport
 import Testing
 
 extension KeyringTests {
-    /// The examples under `Examples/` (the README's code, and the two-app example) run as a person runs
+    /// The examples under `Examples/` (the documents' code, and the two-app example) run as a person runs
     /// them: the built executables in subprocesses on the harness's bus, their exit status and key lines checked.
     @Suite struct Examples {
         init() throws { _ = try Harness.require() }

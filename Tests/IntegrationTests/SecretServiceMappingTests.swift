@@ -4,7 +4,7 @@ import SecretKeychain
 import Testing
 
 extension KeyringTests {
-    /// The item layout other apps, other languages and later versions rely on (the README's mapping table).
+    /// The item layout other apps, other languages and later versions rely on (the "Using the store" article's mapping table).
     @Suite struct SecretServiceMapping {
         let harness: Harness
         init() throws { harness = try Harness.require() }
@@ -75,7 +75,7 @@ extension KeyringTests {
             try await store.removeData(for: binary)
         }
 
-        /// Where the providers differ in what they keep of an item (the README's provider table):
+        /// Where the providers differ in what they keep of an item (the Secret Service providers article's table):
         /// the content type, the label of a replaced item, and the D-Bus error for an item path
         /// that does not exist.
         @Test func whatEachProviderKeeps() async throws {

@@ -2,12 +2,12 @@ import Foundation
 
 /// `dbus-monitor` on the harness's private bus (its configuration allows monitoring), for tests
 /// that check what crosses the bus: content types sent, and that secrets never cross it readable.
-public final class BusMonitor: Sendable {
+package final class BusMonitor: Sendable {
     private let child: ChildProcess
     private let log: URL
 
     /// Starts monitoring messages that match `rule` and returns once the monitor is active.
-    public init(matching rule: String, harness: Harness) async throws {
+    package init(matching rule: String, harness: Harness) async throws {
         log = harness.root.appendingPathComponent("monitor-\(UUID().uuidString).txt")
         try Data().write(to: log)
         child = try ChildProcess(
@@ -26,7 +26,7 @@ public final class BusMonitor: Sendable {
     }
 
     /// Stops the monitor and returns everything it printed.
-    public func stop() async throws -> String {
+    package func stop() async throws -> String {
         child.send(SIGTERM)
         _ = await child.exitStatus()
         defer { try? FileManager.default.removeItem(at: log) }

@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// Identity providers are faked as the emulator fakes them: a credential's ID token (else its access
 /// token) is the user's ID at the provider. A custom token is the uid itself.
-public final class FakeBackend: AuthBackend {
-    public let apiKey: String
+package final class FakeBackend: AuthBackend {
+    package let apiKey: String
     private struct Account {
         var uid: String
         var email: String?
@@ -28,18 +28,18 @@ public final class FakeBackend: AuthBackend {
     private let state = Mutex(State())
 
     /// How long the ID tokens it issues last.
-    public let tokenLifetime: TimeInterval
+    package let tokenLifetime: TimeInterval
 
-    public init(apiKey: String = "AIzaSharedKey", tokenLifetime: TimeInterval = 3600) {
+    package init(apiKey: String = "AIzaSharedKey", tokenLifetime: TimeInterval = 3600) {
         self.apiKey = apiKey
         self.tokenLifetime = tokenLifetime
     }
 
     /// The backend methods called so far, in order.
-    public var calls: [String] { state.withLock { $0.calls } }
+    package var calls: [String] { state.withLock { $0.calls } }
 
     /// The request context of each call so far, in order.
-    public var contexts: [AuthRequestContext] { state.withLock { $0.contexts } }
+    package var contexts: [AuthRequestContext] { state.withLock { $0.contexts } }
 
     private func issue(for uid: String, _ state: inout State) -> AuthTokens {
         state.counter += 1
@@ -56,7 +56,7 @@ public final class FakeBackend: AuthBackend {
         state.contexts.append(context)
     }
 
-    public func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         state.withLock { state in
             record("signUpAnonymously", context, &state)
             state.counter += 1
@@ -66,7 +66,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
             record("signUp", context, &state)
             guard password.count >= 6 else { throw AuthError(.weakPassword, "WEAK_PASSWORD") }
@@ -80,7 +80,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
             record("signIn", context, &state)
             guard let account = state.accounts.values.first(where: { $0.email == email }) else {
@@ -91,7 +91,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func signIn(
+    package func signIn(
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
@@ -119,7 +119,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         state.withLock { state in
             record("signInWithCustomToken", context, &state)
             let isNew = state.accounts[customToken] == nil
@@ -128,7 +128,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func link(
+    package func link(
         idToken: String, email: String, password: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         try state.withLock { state throws(AuthError) in
@@ -143,7 +143,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
+    package func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
         try state.withLock { state throws(AuthError) in
             record("lookUp", context, &state)
             guard let uid = state.tokens[idToken], let account = state.accounts[uid] else {
@@ -155,7 +155,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
+    package func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
         try state.withLock { state throws(AuthError) in
             record("update", context, &state)
             guard let uid = state.tokens[idToken], state.accounts[uid] != nil else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
@@ -167,7 +167,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
+    package func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
         try state.withLock { state throws(AuthError) in
             record("delete", context, &state)
             guard let uid = state.tokens[idToken] else { throw AuthError(.invalidUserToken, "INVALID_ID_TOKEN") }
@@ -175,7 +175,7 @@ public final class FakeBackend: AuthBackend {
         }
     }
 
-    public func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
+    package func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         try state.withLock { state throws(AuthError) in
             record("refresh", context, &state)
             guard let uid = state.refreshTokens[refreshToken], state.accounts[uid] != nil else {

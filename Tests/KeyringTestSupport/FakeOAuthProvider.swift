@@ -12,22 +12,22 @@ import Glibc
 /// ID token (`alg: none`, which the bundled emulator accepts) carrying the request's nonce.
 ///
 /// Plain POSIX sockets, one request at a time on a thread of its own; ``Browser`` stands in for the user's browser.
-public final class FakeOAuthProvider: @unchecked Sendable {
+package final class FakeOAuthProvider: @unchecked Sendable {
     /// What the authorization endpoint received, for the tests to check.
-    public struct Authorization: Sendable {
-        public let parameters: [String: String]
+    package struct Authorization: Sendable {
+        package let parameters: [String: String]
     }
 
-    public let clientID: String
-    public let clientSecret: String?
+    package let clientID: String
+    package let clientSecret: String?
     /// The claims of the user who signs in (`sub`, `email`, …); `iss`, `aud`, `nonce`, `iat`, `exp` are added.
-    public let user: [String: String]
-    public let port: Int
+    package let user: [String: String]
+    package let port: Int
     private let listener: Int32
     private let state = Mutex<(authorizations: [Authorization], codes: [String: [String: String]], tokenRequests: Int)>(([], [:], 0))
 
     /// Listens on a free port of 127.0.0.1 and serves until ``stop()``.
-    public init(clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String]) throws {
+    package init(clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String]) throws {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.user = user
@@ -38,19 +38,19 @@ public final class FakeOAuthProvider: @unchecked Sendable {
     }
 
     /// Stops serving (the socket is shut down; the thread ends).
-    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+    package func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
-    public var issuer: String { "http://127.0.0.1:\(port)" }
+    package var issuer: String { "http://127.0.0.1:\(port)" }
 
     /// This provider as the desktop sign-in names it.
-    public func provider(_ providerID: String = "google.com") -> DesktopOAuthProvider {
+    package func provider(_ providerID: String = "google.com") -> DesktopOAuthProvider {
         .openIDConnect(
             providerID: providerID, issuer: issuer, authorizationEndpoint: URL(string: "\(issuer)/authorize")!,
             tokenEndpoint: URL(string: "\(issuer)/token")!)
     }
 
-    public var authorizations: [Authorization] { state.withLock { $0.authorizations } }
-    public var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+    package var authorizations: [Authorization] { state.withLock { $0.authorizations } }
+    package var tokenRequests: Int { state.withLock { $0.tokenRequests } }
 
     // MARK: Serving
 
@@ -132,7 +132,7 @@ public final class FakeOAuthProvider: @unchecked Sendable {
 
     // MARK: HTTP, minimally
 
-    public static func unsignedJWT(_ claims: [String: Any]) -> String {
+    package static func unsignedJWT(_ claims: [String: Any]) -> String {
         let header = PKCE.base64URL(Array(#"{"alg":"none","typ":"JWT"}"#.utf8))
         let payload = PKCE.base64URL(Array(try! JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])))
         return "\(header).\(payload)."
@@ -184,16 +184,16 @@ public final class FakeOAuthProvider: @unchecked Sendable {
     }
 
     /// A stand-in for the user's browser: plain HTTP/1.1 GETs over loopback, following the provider's redirect.
-    public enum Browser {
-        public struct Page: Sendable {
-            public let status: Int
-            public let headers: [String: String]
-            public let body: String
+    package enum Browser {
+        package struct Page: Sendable {
+            package let status: Int
+            package let headers: [String: String]
+            package let body: String
         }
 
         /// GETs `url` (on 127.0.0.1) and returns the answer; `asABrowser`: the server closes the connection first,
         /// as with a browser (which keeps its side open), instead of this client.
-        public static func get(_ url: URL, asABrowser: Bool = false) throws -> Page {
+        package static func get(_ url: URL, asABrowser: Bool = false) throws -> Page {
             let port = url.port ?? 80
             let target = url.path.isEmpty ? "/" : url.path
             let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery.map { "?" + $0 } ?? ""
@@ -215,7 +215,7 @@ public final class FakeOAuthProvider: @unchecked Sendable {
         }
 
         /// The redirect URL the provider sends the browser to for `authorizationURL`.
-        public static func redirect(for authorizationURL: URL) throws -> URL {
+        package static func redirect(for authorizationURL: URL) throws -> URL {
             let page = try get(authorizationURL)
             guard page.status == 302, let location = page.headers["location"], let url = URL(string: location) else {
                 throw RawTCP.Failure(description: "the provider answered \(page.status): \(page.body)")
@@ -224,7 +224,7 @@ public final class FakeOAuthProvider: @unchecked Sendable {
         }
 
         /// Signs in as the user would: opens the authorization URL, follows the redirect to the app, returns its page.
-        public static func signIn(_ authorizationURL: URL) throws -> Page {
+        package static func signIn(_ authorizationURL: URL) throws -> Page {
             try get(try redirect(for: authorizationURL))
         }
     }

@@ -4,19 +4,19 @@ import Foundation
 ///
 /// Keyring tests call ``Harness/require()`` first: outside the harness they fail instead of
 /// touching the keyring of the person running them.
-public struct Harness: Sendable {
+package struct Harness: Sendable {
     /// The throwaway directory holding HOME, XDG_* and the keyring files.
-    public let root: URL
+    package let root: URL
     /// The repository's `dbus/` directory.
-    public let scripts: URL
+    package let scripts: URL
     /// The throwaway keyring's password (KeePassXC's database password too; KWallet's wallet has
     /// an empty password).
-    public let password: String
+    package let password: String
     /// The Secret Service this run's harness started (`dbus/with-keyring --provider …`).
-    public let provider: Provider
+    package let provider: Provider
 
     /// A Secret Service provider the harness can run, named as `dbus/with-keyring --provider` names it.
-    public enum Provider: String, Sendable, CaseIterable, CustomStringConvertible {
+    package enum Provider: String, Sendable, CaseIterable, CustomStringConvertible {
         /// gnome-keyring-daemon, the default: the login collection, unlocked with the harness password.
         case gnomeKeyring = "gnome-keyring"
         /// KeePassXC with a throwaway database whose root group is exposed as the collection `harness`.
@@ -24,10 +24,10 @@ public struct Harness: Sendable {
         /// kwalletd5 with a throwaway, empty-password wallet `kdewallet`.
         case kwallet
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
 
         /// The collection the `default` alias points to in the harness.
-        public var defaultCollection: String {
+        package var defaultCollection: String {
             switch self {
             case .gnomeKeyring: Harness.loginCollection
             case .keepassxc: "/org/freedesktop/secrets/collection/harness"
@@ -39,11 +39,11 @@ public struct Harness: Sendable {
         /// gnome-keyring and no prompter. With KeePassXC, libsecret's unlock prompt opens a dialog no
         /// one can answer headless (the call hangs); with KWallet the prompt completes by itself for the
         /// empty-password wallet (the call succeeds and the collection is unlocked again).
-        public var refusesLockedAtOnce: Bool { self == .gnomeKeyring }
+        package var refusesLockedAtOnce: Bool { self == .gnomeKeyring }
 
         /// What a client that may prompt (a store with an `unlockTimeout`) meets in the harness when
         /// the default collection is locked.
-        public enum UnlockPrompt: Sendable {
+        package enum UnlockPrompt: Sendable {
             /// Refused at once: there is no prompter (gnome-keyring).
             case refusedAtOnce
             /// A dialog no one can answer headless: the call waits until the store's
@@ -55,7 +55,7 @@ public struct Harness: Sendable {
         }
 
         /// What a client that may prompt meets when the default collection is locked.
-        public var unlockPrompt: UnlockPrompt {
+        package var unlockPrompt: UnlockPrompt {
             switch self {
             case .gnomeKeyring: .refusedAtOnce
             case .keepassxc: .neverAnswered
@@ -68,14 +68,14 @@ public struct Harness: Sendable {
         /// null pointer in an event queued on its main loop, seen under gdb) when several clients
         /// write and delete one item at once: measured with the fault suite's 8, 4, 3 and 2 apps and
         /// with 4 processes writing one key, each run ending with KeePassXC gone.
-        public var concurrentWritersUnsupported: String? {
+        package var concurrentWritersUnsupported: String? {
             self == .keepassxc
                 ? "KeePassXC 2.7.4 crashes (SIGSEGV in its main loop) when several clients write and delete one item at once"
                 : nil
         }
 
         /// The name `keyring-auth doctor` gives the provider.
-        public var doctorName: String {
+        package var doctorName: String {
             switch self {
             case .gnomeKeyring: "gnome-keyring"
             case .keepassxc: "KeePassXC"
@@ -84,7 +84,7 @@ public struct Harness: Sendable {
         }
 
         /// The file name of the provider's executable.
-        public var executable: String {
+        package var executable: String {
             switch self {
             case .gnomeKeyring: "gnome-keyring-daemon"
             case .keepassxc: "keepassxc"
@@ -93,7 +93,7 @@ public struct Harness: Sendable {
         }
 
         /// The Debian package the provider's executable comes from.
-        public var package: String {
+        package var package: String {
             switch self {
             case .gnomeKeyring: "gnome-keyring"
             case .keepassxc: "keepassxc"
@@ -103,27 +103,27 @@ public struct Harness: Sendable {
 
         /// Whether replacing an item (`CreateItem` with `replace`) gives it the new label. KWallet
         /// keeps the old one: its entries are named by their label.
-        public var replacesLabel: Bool { self != .kwallet }
+        package var replacesLabel: Bool { self != .kwallet }
 
         /// Whether the provider has a `session` collection (gnome-keyring's in-memory one).
-        public var hasSessionCollection: Bool { self == .gnomeKeyring }
+        package var hasSessionCollection: Bool { self == .gnomeKeyring }
 
         /// Whether the provider writes every change to its file at once. KWallet writes its file on
         /// a 5 s timer (item attributes at once): a provider killed before that loses the secrets
         /// written meanwhile, and leaves the items created meanwhile with empty secrets. The
         /// harness's KeePassXC saves only when its database is locked (saving after every change is
         /// off, see `dbus/providers/keepassxc`): a KeePassXC killed loses every change since.
-        public var savesEveryChangeAtOnce: Bool { self == .gnomeKeyring }
+        package var savesEveryChangeAtOnce: Bool { self == .gnomeKeyring }
     }
 
-    public struct NotInHarness: Error, CustomStringConvertible {
-        public let description: String
+    package struct NotInHarness: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The harness this process runs in.
     ///
     /// - Throws: ``NotInHarness`` when the session bus or HOME is not the harness's own.
-    public static func require() throws -> Harness {
+    package static func require() throws -> Harness {
         let environment = ProcessInfo.processInfo.environment
         let fix = "run the tests as `dbus/with-keyring swift test`, which starts a private bus and keyring"
         guard let root = environment["KEYRING_AUTH_HARNESS_ROOT"],
@@ -147,7 +147,7 @@ public struct Harness: Sendable {
     }
 
     /// The process ID of the running provider (gnome-keyring, keepassxc or kwalletd5).
-    public func providerPID() throws -> Int32 {
+    package func providerPID() throws -> Int32 {
         let text = try String(contentsOf: root.appendingPathComponent("\(provider.rawValue).pid"), encoding: .utf8)
         guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw NotInHarness(description: "dbus/start-keyring left no process ID")
@@ -156,24 +156,24 @@ public struct Harness: Sendable {
     }
 
     /// Stops the provider and starts a new one on the same keyring files, unlocked.
-    public func restartProvider() async throws {
+    package func restartProvider() async throws {
         let result = try await Subprocess.run(scripts.appendingPathComponent("restart-keyring").path, [])
         try result.requireSuccess("dbus/restart-keyring")
     }
 
     /// Makes the provider write what it holds to its file now (`dbus/save-keyring`): KWallet's
     /// `sync` through its own D-Bus API; gnome-keyring and KeePassXC (auto-save) have nothing to do.
-    public func saveProvider() async throws {
+    package func saveProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("save-keyring").path, []).requireSuccess("dbus/save-keyring")
     }
 
     /// Stops the provider; ``startProvider()`` starts it again on the same keyring files.
-    public func stopProvider() async throws {
+    package func stopProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("stop-keyring").path, []).requireSuccess("dbus/stop-keyring")
     }
 
     /// Starts the provider on the harness's keyring files, unlocked.
-    public func startProvider() async throws {
+    package func startProvider() async throws {
         try await Subprocess.run(scripts.appendingPathComponent("start-keyring").path, []).requireSuccess("dbus/start-keyring")
     }
 
@@ -183,7 +183,7 @@ public struct Harness: Sendable {
     ///
     /// - Returns: What `body` returned, and the methods the fake was called with, one
     ///   `Interface.Method /object/path` line each, in order.
-    public func withStallingPrompts<T: Sendable>(_ body: () async throws -> T) async throws -> (T, [String]) {
+    package func withStallingPrompts<T: Sendable>(_ body: () async throws -> T) async throws -> (T, [String]) {
         let directory = root.appendingPathComponent("stalling-prompts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (calls, output) = (directory.appendingPathComponent("calls"), directory.appendingPathComponent("output"))
@@ -209,7 +209,7 @@ public struct Harness: Sendable {
 
     /// Locks the provider's default collection (gnome-keyring: the login collection) through the
     /// Secret Service's own `Lock` method.
-    public func lockLoginCollection() async throws {
+    package func lockLoginCollection() async throws {
         guard provider == .gnomeKeyring else {
             try await Subprocess.run(scripts.appendingPathComponent("lock-keyring").path, []).requireSuccess("dbus/lock-keyring")
             return
@@ -224,7 +224,7 @@ public struct Harness: Sendable {
     /// Unlocks the provider's default collection without anyone answering a prompt: gnome-keyring's
     /// login collection with its password, as its own tools do; KeePassXC and KWallet through
     /// `dbus/unlock-keyring`.
-    public func unlockLoginCollection() throws {
+    package func unlockLoginCollection() throws {
         guard provider == .gnomeKeyring else {
             let process = Process()
             process.executableURL = scripts.appendingPathComponent("unlock-keyring")
@@ -239,7 +239,7 @@ public struct Harness: Sendable {
     }
 
     /// Whether the default collection is locked now (its `Locked` property, read with `gdbus`).
-    public func defaultCollectionIsLocked() async throws -> Bool {
+    package func defaultCollectionIsLocked() async throws -> Bool {
         let result = try await Subprocess.run("gdbus", [
             "call", "--session", "--timeout", "10", "--dest", "org.freedesktop.secrets", "--object-path", defaultCollection,
             "--method", "org.freedesktop.DBus.Properties.Get", "org.freedesktop.Secret.Collection", "Locked",
@@ -253,13 +253,13 @@ public struct Harness: Sendable {
     }
 
     /// The collection the `default` alias points to in this run's harness.
-    public var defaultCollection: String { provider.defaultCollection }
+    package var defaultCollection: String { provider.defaultCollection }
 
     /// gnome-keyring's login collection, which the `default` alias points to in the default harness.
-    public static let loginCollection = "/org/freedesktop/secrets/collection/login"
+    package static let loginCollection = "/org/freedesktop/secrets/collection/login"
 
     /// The path of the built executable `name`, such as `keychain-probe`.
-    public static func product(_ name: String) throws -> String {
+    package static func product(_ name: String) throws -> String {
         try productsDirectory().appendingPathComponent(name).path
     }
 

@@ -3,19 +3,19 @@ import KeyringAuth
 import Synchronization
 
 /// Records what a listener is told, as uids (`nil` for signed out).
-public final class ListenerLog: Sendable {
-    public init() {}
+package final class ListenerLog: Sendable {
+    package init() {}
     private let events = Mutex<[String?]>([])
     /// The same events, for tests that wait for the next one.
-    public let arrivals = Mailbox<String?>()
+    package let arrivals = Mailbox<String?>()
 
-    public func record(_ user: User?) {
+    package func record(_ user: User?) {
         events.withLock { $0.append(user?.uid) }
         arrivals.post(user?.uid)
     }
 
     /// Everything told so far, once every callback queued on `auth`'s queue before this call has run.
-    public func events(after auth: Auth) async -> [String?] {
+    package func events(after auth: Auth) async -> [String?] {
         await withCheckedContinuation { continuation in
             auth.configuration.callbackQueue.async { continuation.resume() }
         }
@@ -23,19 +23,19 @@ public final class ListenerLog: Sendable {
     }
 
     /// The next event, waiting for it (at most `limit`).
-    public func next(within limit: Duration = .seconds(30)) async throws -> String? {
+    package func next(within limit: Duration = .seconds(30)) async throws -> String? {
         try await arrivals.next(within: limit)
     }
 
     /// Takes events until one satisfies `predicate`, and returns it (waiting at most `limit`).
-    public func next(within limit: Duration = .seconds(30), where predicate: (String?) -> Bool) async throws -> String? {
+    package func next(within limit: Duration = .seconds(30), where predicate: (String?) -> Bool) async throws -> String? {
         try await arrivals.next(within: limit, where: predicate)
     }
 }
 
 /// A short, stable stand-in for a token in test output (FNV-1a, 64 bits): tells tokens apart
 /// across processes without printing them.
-public func fingerprint(_ token: String?) -> String {
+package func fingerprint(_ token: String?) -> String {
     guard let token else { return "none" }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in token.utf8 {

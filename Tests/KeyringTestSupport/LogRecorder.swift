@@ -2,22 +2,22 @@ import Logging
 import Synchronization
 
 /// A `Logger` whose messages a test can read (level and message; metadata left out).
-public final class LogRecorder: Sendable {
+package final class LogRecorder: Sendable {
     private let messages = Mutex<[(Logger.Level, String)]>([])
     /// The warnings, for tests that wait for one.
-    public let warnings = Mailbox<String>()
+    package let warnings = Mailbox<String>()
 
-    public init() {}
+    package init() {}
 
     /// A logger that records into this recorder, at every level.
-    public var logger: Logger {
+    package var logger: Logger {
         var logger = Logger(label: "LogRecorder") { _ in Handler(recorder: self) }
         logger.logLevel = .trace
         return logger
     }
 
     /// The messages logged at `level`, in order.
-    public func messages(at level: Logger.Level) -> [String] {
+    package func messages(at level: Logger.Level) -> [String] {
         messages.withLock { $0.filter { $0.0 == level }.map(\.1) }
     }
 

@@ -3,16 +3,16 @@ import Foundation
 /// A session bus of a test's own, with a gnome-keyring of its own on it, inside the harness: a
 /// test may kill this bus (the harness's own bus carries the test run itself). Processes started
 /// with ``environment`` use it. Everything it started ends with ``stop()``.
-public final class PrivateBus: Sendable {
+package final class PrivateBus: Sendable {
     /// The bus daemon; ``kill()`` ends it as a crash would.
-    public let daemon: LineChannel
+    package let daemon: LineChannel
     private let keyring: ChildProcess
     /// The environment for processes on this bus: its address, and directories of its own.
-    public let environment: [String: String]
+    package let environment: [String: String]
 
     /// Starts `dbus-daemon` with the harness's configuration and gnome-keyring on it, and returns
     /// once gnome-keyring owns `org.freedesktop.secrets`.
-    public init(harness: Harness) async throws {
+    package init(harness: Harness) async throws {
         let root = harness.root.appendingPathComponent("private-bus-\(UUID().uuidString)")
         for directory in ["home", "runtime", "data", "config", "cache"] {
             try FileManager.default.createDirectory(at: root.appendingPathComponent(directory), withIntermediateDirectories: true)
@@ -43,13 +43,13 @@ public final class PrivateBus: Sendable {
     }
 
     /// Kills the bus daemon (SIGKILL), as when a session's bus dies, and waits until it is gone.
-    public func kill() async {
+    package func kill() async {
         daemon.child.send(SIGKILL)
         _ = await daemon.child.exitStatus()
     }
 
     /// Ends the keyring and the bus.
-    public func stop() {
+    package func stop() {
         keyring.send(SIGKILL)
         daemon.child.send(SIGKILL)
     }

@@ -4,18 +4,18 @@ import SecretKeychain
 
 /// Another client of the Secret Service, for tests: it makes and inspects items the way other
 /// programs do (libsecret's item API and plain GDBus), independently of `SecretServiceStore`.
-public enum RawSecretService {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+package enum RawSecretService {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// What the Secret Service holds for one item.
-    public struct RawItem: Sendable {
-        public var path: String
-        public var label: String
-        public var attributes: [String: String]
-        public var secret: Data
-        public var contentType: String
+    package struct RawItem: Sendable {
+        package var path: String
+        package var label: String
+        package var attributes: [String: String]
+        package var secret: Data
+        package var contentType: String
     }
 
     private static func check(_ error: UnsafeMutablePointer<GError>?, _ what: String) throws {
@@ -58,7 +58,7 @@ public enum RawSecretService {
     /// Creates an item in the default collection **without** replacing one with the same
     /// attributes, as some clients do, and returns its path.
     @discardableResult
-    public static func createWithoutReplacing(attributes: [String: String], label: String, secret: String) throws -> String {
+    package static func createWithoutReplacing(attributes: [String: String], label: String, secret: String) throws -> String {
         try retryingKWalletSessionBug { try createOnce(attributes: attributes, label: label, secret: secret) }
     }
 
@@ -80,7 +80,7 @@ public enum RawSecretService {
     }
 
     /// Replaces the secret of the item at `path` (which makes it the most recently modified).
-    public static func setSecret(_ secret: String, at path: String) throws {
+    package static func setSecret(_ secret: String, at path: String) throws {
         try retryingKWalletSessionBug { try setSecretOnce(secret, at: path) }
     }
 
@@ -111,7 +111,7 @@ public enum RawSecretService {
     }
 
     /// Every item in any collection whose attributes include `attributes`, with its secret.
-    public static func items(matching attributes: [String: String]) throws -> [RawItem] {
+    package static func items(matching attributes: [String: String]) throws -> [RawItem] {
         try retryingKWalletSessionBug { try itemsOnce(matching: attributes) }
     }
 
@@ -176,7 +176,7 @@ public enum RawSecretService {
 
     /// Unlocks `collection` with its password through gnome-keyring's prompt-less interface: a
     /// `plain` session opened and used on one connection (a one-shot `gdbus call` cannot do it).
-    public static func unlockWithMasterPassword(collection: String, password: String) throws {
+    package static func unlockWithMasterPassword(collection: String, password: String) throws {
         var error: UnsafeMutablePointer<GError>?
         let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error)
         try check(error, "connecting to the session bus")

@@ -5,15 +5,15 @@ import Glibc
 #endif
 
 /// Plain POSIX sockets, to send what no HTTP client would.
-public enum RawTCP {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-        public init(description: String) { self.description = description }
+package enum RawTCP {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
     }
 
     /// Sends `bytes` and reads until the server closes. `halfClose`: the client ends its side first (the server's
     /// close then leaves no TIME_WAIT on the server); otherwise it waits for the server to close, as a browser does.
-    public static func exchange(host: String, port: Int, bytes: [UInt8], halfClose: Bool = true) throws -> Data {
+    package static func exchange(host: String, port: Int, bytes: [UInt8], halfClose: Bool = true) throws -> Data {
         let fd = try connect(host: host, port: port)
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -22,7 +22,7 @@ public enum RawTCP {
     }
 
     /// A connected IPv4 socket whose reads give up after 10 s; the caller closes it.
-    public static func connect(host: String, port: Int) throws -> Int32 {
+    package static func connect(host: String, port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
@@ -45,7 +45,7 @@ public enum RawTCP {
     /// Everything received until the server closes the connection.
     ///
     /// - Throws: ``Failure`` if the server neither closes nor sends within the socket's 10 s read limit.
-    public static func readUntilClosed(_ fd: Int32) throws -> Data {
+    package static func readUntilClosed(_ fd: Int32) throws -> Data {
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -60,7 +60,7 @@ public enum RawTCP {
     }
 
     /// A socket that listens but never accepts: connections succeed and then nothing is answered.
-    public static func silentListener() throws -> (fd: Int32, port: Int) {
+    package static func silentListener() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -78,8 +78,8 @@ public enum RawTCP {
 }
 
 /// Whether this machine can listen on `::1` (containers without IPv6 cannot).
-public enum IPv6Loopback {
-    public static let isBindable: Bool = {
+package enum IPv6Loopback {
+    package static let isBindable: Bool = {
         let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

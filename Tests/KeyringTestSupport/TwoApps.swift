@@ -4,17 +4,17 @@ import SecretKeychain
 
 /// Two apps of one access group, as in the reference document: different names and app IDs,
 /// the same API key, one keychain.
-public struct TwoApps: Sendable {
-    public static let group = "TEAMID.com.example.group1"
-    public let store: any KeychainStore
-    public let backend: FakeBackend
+package struct TwoApps: Sendable {
+    package static let group = "TEAMID.com.example.group1"
+    package let store: any KeychainStore
+    package let backend: FakeBackend
     /// Makes the app IDs (and so the private items) unique, for tests sharing one keyring.
-    public let namespace: String
+    package let namespace: String
     /// Where the apps' group choices are kept: beside a ``SecretServiceStore`` the standard files
     /// (under the harness's throwaway `XDG_STATE_HOME`), otherwise in memory. Shared by every launch.
-    public let groupChoices: AccessGroupChoices
+    package let groupChoices: AccessGroupChoices
 
-    public init(store: any KeychainStore = InMemoryStore(), backend: FakeBackend = FakeBackend(), namespace: String = "") {
+    package init(store: any KeychainStore = InMemoryStore(), backend: FakeBackend = FakeBackend(), namespace: String = "") {
         self.store = store
         self.backend = backend
         self.namespace = namespace
@@ -22,21 +22,21 @@ public struct TwoApps: Sendable {
     }
 
     /// Two apps in their own corner of a shared keyring: a unique API key and unique app IDs.
-    public static func isolated(store: any KeychainStore) -> TwoApps {
+    package static func isolated(store: any KeychainStore) -> TwoApps {
         let id = String(UUID().uuidString.prefix(8))
         return TwoApps(store: store, backend: FakeBackend(apiKey: "AIza-\(id)"), namespace: id)
     }
 
-    public func options(_ name: String) -> AuthAppOptions {
+    package func options(_ name: String) -> AuthAppOptions {
         AuthAppOptions(appName: name, apiKey: backend.apiKey, appID: "1:42:linux:\(name)\(namespace)", projectID: "demo")
     }
 
-    public func configuration(_ name: String, store: (any KeychainStore)? = nil) -> AuthConfiguration {
+    package func configuration(_ name: String, store: (any KeychainStore)? = nil) -> AuthConfiguration {
         AuthConfiguration(options: options(name), store: store ?? self.store, backend: backend, groupChoices: groupChoices)
     }
 
     /// A fresh start of app `name`: a new instance that loads what is stored.
-    public func launch(_ name: String, liveSync: Bool = true) -> Auth {
+    package func launch(_ name: String, liveSync: Bool = true) -> Auth {
         var configuration = configuration(name)
         configuration.liveSync = liveSync
         return Auth(configuration: configuration)

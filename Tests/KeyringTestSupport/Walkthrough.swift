@@ -4,9 +4,9 @@ import KeyringAuth
 /// The reference document (`firebase-shared-keychain.md`), step by step, with two apps of one
 /// group. The unit tests run it over `InMemoryStore`, the integration tests over gnome-keyring.
 /// Each step that does not behave as documented throws ``Walkthrough/Mismatch``.
-public enum Walkthrough {
-    public struct Mismatch: Error, CustomStringConvertible {
-        public let description: String
+package enum Walkthrough {
+    package struct Mismatch: Error, CustomStringConvertible {
+        package let description: String
     }
 
     static func check<Value: Equatable>(
@@ -19,7 +19,7 @@ public enum Walkthrough {
 
     /// Sign in once, signed in everywhere (after a reload); sign out once, signed out everywhere.
     /// B runs with live sync off, as Firebase's apps do; `LiveSyncTests` show it on.
-    public static func signInOnceSignOutOnce(_ apps: TwoApps) async throws {
+    package static func signInOnceSignOutOnce(_ apps: TwoApps) async throws {
         let group = TwoApps.group
         let appA = apps.launch("app-a"), appB = apps.launch("app-b", liveSync: false)
         try appA.useUserAccessGroup(group)
@@ -42,7 +42,7 @@ public enum Walkthrough {
     }
 
     /// Back to an unshared keychain: nothing is cleared, and a new sign-in stays private.
-    public static func backToUnshared(_ apps: TwoApps) async throws {
+    package static func backToUnshared(_ apps: TwoApps) async throws {
         let group = TwoApps.group
         let appA = apps.launch("app-a"), appB = apps.launch("app-b")
         try appA.useUserAccessGroup(group)
@@ -61,7 +61,7 @@ public enum Walkthrough {
     }
 
     /// Migration of a signed-in user: two notifications, nil then the user.
-    public static func migration(_ apps: TwoApps) async throws {
+    package static func migration(_ apps: TwoApps) async throws {
         let group = TwoApps.group
         let appA = apps.launch("app-a")
         let user = try await appA.signInAnonymously().user
@@ -84,7 +84,7 @@ public enum Walkthrough {
     }
 
     /// The opt-in migration: the user is copied into the group and stays signed in.
-    public static func optInMigration(_ apps: TwoApps) async throws {
+    package static func optInMigration(_ apps: TwoApps) async throws {
         let group = TwoApps.group
         let appA = apps.launch("app-a")
         let user = try await appA.signInAnonymously().user
@@ -99,7 +99,7 @@ public enum Walkthrough {
     }
 
     /// Every scenario, by name.
-    public static let all: [(String, @Sendable (TwoApps) async throws -> Void)] = [
+    package static let all: [(String, @Sendable (TwoApps) async throws -> Void)] = [
         ("sign in once, sign out once", signInOnceSignOutOnce),
         ("back to an unshared keychain", backToUnshared),
         ("migration", migration),

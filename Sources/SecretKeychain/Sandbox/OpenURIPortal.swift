@@ -3,9 +3,9 @@ import CSecret
 /// The desktop portal's `org.freedesktop.portal.OpenURI`: how a Flatpak or Snap app opens a web page
 /// in the user's browser, outside its sandbox (`xdg-open` inside a sandbox may find no browser).
 ///
-/// KeyringAuth's desktop OAuth sign-in calls it when ``Sandbox/current`` is a sandbox. It is here, beside the
-/// sandbox detection, because this module already speaks D-Bus through GIO; no GLib type is exposed.
-public enum OpenURIPortal {
+/// KeyringAuth's desktop OAuth sign-in calls it first wherever the session has a portal (it keeps the URL out of
+/// `xdg-open`'s arguments). It is here because this module already speaks D-Bus through GIO; not for users.
+package enum OpenURIPortal {
     /// Asks the portal to open `uri` (an `http` or `https` URL) in the default browser.
     ///
     /// The portal answers once it has taken the request (it may ask the user which application to use);
@@ -15,7 +15,7 @@ public enum OpenURIPortal {
     ///   - uri: The URL to open.
     ///   - limit: How long to wait for the session bus and the portal's answer.
     /// - Returns: `nil` when the portal took the request, else why not (no session bus, no portal, a refusal).
-    public static func open(_ uri: String, limit: Duration = .seconds(10)) -> String? {
+    package static func open(_ uri: String, limit: Duration = .seconds(10)) -> String? {
         do throws(SecretServiceFailure) {
             let bus = try SecretServiceClient.sessionBus(limit: limit)
             defer { g_object_unref(UnsafeMutableRawPointer(bus)) }

@@ -15,7 +15,7 @@ public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
     /// A Snap, by its name (`SNAP_NAME`, else the last component of `SNAP`).
     case snap(name: String)
 
-    /// The sandbox of this process (``SandboxDetection/current``).
+    /// The sandbox of this process, from its markers (`/.flatpak-info`, `SNAP_NAME`).
     public static var current: Sandbox { SandboxDetection.current.detect() }
 
     /// Whether the process runs in a Flatpak or Snap sandbox.
@@ -47,35 +47,35 @@ public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
 
 /// Finds the ``Sandbox`` from an environment and a file test, both injectable so that tests fake
 /// the markers without touching `/`.
-public struct SandboxDetection: Sendable {
+package struct SandboxDetection: Sendable {
     /// The Flatpak marker file libsecret tests.
-    public static let flatpakInfoPath = "/.flatpak-info"
+    package static let flatpakInfoPath = "/.flatpak-info"
     /// Test-only: an environment variable naming a file that stands for `/.flatpak-info` (for this
     /// package's tests of `keyring-auth doctor`). Not for production use.
-    public static let testFlatpakInfoVariable = "KEYRING_AUTH_TEST_FLATPAK_INFO"
+    package static let testFlatpakInfoVariable = "KEYRING_AUTH_TEST_FLATPAK_INFO"
 
     /// The environment to read (`FLATPAK_ID`, `SNAP_NAME`, `SNAP`).
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Whether a file exists at a path.
-    public var fileExists: @Sendable (String) -> Bool
+    package var fileExists: @Sendable (String) -> Bool
 
     /// A detection over `environment` and `fileExists`.
     ///
     /// - Parameters:
     ///   - environment: The process environment to read.
     ///   - fileExists: Tells whether a file exists at a path.
-    public init(environment: [String: String], fileExists: @escaping @Sendable (String) -> Bool) {
+    package init(environment: [String: String], fileExists: @escaping @Sendable (String) -> Bool) {
         self.environment = environment
         self.fileExists = fileExists
     }
 
     /// This process's environment and file system.
-    public static var current: SandboxDetection {
+    package static var current: SandboxDetection {
         SandboxDetection(environment: ProcessInfo.processInfo.environment) { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// The sandbox the environment and files show.
-    public func detect() -> Sandbox {
+    package func detect() -> Sandbox {
         let marker = environment[Self.testFlatpakInfoVariable].flatMap { $0.isEmpty ? nil : $0 } ?? Self.flatpakInfoPath
         if fileExists(marker) {
             return .flatpak(appID: environment["FLATPAK_ID"].flatMap { $0.isEmpty ? nil : $0 })

@@ -1,10 +1,10 @@
 /// A known behaviour of a Secret Service provider that differs from the specification or from
 /// gnome-keyring, the reference, and that users of this package may notice.
-public struct ProviderQuirk: Hashable, Sendable, Identifiable {
+package struct ProviderQuirk: Hashable, Sendable, Identifiable {
     /// A stable identifier, for example `kwallet-session-bug`.
-    public var id: String
+    package var id: String
     /// What happens, and what this package does about it, in one line.
-    public var summary: String
+    package var summary: String
 
     /// What a client that does not retry, as the store does, says when KWallet's session bug
     /// (`kwallet-session-bug`) fails it: for the tests and benchmarks, which run such clients.
@@ -17,7 +17,7 @@ public struct ProviderQuirk: Hashable, Sendable, Identifiable {
     /// - Parameters:
     ///   - id: A stable identifier.
     ///   - summary: One line.
-    public init(id: String, summary: String) {
+    package init(id: String, summary: String) {
         self.id = id
         self.summary = summary
     }
@@ -25,7 +25,7 @@ public struct ProviderQuirk: Hashable, Sendable, Identifiable {
 
 extension SecretServiceDiagnosis.Provider {
     /// The known quirks of this provider (none known for an unrecognised program).
-    public var quirks: [ProviderQuirk] {
+    package var quirks: [ProviderQuirk] {
         switch self {
         case .gnomeKeyring:
             [

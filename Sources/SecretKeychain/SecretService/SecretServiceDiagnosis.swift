@@ -56,7 +56,7 @@ public struct SecretServiceDiagnosis: Sendable {
     /// The Debian package ``providerVersion`` comes from.
     public var providerPackage: String?
     /// The known quirks of the provider (``Provider/quirks``); empty when none are known.
-    public var quirks: [ProviderQuirk] { provider?.quirks ?? [] }
+    package var quirks: [ProviderQuirk] { provider?.quirks ?? [] }
     /// The sandbox this process runs in. The store always talks to `org.freedesktop.secrets` on the
     /// session bus (never libsecret's portal or file keyring): inside a sandbox, ``providerOwner``
     /// says whether the sandbox lets it through.

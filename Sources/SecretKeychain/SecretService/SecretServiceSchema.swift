@@ -1,6 +1,6 @@
 /// How a ``KeychainKey`` maps onto a Secret Service item. Other apps, other languages and later
 /// versions of this package find items by exactly these names, so they never change within a
-/// schema version; the README's mapping table and a test pin them.
+/// schema version; the "Using the store" article's mapping table and a test pin them.
 public enum SecretServiceSchema {
     /// The schema name, stored in the `xdg:schema` attribute as libsecret does.
     public static let name = "org.keyringauth.KeychainItem.v1"
