@@ -32,12 +32,16 @@ import Testing
         #expect(try auth.getStoredUser(forAccessGroup: nil)?.storedRecord.tokens.idToken == tokens.first, "and saved")
     }
 
+    /// An ``Auth`` over an in-memory store whose refreshes go through a gate to `fixture`'s emulator.
+    private static func gatedAuth(_ fixture: EmulatorFixture) -> (Auth, GatedRefreshBackend) {
+        let gated = GatedRefreshBackend(fixture.backend)
+        let options = AuthAppOptions(apiKey: gated.apiKey, appID: "1:42:linux:gated", projectID: "demo-keyring-auth")
+        return (Auth(configuration: AuthConfiguration(options: options, store: InMemoryStore(), backend: gated)), gated)
+    }
+
     @Test func fiftyForcedRefreshesAtOnceSendOneRequest() async throws {
         let fixture = try await EmulatorFixture.start()
-        let gated = GatedRefreshBackend(fixture.backend)
-        let auth = Auth(configuration: AuthConfiguration(
-            options: AuthAppOptions(apiKey: gated.apiKey, appID: "1:42:linux:forced", projectID: "demo-keyring-auth"),
-            store: InMemoryStore(), backend: gated))
+        let (auth, gated) = Self.gatedAuth(fixture)
         let user = try await auth.signInAnonymously().user
 
         // The refresh is held at the gate until all 50 calls wait for it; then one request goes out.
@@ -58,10 +62,7 @@ import Testing
 
     @Test func aRefreshEndingAfterASignOutAndAnotherSignInSavesNothingOntoTheNewUser() async throws {
         let fixture = try await EmulatorFixture.start()
-        let gated = GatedRefreshBackend(fixture.backend)
-        let auth = Auth(configuration: AuthConfiguration(
-            options: AuthAppOptions(apiKey: gated.apiKey, appID: "1:42:linux:switch", projectID: "demo-keyring-auth"),
-            store: InMemoryStore(), backend: gated))
+        let (auth, gated) = Self.gatedAuth(fixture)
         let first = try await auth.signInAnonymously().user
         let released = Mutex(false)
         gated.releaseWhen { released.withLock { $0 } }
