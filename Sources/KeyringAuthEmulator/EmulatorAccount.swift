@@ -29,6 +29,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// Whether the account has signed in with an email link: its address is then a sign-in method without a
     /// password.
     public var emailLinkSignIn: Bool
+    /// The TOTP second factors enrolled (`mfaInfo`); kept in memory only, not in an export.
+    var secondFactors: [SecondFactor] = []
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
     var tokenGeneration: Int

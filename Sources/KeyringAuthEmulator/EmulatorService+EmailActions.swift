@@ -198,7 +198,10 @@ extension EmulatorService {
             state.uidsByEmail[Self.emailKey(normalized, account.tenantId)] = account.localId
             state.accounts[account.localId] = account
             state.oobCodes.remove(at: index)
-            var reply = issueTokens(for: account, provider: "password", now: now).signInFields
+            // Linking an address to a signed-in user passes no first factor: no second is asked for.
+            var reply = idToken == nil
+                ? firstFactorFields(for: account, provider: "password", now: now, in: &state)
+                : issueTokens(for: account, provider: "password", now: now).signInFields
             reply["kind"] = "identitytoolkit#EmailLinkSigninResponse"
             reply["email"] = normalized
             reply["isNewUser"] = isNewUser

@@ -125,7 +125,10 @@ extension EmulatorService {
             reply["localId"] = account.localId
             reply["isNewUser"] = isNewUser
             if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
-            reply.merge(issueTokens(for: account, provider: idpUser.providerId, now: now).signInFields) { _, new in new }
+            let signedIn = linkingToken != nil
+                ? issueTokens(for: account, provider: idpUser.providerId, now: now).signInFields
+                : firstFactorFields(for: account, provider: idpUser.providerId, now: now, in: &state)
+            reply.merge(signedIn) { _, new in new }
             return reply
         }
     }

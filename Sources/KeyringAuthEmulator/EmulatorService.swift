@@ -14,6 +14,9 @@ final class EmulatorService: Sendable {
         var received: [AuthEmulator.ReceivedRequest] = []
         /// Email action codes not yet used, oldest first (at most ``EmulatorService/maximumOutOfBandCodes``).
         var oobCodes: [OutOfBandRecord] = []
+        /// TOTP enrollments begun, by `sessionInfo`; first factors passed awaiting a second, by `mfaPendingCredential`.
+        var pendingEnrollments: [String: PendingEnrollment] = [:]
+        var pendingSignIns: [String: PendingSecondFactor] = [:]
         var settings: AuthEmulator.Settings
     }
 
@@ -83,6 +86,12 @@ final class EmulatorService: Sendable {
             case "delete": return .json(try delete(fields))
             default: throw EmulatorFailure.notFound(request)
             }
+        case ("POST", let path) where path.hasPrefix(Self.identityToolkitV2 + "accounts/"):
+            try requireAPIKey(request)
+            let fields = try request.fields()
+            let operation = path.dropFirst(Self.identityToolkitV2.count + "accounts/".count)
+            receive(String(operation), fields, request)
+            return .json(try routeMultiFactor(operation, fields))
         default:
             throw EmulatorFailure.notFound(request)
         }
@@ -165,7 +174,7 @@ final class EmulatorService: Sendable {
             let now = clock()
             account.lastLoginAt = now.milliseconds
             state.accounts[uid] = account
-            var reply = issueTokens(for: account, provider: "password", now: now).signInFields
+            var reply = firstFactorFields(for: account, provider: "password", now: now, in: &state)
             reply["kind"] = "identitytoolkit#VerifyPasswordResponse"
             reply["registered"] = true
             reply["email"] = account.email
@@ -178,7 +187,9 @@ final class EmulatorService: Sendable {
         let token = try fields.string("idToken")
         return try state.withLock { state throws(EmulatorFailure) in
             let account = try verify(token, in: state)
-            return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [account.lookupFields]]
+            var user = account.lookupFields
+            if !account.secondFactors.isEmpty { user["mfaInfo"] = account.secondFactors.map(\.infoFields) }
+            return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [user]]
         }
     }
 

@@ -230,6 +230,14 @@ enum IdentityToolkitReply {
         _ type: Reply.Type, status: Int, body: Data, operation: String
     ) throws(AuthError) -> Reply {
         guard (200..<300).contains(status) else { throw serverError(status: status, body: body, operation: operation) }
+        if let pending = try? decoder.decode(SecondFactorPendingReply.self, from: body), pending.mfaPendingCredential != nil,
+            pending.idToken == nil
+        {
+            throw AuthError(
+                .secondFactorRequired,
+                "This account needs a second factor (an authenticator app's code) to finish signing in, which this version of "
+                    + "KeyringAuth cannot complete yet; nothing was stored. Sign in with an account without a second factor.")
+        }
         do {
             return try decoder.decode(Reply.self, from: body)
         } catch let error as DecodingError {

@@ -40,6 +40,12 @@ struct IdpSignInReply: Decodable {
     var errorMessage: String?
 }
 
+/// A first factor passed for an account with second factors (any sign-in): no tokens, a pending credential.
+struct SecondFactorPendingReply: Decodable {
+    var idToken: String?
+    var mfaPendingCredential: String?
+}
+
 /// `accounts:lookup`.
 struct LookupReply: Decodable {
     var users: [User]?

@@ -1,0 +1,136 @@
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import Testing
+
+/// The emulator's TOTP second factor over REST, as Identity Platform answers: enrollment (start, finalize,
+/// withdraw), a first factor answered with a pending credential instead of tokens, and the second factor.
+@Suite struct MultiFactorEmulatorTests {
+    private static let v1 = "/identitytoolkit.googleapis.com/v1/accounts:"
+    private static let v2 = "/identitytoolkit.googleapis.com/v2/accounts/"
+
+    /// An emulator with a verified email/password account `ada@example.com`, and that account's ID token.
+    private func verifiedAccount() async throws -> (EmulatorFixture, String) {
+        let fixture = try await EmulatorFixture.start()
+        try fixture.emulator.importAccounts(Data(#"""
+            {"kind": "identitytoolkit#DownloadAccountResponse", "users": [{"localId": "ada", "email": "ada@example.com", "emailVerified": true, "rawPassword": "analytical"}]}
+            """#.utf8))
+        let (status, signedIn) = try await fixture.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+        #expect(status == 200)
+        return (fixture, try #require(signedIn["idToken"] as? String))
+    }
+
+    private static func message(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
+
+    /// Enrolls a TOTP factor for `idToken`; returns its base32 secret and the new ID token.
+    private func enroll(_ fixture: EmulatorFixture, _ idToken: String) async throws -> (secret: String, idToken: String) {
+        let (status, started) = try await fixture.post(Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(idToken)", "totpEnrollmentInfo": {}}"#)
+        #expect(status == 200, "\(started)")
+        let info = try #require(started["totpSessionInfo"] as? [String: Any])
+        #expect(info["hashingAlgorithm"] as? String == "SHA1" && info["verificationCodeLength"] as? Int == 6 && info["periodSec"] as? Int == 30)
+        let secret = try #require(info["sharedSecretKey"] as? String)
+        let session = try #require(info["sessionInfo"] as? String)
+        func finalize(_ code: String) async throws -> (Int, [String: Any]) {
+            try await fixture.post(
+                Self.v2 + "mfaEnrollment:finalize?key=k",
+                body: #"{"idToken": "\#(idToken)", "displayName": "phone app", "totpVerificationInfo": {"sessionInfo": "\#(session)", "verificationCode": "\#(code)"}}"#)
+        }
+        let current = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        let wrong = String(format: "%06d", (Int(current)! + 500_000) % 1_000_000)
+        let refused = try await finalize(wrong)
+        #expect(refused.0 == 400 && Self.message(refused.1) == "INVALID_CODE", "\(refused.1)")
+        let (finalStatus, finalized) = try await finalize(current)
+        #expect(finalStatus == 200, "\(finalized)")
+        return (secret, try #require(finalized["idToken"] as? String))
+    }
+
+    @Test func aTOTPFactorIsEnrolledThenAskedForAtEverySignInUntilWithdrawn() async throws {
+        let (fixture, idToken) = try await verifiedAccount()
+        let (secret, enrolledToken) = try await enroll(fixture, idToken)
+
+        let (_, lookup) = try await fixture.post(Self.v1 + "lookup?key=k", body: #"{"idToken": "\#(enrolledToken)"}"#)
+        let user = try #require((lookup["users"] as? [[String: Any]])?.first)
+        let factor = try #require((user["mfaInfo"] as? [[String: Any]])?.first)
+        #expect(factor["displayName"] as? String == "phone app" && factor["totpInfo"] != nil && factor["phoneInfo"] == nil)
+        let enrollmentID = try #require(factor["mfaEnrollmentId"] as? String)
+        #expect((factor["enrolledAt"] as? String)?.hasSuffix("Z") == true)
+        #expect(!String(describing: lookup).contains(secret), "the secret is never listed")
+
+        // The first factor passes: no tokens, a pending credential and the factors to choose from.
+        let (status, pending) = try await fixture.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+        #expect(status == 200 && pending["idToken"] == nil && pending["refreshToken"] == nil)
+        let credential = try #require(pending["mfaPendingCredential"] as? String)
+        #expect((pending["mfaInfo"] as? [[String: Any]])?.first?["mfaEnrollmentId"] as? String == enrollmentID)
+
+        func finalizeSignIn(_ code: String, enrollment: String = enrollmentID) async throws -> (Int, [String: Any]) {
+            try await fixture.post(
+                Self.v2 + "mfaSignIn:finalize?key=k",
+                body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
+        }
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        #expect(Self.message(try await finalizeSignIn("000000" == code ? "111111" : "000000").1) == "INVALID_CODE")
+        #expect(Self.message(try await finalizeSignIn(code, enrollment: "nope").1) == "MFA_ENROLLMENT_NOT_FOUND")
+        let (signedInStatus, signedIn) = try await finalizeSignIn(code)
+        #expect(signedInStatus == 200 && signedIn["idToken"] is String && signedIn["refreshToken"] is String, "\(signedIn)")
+        #expect(Self.message(try await finalizeSignIn(code).1) == "INVALID_MFA_PENDING_CREDENTIAL", "a pending credential is used once")
+
+        // Withdrawn: the password alone signs in again.
+        let session = try #require(signedIn["idToken"] as? String)
+        let (withdrawStatus, withdrawn) = try await fixture.post(
+            Self.v2 + "mfaEnrollment:withdraw?key=k", body: #"{"idToken": "\#(session)", "mfaEnrollmentId": "\#(enrollmentID)"}"#)
+        #expect(withdrawStatus == 200 && withdrawn["idToken"] is String)
+        let (_, plain) = try await fixture.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+        #expect(plain["idToken"] is String && plain["mfaPendingCredential"] == nil)
+    }
+
+    @Test func enrollmentNeedsAVerifiedEmailAndAFirstFactorThatCanCarryASecond() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let (_, anonymous) = try await fixture.post(Self.v1 + "signUp?key=k", body: "{}")
+        let anonymousToken = try #require(anonymous["idToken"] as? String)
+        let (_, refused) = try await fixture.post(Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(anonymousToken)", "totpEnrollmentInfo": {}}"#)
+        #expect(Self.message(refused)?.hasPrefix("UNSUPPORTED_FIRST_FACTOR") == true, "\(refused)")
+
+        let (_, unverified) = try await fixture.post(Self.v1 + "signUp?key=k", body: #"{"email": "bob@example.com", "password": "secret1"}"#)
+        let unverifiedToken = try #require(unverified["idToken"] as? String)
+        let (_, needsVerification) = try await fixture.post(
+            Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(unverifiedToken)", "totpEnrollmentInfo": {}}"#)
+        #expect(Self.message(needsVerification)?.hasPrefix("UNVERIFIED_EMAIL") == true)
+        let (_, phone) = try await fixture.post(
+            Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(unverifiedToken)", "phoneEnrollmentInfo": {}}"#)
+        #expect(Self.message(phone)?.contains("totpEnrollmentInfo") == true, "phone factors are not offered")
+    }
+}
+
+/// What `Auth` does today with an account that has a second factor.
+@Suite struct SecondFactorSignInTests {
+    @Test func aSignInToAnAccountWithASecondFactorIsSecondFactorRequiredAndStoresNothing() async throws {
+        let fixture = try await EmulatorFixture.start()
+        try fixture.emulator.importAccounts(Data(#"""
+            {"kind": "identitytoolkit#DownloadAccountResponse",
+             "users": [{"localId": "ada", "email": "ada@example.com", "emailVerified": true, "rawPassword": "analytical"}]}
+            """#.utf8))
+        let (_, signedIn) = try await fixture.post(
+            "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+        let idToken = try #require(signedIn["idToken"] as? String)
+        let (_, started) = try await fixture.post(
+            "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start?key=k", body: #"{"idToken": "\#(idToken)", "totpEnrollmentInfo": {}}"#)
+        let info = try #require(started["totpSessionInfo"] as? [String: Any])
+        let secret = try #require(info["sharedSecretKey"] as? String)
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        let (status, _) = try await fixture.post(
+            "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize?key=k",
+            body: #"{"idToken": "\#(idToken)", "totpVerificationInfo": {"sessionInfo": "\#(info["sessionInfo"] as? String ?? "")", "verificationCode": "\#(code)"}}"#)
+        #expect(status == 200)
+
+        let auth = try fixture.auth()
+        do {
+            _ = try await auth.signIn(withEmail: "ada@example.com", password: "analytical")
+            Issue.record("signed in without the second factor")
+        } catch {
+            #expect(error.code == .secondFactorRequired, "\(error)")
+            #expect((error as NSError).code == 17078)
+        }
+        #expect(auth.currentUser == nil)
+        #expect(try auth.getStoredUser(forAccessGroup: nil) == nil, "nothing stored")
+    }
+}
