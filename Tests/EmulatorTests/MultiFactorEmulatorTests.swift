@@ -1,7 +1,8 @@
 import Foundation
-import KeyringAuth
 import KeyringAuthEmulator
 import Testing
+
+@testable import KeyringAuth
 
 /// The emulator's TOTP second factor over REST, as Identity Platform answers: enrollment (start, finalize,
 /// withdraw), a first factor answered with a pending credential instead of tokens, and the second factor.
@@ -101,9 +102,11 @@ import Testing
     }
 }
 
-/// What `Auth` does today with an account that has a second factor.
+/// Signing in through `Auth` to an account with a TOTP second factor: `secondFactorRequired` with Firebase's
+/// resolver, then the code, all or nothing.
 @Suite struct SecondFactorSignInTests {
-    @Test func aSignInToAnAccountWithASecondFactorIsSecondFactorRequiredAndStoresNothing() async throws {
+    /// An emulator holding `ada@example.com` with one TOTP factor named "phone app"; its base32 secret.
+    private func accountWithFactor() async throws -> (EmulatorFixture, String) {
         let fixture = try await EmulatorFixture.start()
         try fixture.emulator.importAccounts(Data(#"""
             {"kind": "identitytoolkit#DownloadAccountResponse",
@@ -119,18 +122,62 @@ import Testing
         let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
         let (status, _) = try await fixture.post(
             "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize?key=k",
-            body: #"{"idToken": "\#(idToken)", "totpVerificationInfo": {"sessionInfo": "\#(info["sessionInfo"] as? String ?? "")", "verificationCode": "\#(code)"}}"#)
+            body: #"{"idToken": "\#(idToken)", "displayName": "phone app", "totpVerificationInfo": {"sessionInfo": "\#(info["sessionInfo"] as? String ?? "")", "verificationCode": "\#(code)"}}"#)
         #expect(status == 200)
+        return (fixture, secret)
+    }
 
+    @Test func theFirstFactorGivesAResolverAndTheCodeFinishesTheSignInIntoTheGroup() async throws {
+        let (fixture, secret) = try await accountWithFactor()
         let auth = try fixture.auth()
+        try auth.useUserAccessGroup("TEAMID.com.example.mfa")
+        var caught: AuthError?
         do {
             _ = try await auth.signIn(withEmail: "ada@example.com", password: "analytical")
             Issue.record("signed in without the second factor")
         } catch {
-            #expect(error.code == .secondFactorRequired, "\(error)")
-            #expect((error as NSError).code == 17078)
+            caught = error
         }
-        #expect(auth.currentUser == nil)
-        #expect(try auth.getStoredUser(forAccessGroup: nil) == nil, "nothing stored")
+        let error = try #require(caught)
+        #expect(error.code == .secondFactorRequired && (error as NSError).code == 17078)
+        let resolver = try #require(error.multiFactorResolver)
+        #expect((error as NSError).userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver === resolver)
+        #expect(resolver.auth === auth && resolver.hints.count == 1)
+        let hint = try #require(resolver.hints.first)
+        #expect(hint.factorID == TOTPMultiFactorID && hint.displayName == "phone app")
+        #expect(abs(hint.enrollmentDate.timeIntervalSinceNow) < 600)
+        let storedBefore = try auth.getStoredUser(forAccessGroup: "TEAMID.com.example.mfa")
+        #expect(auth.currentUser == nil && storedBefore == nil, "nothing stored yet")
+
+        // A wrong code: Firebase's error, nothing changed; the resolver can be used again.
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        let wrong = String(format: "%06d", (Int(code)! + 500_000) % 1_000_000)
+        do {
+            _ = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: wrong))
+            Issue.record("a wrong code signed in")
+        } catch {
+            #expect(error.code == .invalidVerificationCode, "\(error)")
+        }
+        let storedAfterWrongCode = try auth.getStoredUser(forAccessGroup: "TEAMID.com.example.mfa")
+        #expect(auth.currentUser == nil && storedAfterWrongCode == nil)
+
+        let result = try await resolver.resolveSignIn(
+            with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: code))
+        #expect(result.user.uid == "ada" && result.user.email == "ada@example.com" && auth.currentUser === result.user)
+        #expect(try auth.getStoredUser(forAccessGroup: "TEAMID.com.example.mfa")?.uid == "ada", "saved for every app of the group")
+    }
+
+    @Test func aPhoneFactorOrAnAssertionForAnotherFactorIsATypedErrorNotACrash() async throws {
+        let (fixture, _) = try await accountWithFactor()
+        let auth = try fixture.auth()
+        let resolver = MultiFactorResolver(
+            session: MultiFactorSession(pendingCredential: "pending"),
+            hints: [MultiFactorInfo(uid: "sms-1", displayName: "work phone", enrollmentDate: Date(), factorID: PhoneMultiFactorID)],
+            auth: auth, method: .password)
+        await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "sms-1", oneTimePassword: "123456")) }
+            throws: { ($0 as? AuthError)?.code == .operationNotAllowed && "\($0)".contains("app verification") }
+        await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: "123456")) }
+            throws: { ($0 as? AuthError)?.code == .multiFactorInfoNotFound }
+        #expect(fixture.emulator.receivedRequests.allSatisfy { $0.operation != "mfaSignIn:finalize" }, "nothing was sent")
     }
 }

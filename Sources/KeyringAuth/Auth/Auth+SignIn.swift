@@ -57,7 +57,9 @@ extension Auth {
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
     public func signIn(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
         let context = requestContext
-        let signedIn = try await configuration.backend.signIn(email: email, password: password, context: context)
+        let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+            try await self.configuration.backend.signIn(email: email, password: password, context: context)
+        }
         return try await finishSignIn(signedIn, method: .password, context: context)
     }
 
@@ -90,11 +92,15 @@ extension Auth {
         }
         let context = requestContext
         if let emailLink = credential as? EmailLinkCredential {
-            let signedIn = try await signInWithEmailLink(emailLink, context: context)
+            let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+                try await self.signInWithEmailLink(emailLink, context: context)
+            }
             return try await finishSignIn(signedIn, method: .password, context: context)
         }
         let oauth = try Self.oauth(credential)
-        let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        let signedIn = try await askingForSecondFactor(.provider(oauth.provider)) { () async throws(AuthError) in
+            try await self.configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        }
         return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context)
     }
 
@@ -150,7 +156,9 @@ extension Auth {
         let group = try Self.validated(accessGroup)
         guard needsSwitch(to: group) else { return try await signIn(withEmail: email, password: password) }
         let context = requestContext
-        let signedIn = try await configuration.backend.signIn(email: email, password: password, context: context)
+        let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+            try await self.configuration.backend.signIn(email: email, password: password, context: context)
+        }
         return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
     }
 
@@ -173,11 +181,15 @@ extension Auth {
         }
         let context = requestContext
         if let emailLink = credential as? EmailLinkCredential {
-            let signedIn = try await signInWithEmailLink(emailLink, context: context)
+            let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+                try await self.signInWithEmailLink(emailLink, context: context)
+            }
             return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
         }
         let oauth = try Self.oauth(credential)
-        let signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        let signedIn = try await askingForSecondFactor(.provider(oauth.provider)) { () async throws(AuthError) in
+            try await self.configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
+        }
         return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context, switchingTo: group)
     }
 

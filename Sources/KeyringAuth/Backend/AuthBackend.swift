@@ -44,6 +44,11 @@ public protocol AuthBackend: Sendable {
     /// sign-in; with `idToken`, gives that user's account the email address instead.
     func signIn(email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext) async throws(AuthError)
         -> BackendSignIn
+    /// Finishes a sign-in that asked for a second factor (``AuthErrorCode/secondFactorRequired``) with a TOTP
+    /// code for one of the account's factors (`v2/accounts/mfaSignIn:finalize`).
+    func finalizeSecondFactorSignIn(
+        pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn
 }
 
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
@@ -53,6 +58,13 @@ extension AuthBackend {
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with identity providers (\(credential.provider)).")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
+    public func finalizeSecondFactorSignIn(
+        pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend takes no custom tokens.

@@ -27,6 +27,7 @@ extension AuthError: CustomNSError, LocalizedError {
         }
         if let updatedCredential { userInfo[AuthErrors.userInfoUpdatedCredentialKey] = updatedCredential }
         if let email { userInfo[AuthErrors.userInfoEmailKey] = email }
+        if let multiFactorResolver { userInfo[AuthErrors.userInfoMultiFactorResolverKey] = multiFactorResolver }
         return userInfo
     }
 

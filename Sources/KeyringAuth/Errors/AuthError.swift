@@ -21,6 +21,12 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// and ``AuthErrorCode/emailAlreadyInUse``: the email address of the existing account, when the
     /// service named it (Firebase's `AuthErrors.userInfoEmailKey`).
     public var email: String?
+    /// For ``AuthErrorCode/secondFactorRequired``: what finishes the sign-in with a second factor (Firebase's
+    /// `AuthErrorUserInfoMultiFactorResolverKey`).
+    public var multiFactorResolver: MultiFactorResolver?
+    /// For ``AuthErrorCode/secondFactorRequired`` from a backend: the first factor's pending credential and the
+    /// account's factors, from which ``Auth`` makes ``multiFactorResolver``.
+    package var secondFactorChallenge: SecondFactorChallenge?
 
     /// A failure of kind `code` that says `message`.
     public init(

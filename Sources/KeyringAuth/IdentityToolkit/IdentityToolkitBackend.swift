@@ -147,6 +147,21 @@ public final class IdentityToolkitBackend: AuthBackend {
         let _: DeleteReply = try await post("delete", json: ["idToken": idToken], tenant: false, context: context)
     }
 
+    public func finalizeSecondFactorSignIn(
+        pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        var body: [String: any Sendable] = [
+            "mfaPendingCredential": pendingCredential, "mfaEnrollmentId": enrollmentID,
+            "totpVerificationInfo": ["verificationCode": oneTimePassword],
+        ]
+        if let tenantID = context.tenantID { body["tenantId"] = tenantID }
+        let url = try endpoint().multiFactorURL("mfaSignIn:finalize", apiKey: apiKey)
+        let reply: SecondFactorSignInReply = try await send(
+            url, operation: "mfaSignIn:finalize", contentType: "application/json",
+            body: try! JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]), context: context)
+        return try BackendSignIn(signedInWith: reply.idToken, refreshToken: reply.refreshToken, operation: "mfaSignIn:finalize")
+    }
+
     public func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         let url = try endpoint().tokenURL(apiKey: apiKey)
         var form = URLComponents()
@@ -233,10 +248,10 @@ enum IdentityToolkitReply {
         if let pending = try? decoder.decode(SecondFactorPendingReply.self, from: body), pending.mfaPendingCredential != nil,
             pending.idToken == nil
         {
-            throw AuthError(
-                .secondFactorRequired,
-                "This account needs a second factor (an authenticator app's code) to finish signing in, which this version of "
-                    + "KeyringAuth cannot complete yet; nothing was stored. Sign in with an account without a second factor.")
+            guard let challenge = pending.challenge else {
+                throw malformed(operation, "it asks for a second factor but lists none usable")
+            }
+            throw challenge.error
         }
         do {
             return try decoder.decode(Reply.self, from: body)
@@ -282,17 +297,30 @@ extension CustomTokenReply {
     var signIn: BackendSignIn {
         get throws(AuthError) {
             let tokens = try AuthTokens(idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn)
-            let claims: IDTokenClaims
-            do throws(AuthError) {
-                claims = try IDTokenClaims(decoding: idToken)
-            } catch {
-                throw IdentityToolkitReply.malformed("accounts:signInWithCustomToken", "its ID token cannot be decoded (\(error.message))")
-            }
-            guard let uid = claims.uid else {
-                throw IdentityToolkitReply.malformed("accounts:signInWithCustomToken", "its ID token names no user")
-            }
+            let uid = try BackendSignIn.claims(of: idToken, operation: "accounts:signInWithCustomToken").uid
             return BackendSignIn(uid: uid, tokens: tokens, isNewUser: isNewUser ?? false)
         }
+    }
+}
+
+extension BackendSignIn {
+    /// The ID token's user and expiry, for answers that give neither `localId` nor `expiresIn`.
+    static func claims(of idToken: String, operation: String) throws(AuthError) -> (uid: String, expiry: Date) {
+        let claims: IDTokenClaims
+        do throws(AuthError) {
+            claims = try IDTokenClaims(decoding: idToken)
+        } catch {
+            throw IdentityToolkitReply.malformed(operation, "its ID token cannot be decoded (\(error.message))")
+        }
+        guard let uid = claims.uid else { throw IdentityToolkitReply.malformed(operation, "its ID token names no user") }
+        guard let expiry = try? claims.date("exp") else { throw IdentityToolkitReply.malformed(operation, "its ID token has no expiry") }
+        return (uid, expiry)
+    }
+
+    /// A sign-in whose answer is only tokens (`mfaSignIn:finalize`).
+    init(signedInWith idToken: String, refreshToken: String, operation: String) throws(AuthError) {
+        let (uid, expiry) = try Self.claims(of: idToken, operation: operation)
+        self.init(uid: uid, tokens: AuthTokens(idToken: idToken, refreshToken: refreshToken, expirationDate: expiry))
     }
 }
 

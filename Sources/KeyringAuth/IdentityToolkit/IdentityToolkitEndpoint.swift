@@ -140,6 +140,11 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
         withKey(identityToolkitBase.appendingPathComponent("accounts:\(method)"), apiKey: apiKey)
     }
 
+    /// The URL of a multi-factor method of Identity Toolkit's v2 API (`v2/accounts/mfaSignIn:finalize`, …).
+    func multiFactorURL(_ method: String, apiKey: String) -> URL {
+        withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/accounts/\(method)"), apiKey: apiKey)
+    }
+
     /// The URL of the token endpoint.
     func tokenURL(apiKey: String) -> URL {
         withKey(secureTokenBase.appendingPathComponent("token"), apiKey: apiKey)

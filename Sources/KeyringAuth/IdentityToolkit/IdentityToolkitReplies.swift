@@ -44,6 +44,40 @@ struct IdpSignInReply: Decodable {
 struct SecondFactorPendingReply: Decodable {
     var idToken: String?
     var mfaPendingCredential: String?
+    var mfaInfo: [Enrollment]?
+
+    /// An `mfaInfo` entry: a TOTP factor has `totpInfo`, a phone factor `phoneInfo`.
+    struct Enrollment: Decodable {
+        var mfaEnrollmentId: String
+        var displayName: String?
+        var enrolledAt: String?
+        var phoneInfo: String?
+    }
+
+    /// The most factors read (Identity Platform allows five per account).
+    static let maximumFactors = 16
+
+    var challenge: SecondFactorChallenge? {
+        guard idToken == nil, let mfaPendingCredential, !mfaPendingCredential.isEmpty, mfaPendingCredential.utf8.count <= 4096,
+            let mfaInfo, !mfaInfo.isEmpty, mfaInfo.count <= Self.maximumFactors
+        else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        let factors = mfaInfo.map { entry in
+            SecondFactorChallenge.Factor(
+                enrollmentID: entry.mfaEnrollmentId, displayName: entry.displayName,
+                enrolledAt: entry.enrolledAt.flatMap { formatter.date(from: $0) ?? plain.date(from: $0) } ?? Date(timeIntervalSince1970: 0),
+                factorID: entry.phoneInfo == nil ? "totp" : "phone")
+        }
+        return SecondFactorChallenge(pendingCredential: mfaPendingCredential, factors: factors)
+    }
+}
+
+/// `v2/accounts/mfaSignIn:finalize`: tokens, no `localId` (the ID token names the user).
+struct SecondFactorSignInReply: Decodable {
+    var idToken: String
+    var refreshToken: String
 }
 
 /// `accounts:lookup`.

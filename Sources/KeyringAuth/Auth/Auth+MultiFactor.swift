@@ -1,0 +1,49 @@
+import Foundation
+
+// Second factors at sign-in: a first factor answered with a challenge becomes `secondFactorRequired` carrying
+// a resolver, and the resolver finishes the sign-in as any other (saved to the current group, all or nothing).
+extension Auth {
+    /// Runs a first factor's backend call; a second factor asked for becomes an error carrying this `Auth`'s
+    /// ``MultiFactorResolver`` for `method`.
+    func askingForSecondFactor(
+        _ method: SignInMethod, _ body: () async throws(AuthError) -> BackendSignIn
+    ) async throws(AuthError) -> BackendSignIn {
+        do throws(AuthError) {
+            return try await body()
+        } catch {
+            guard let challenge = error.secondFactorChallenge else { throw error }
+            var asked = error
+            let hints = challenge.factors.map { factor in
+                MultiFactorInfo(uid: factor.enrollmentID, displayName: factor.displayName, enrollmentDate: factor.enrolledAt, factorID: factor.factorID)
+            }
+            asked.multiFactorResolver = MultiFactorResolver(
+                session: MultiFactorSession(pendingCredential: challenge.pendingCredential), hints: hints, auth: self, method: method)
+            throw asked
+        }
+    }
+
+    /// ``MultiFactorResolver/resolveSignIn(with:)``.
+    func resolveSecondFactor(_ resolver: MultiFactorResolver, with assertion: MultiFactorAssertion) async throws(AuthError) -> AuthDataResult {
+        guard let totp = assertion as? TOTPMultiFactorAssertion, let enrollmentID = totp.enrollmentID else {
+            throw AuthError(
+                .missingMultiFactorInfo,
+                "A sign-in is finished with TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID:oneTimePassword:) "
+                    + "and one of the resolver's hints.")
+        }
+        guard let hint = resolver.hints.first(where: { $0.uid == enrollmentID }) else {
+            throw AuthError(.multiFactorInfoNotFound, "The enrollment ID is none of the resolver's hints; pass a hint's uid.")
+        }
+        guard hint.factorID == TOTPMultiFactorID else {
+            throw AuthError(
+                .operationNotAllowed,
+                "The factor \(String(reflecting: hint.displayName ?? hint.uid)) is a phone number: an SMS second factor needs app "
+                    + "verification (APNs or reCAPTCHA) that a Linux desktop lacks. Choose an authenticator app (TOTP) factor.")
+        }
+        try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
+        let context = requestContext
+        let signedIn = try await configuration.backend.finalizeSecondFactorSignIn(
+            pendingCredential: resolver.session.pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword,
+            context: context)
+        return try await finishSignIn(signedIn, method: resolver.method, context: context)
+    }
+}

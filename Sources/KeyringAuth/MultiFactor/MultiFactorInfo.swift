@@ -1,0 +1,28 @@
+import Foundation
+
+/// A second factor enrolled on an account, as Firebase's `MultiFactorInfo`: a hint of a
+/// ``MultiFactorResolver``.
+public final class MultiFactorInfo: Sendable, CustomStringConvertible {
+    /// The enrollment's ID (`mfaEnrollmentId`), for ``TOTPMultiFactorGenerator/assertionForSignIn(withEnrollmentID:oneTimePassword:)``.
+    public let uid: String
+    /// The name the user gave the factor when enrolling it.
+    public let displayName: String?
+    /// When the factor was enrolled.
+    public let enrollmentDate: Date
+    /// `totp` (``TOTPMultiFactorID``) or `phone` (``PhoneMultiFactorID``; phone factors are not on Linux).
+    public let factorID: String
+
+    init(uid: String, displayName: String?, enrollmentDate: Date, factorID: String) {
+        self.uid = uid
+        self.displayName = displayName
+        self.enrollmentDate = enrollmentDate
+        self.factorID = factorID
+    }
+
+    public var description: String { "MultiFactorInfo(uid: \(String(reflecting: uid)), factorID: \(factorID))" }
+}
+
+/// The factor ID of a second factor from an authenticator app, `totp`.
+public let TOTPMultiFactorID = "totp"
+/// The factor ID of a second factor by SMS, `phone` (not on Linux: SMS needs app verification).
+public let PhoneMultiFactorID = "phone"
