@@ -47,7 +47,7 @@ extension FirebaseOptions {
             [plistName, jsonName].map { URL(fileURLWithPath: directory).appendingPathComponent($0).path }
         }
         guard let found = places.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw LoadError(description: "FirebaseApp.configure() found no options file. Looked at: "
+            throw LoadError(description: "No Firebase options file was found. Looked at: "
                 + places.map { String(reflecting: $0) }.joined(separator: ", ") + " (\(pathVariable) is not set). "
                 + "Download the app's \(plistName) from the Firebase console (Project settings, Your apps) and put it "
                 + "beside the executable or in the working directory, set \(pathVariable) to its path, or call "
