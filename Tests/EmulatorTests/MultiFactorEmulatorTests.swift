@@ -1,5 +1,7 @@
 import Foundation
 import KeyringAuthEmulator
+import KeyringTestSupport
+import SecretKeychain
 import Testing
 
 @testable import KeyringAuth
@@ -179,5 +181,47 @@ import Testing
         await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: "123456")) }
             throws: { ($0 as? AuthError)?.code == .multiFactorInfoNotFound }
         #expect(fixture.emulator.receivedRequests.allSatisfy { $0.operation != "mfaSignIn:finalize" }, "nothing was sent")
+    }
+}
+
+/// Enrolling and withdrawing a TOTP factor through `User.multiFactor`, seen by another app of the group.
+@Suite struct SecondFactorEnrollmentTests {
+    @Test func aFactorEnrolledInOneAppIsListedInEveryAppOfTheGroupThenWithdrawn() async throws {
+        let fixture = try await EmulatorFixture.start()
+        try fixture.emulator.importAccounts(Data(#"""
+            {"kind": "identitytoolkit#DownloadAccountResponse",
+             "users": [{"localId": "ada", "email": "ada@example.com", "emailVerified": true, "rawPassword": "analytical"}]}
+            """#.utf8))
+        let store = InMemoryStore()
+        let (appA, appB) = (try fixture.auth(appName: "app-a", store: store), try fixture.auth(appName: "app-b", store: store))
+        for app in [appA, appB] { try app.useUserAccessGroup("TEAMID.com.example.mfa") }
+        let user = try await appA.signIn(withEmail: "ada@example.com", password: "analytical").user
+        #expect(user.multiFactor.enrolledFactors.isEmpty)
+        let tokensOfB = ListenerLog()
+        appB.addIDTokenDidChangeListener { _, user in tokensOfB.record(user) }
+        _ = try await tokensOfB.next(where: { $0 == "ada" })
+
+        let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+        let key = secret.sharedSecretKey()
+        #expect(secret.generateQRCodeURL(withAccountName: "ada@example.com", issuer: "Example")
+            == "otpauth://totp/Example:ada@example.com?secret=\(key)&issuer=Example&algorithm=SHA1&digits=6")
+        #expect(!"\(secret)".contains(key), "the description leaves the secret out")
+        let code = try #require(TOTP.code(base32Secret: key, at: Date()))
+        let wrong = String(format: "%06d", (Int(code)! + 500_000) % 1_000_000)
+        await #expect { try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: wrong), displayName: "x") }
+            throws: { ($0 as? AuthError)?.code == .invalidVerificationCode }
+        #expect(user.multiFactor.enrolledFactors.isEmpty && appB.currentUser?.multiFactor.enrolledFactors.isEmpty == true)
+
+        try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code), displayName: "phone app")
+        let enrolled = user.multiFactor.enrolledFactors
+        #expect(enrolled.count == 1 && enrolled.first?.displayName == "phone app" && enrolled.first?.factorID == TOTPMultiFactorID)
+        // App B, live: its user lists the same factor.
+        _ = try await tokensOfB.next(where: { _ in appB.currentUser?.multiFactor.enrolledFactors == enrolled })
+        #expect(appB.currentUser?.multiFactor.enrolledFactors == enrolled)
+
+        try await user.multiFactor.unenroll(with: try #require(enrolled.first))
+        #expect(user.multiFactor.enrolledFactors.isEmpty)
+        _ = try await tokensOfB.next(where: { _ in appB.currentUser?.multiFactor.enrolledFactors.isEmpty == true })
+        #expect(appB.currentUser?.multiFactor.enrolledFactors.isEmpty == true)
     }
 }

@@ -41,9 +41,11 @@ extension Auth {
         }
         try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
         let context = requestContext
+        guard let pendingCredential = resolver.session.pendingCredential else {
+            throw AuthError(.invalidMultiFactorSession, "The resolver's session is not a sign-in's.")
+        }
         let signedIn = try await configuration.backend.finalizeSecondFactorSignIn(
-            pendingCredential: resolver.session.pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword,
-            context: context)
+            pendingCredential: pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword, context: context)
         return try await finishSignIn(signedIn, method: resolver.method, context: context)
     }
 }

@@ -27,10 +27,24 @@ extension Auth {
         let idToken = try await user.getIDToken()
         let context = requestContext
         let tokens = try await configuration.backend.update(idToken: idToken, changes: changes, context: context)
-        // An email or password change ends the old session: keep the new tokens even if the lookup fails.
-        if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
-        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken, context: context)
-        try await updateIfCurrent(user) { $0.apply(account) }
+        try await saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
+    }
+
+    /// Saves the account as looked up again after a change, with the new `tokens` when the change ended the old
+    /// session (an email or password change, a second factor enrolled or withdrawn), in one write, so the other
+    /// apps of the group get both with one token change; the tokens are saved even if the lookup fails.
+    func saveTokensAndLookUp(_ user: User, tokens: AuthTokens?, idToken: String, context: AuthRequestContext) async throws(AuthError) {
+        let account: BackendAccount
+        do throws(AuthError) {
+            account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken, context: context)
+        } catch {
+            if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
+            throw error
+        }
+        try await updateIfCurrent(user) { record in
+            if let tokens { record.tokens = tokens }
+            record.apply(account)
+        }
     }
 
     func deleteAccount(of user: User) async throws(AuthError) {
@@ -70,9 +84,7 @@ extension Auth {
         let context = requestContext
         let tokens = try await configuration.backend.update(
             idToken: idToken, changes: AccountChanges(deletedProviders: [provider]), context: context)
-        if let tokens { try await updateIfCurrent(user) { $0.tokens = tokens } }
-        let account = try await configuration.backend.lookUp(idToken: tokens?.idToken ?? idToken, context: context)
-        try await updateIfCurrent(user) { $0.apply(account) }
+        try await saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
     }
 
     func reauthenticate(_ user: User, with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {

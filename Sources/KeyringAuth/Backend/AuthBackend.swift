@@ -49,6 +49,15 @@ public protocol AuthBackend: Sendable {
     func finalizeSecondFactorSignIn(
         pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn
+    /// Begins enrolling a TOTP second factor for the user of `idToken` (`v2/accounts/mfaEnrollment:start`): the
+    /// secret to show the user.
+    func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret
+    /// Finishes the enrollment with the authenticator app's first code (`mfaEnrollment:finalize`); returns the new tokens.
+    func finalizeTOTPEnrollment(
+        idToken: String, secret: TOTPSecret, oneTimePassword: String, displayName: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> AuthTokens
+    /// Removes a second factor (`mfaEnrollment:withdraw`); returns the new tokens.
+    func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens
 }
 
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
@@ -64,6 +73,23 @@ extension AuthBackend {
     public func finalizeSecondFactorSignIn(
         pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
+    public func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
+    public func finalizeTOTPEnrollment(
+        idToken: String, secret: TOTPSecret, oneTimePassword: String, displayName: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> AuthTokens {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
+    public func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 

@@ -12,12 +12,15 @@ public struct BackendAccount: Hashable, Sendable {
     public var lastSignInDate: Date?
     public var providers: [ProviderUserInfo]
     public var tenantID: String?
+    /// The second factors enrolled (`mfaInfo`).
+    public var secondFactors: [MultiFactorInfo]
 
     public init(
         uid: String, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: URL? = nil, phoneNumber: String? = nil, creationDate: Date? = nil, lastSignInDate: Date? = nil,
-        providers: [ProviderUserInfo] = [], tenantID: String? = nil
+        providers: [ProviderUserInfo] = [], tenantID: String? = nil, secondFactors: [MultiFactorInfo] = []
     ) {
+        self.secondFactors = secondFactors
         self.uid = uid
         self.email = email
         self.emailVerified = emailVerified

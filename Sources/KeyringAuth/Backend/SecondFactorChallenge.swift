@@ -17,6 +17,10 @@ package struct SecondFactorChallenge: Hashable, Sendable {
             self.enrolledAt = enrolledAt
             self.factorID = factorID
         }
+
+        var info: MultiFactorInfo {
+            MultiFactorInfo(uid: enrollmentID, displayName: displayName, enrollmentDate: enrolledAt, factorID: factorID)
+        }
     }
 
     package var pendingCredential: String

@@ -52,6 +52,15 @@ struct SecondFactorPendingReply: Decodable {
         var displayName: String?
         var enrolledAt: String?
         var phoneInfo: String?
+
+        var factor: SecondFactorChallenge.Factor {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let date = enrolledAt.flatMap { formatter.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
+            return SecondFactorChallenge.Factor(
+                enrollmentID: mfaEnrollmentId, displayName: displayName, enrolledAt: date ?? Date(timeIntervalSince1970: 0),
+                factorID: phoneInfo == nil ? "totp" : "phone")
+        }
     }
 
     /// The most factors read (Identity Platform allows five per account).
@@ -61,16 +70,20 @@ struct SecondFactorPendingReply: Decodable {
         guard idToken == nil, let mfaPendingCredential, !mfaPendingCredential.isEmpty, mfaPendingCredential.utf8.count <= 4096,
             let mfaInfo, !mfaInfo.isEmpty, mfaInfo.count <= Self.maximumFactors
         else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        let factors = mfaInfo.map { entry in
-            SecondFactorChallenge.Factor(
-                enrollmentID: entry.mfaEnrollmentId, displayName: entry.displayName,
-                enrolledAt: entry.enrolledAt.flatMap { formatter.date(from: $0) ?? plain.date(from: $0) } ?? Date(timeIntervalSince1970: 0),
-                factorID: entry.phoneInfo == nil ? "totp" : "phone")
-        }
-        return SecondFactorChallenge(pendingCredential: mfaPendingCredential, factors: factors)
+        return SecondFactorChallenge(pendingCredential: mfaPendingCredential, factors: mfaInfo.map(\.factor))
+    }
+}
+
+/// `v2/accounts/mfaEnrollment:start` with `totpEnrollmentInfo`.
+struct TOTPEnrollmentStartReply: Decodable {
+    var totpSessionInfo: Session
+
+    struct Session: Decodable {
+        var sharedSecretKey: String
+        var sessionInfo: String
+        var verificationCodeLength: LenientInt?
+        var hashingAlgorithm: String?
+        var periodSec: LenientInt?
     }
 }
 
@@ -96,6 +109,7 @@ struct LookupReply: Decodable {
         var tenantId: String?
         var providerUserInfo: [Provider]?
         var customAuth: Bool?
+        var mfaInfo: [SecondFactorPendingReply.Enrollment]?
     }
 
     struct Provider: Decodable {
@@ -180,7 +194,8 @@ extension LookupReply.User {
             uid: localId, email: email, emailVerified: emailVerified ?? false, displayName: displayName,
             photoURL: photoUrl.flatMap(URL.init(string:)), phoneNumber: phoneNumber,
             creationDate: createdAt.map(\.millisecondsDate), lastSignInDate: lastLoginAt.map(\.millisecondsDate),
-            providers: (providerUserInfo ?? []).map(\.info), tenantID: tenantId)
+            providers: (providerUserInfo ?? []).map(\.info), tenantID: tenantId,
+            secondFactors: (mfaInfo ?? []).prefix(SecondFactorPendingReply.maximumFactors).map { $0.factor.info })
     }
 }
 

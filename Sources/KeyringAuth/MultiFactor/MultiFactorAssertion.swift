@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Proof of a second factor, as Firebase's `MultiFactorAssertion`: made by ``TOTPMultiFactorGenerator``,
 /// passed to ``MultiFactorResolver/resolveSignIn(with:)``.
 public class MultiFactorAssertion: @unchecked Sendable {
@@ -12,10 +14,13 @@ public class MultiFactorAssertion: @unchecked Sendable {
 public final class TOTPMultiFactorAssertion: MultiFactorAssertion, @unchecked Sendable {
     /// The enrollment the code is for (a sign-in).
     let enrollmentID: String?
+    /// The secret being enrolled (an enrollment).
+    let secret: TOTPSecret?
     let oneTimePassword: String
 
-    init(enrollmentID: String?, oneTimePassword: String) {
+    init(enrollmentID: String?, secret: TOTPSecret? = nil, oneTimePassword: String) {
         self.enrollmentID = enrollmentID
+        self.secret = secret
         self.oneTimePassword = oneTimePassword
         super.init(factorID: TOTPMultiFactorID)
     }
@@ -27,5 +32,41 @@ public enum TOTPMultiFactorGenerator {
     /// factor `enrollmentID` (a hint's ``MultiFactorInfo/uid``).
     public static func assertionForSignIn(withEnrollmentID enrollmentID: String, oneTimePassword: String) -> TOTPMultiFactorAssertion {
         TOTPMultiFactorAssertion(enrollmentID: enrollmentID, oneTimePassword: oneTimePassword)
+    }
+
+    /// The assertion that finishes enrolling `secret` with the first code the user's authenticator app shows for it,
+    /// for ``MultiFactor/enroll(with:displayName:)``.
+    public static func assertionForEnrollment(with secret: TOTPSecret, oneTimePassword: String) -> TOTPMultiFactorAssertion {
+        TOTPMultiFactorAssertion(enrollmentID: nil, secret: secret, oneTimePassword: oneTimePassword)
+    }
+
+    /// A new secret to enroll, for the user of `session` (``MultiFactor/session()``): the user's email must be
+    /// verified, and they must have signed in with a password, an email link or an identity provider.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/unverifiedEmail``, ``AuthErrorCode/unsupportedFirstFactor``,
+    ///   ``AuthErrorCode/maximumSecondFactorCountExceeded``, ``AuthErrorCode/invalidMultiFactorSession`` for a
+    ///   sign-in's session, or a network error.
+    public static func generateSecret(with session: MultiFactorSession) async throws(AuthError) -> TOTPSecret {
+        guard case .enrollment(let user, let idToken) = session.kind else {
+            throw AuthError(.invalidMultiFactorSession, "A secret is generated with the session of a signed-in user's multiFactor.session().")
+        }
+        let auth = try user.owningAuth()
+        return try await auth.configuration.backend.startTOTPEnrollment(idToken: idToken, context: auth.requestContext)
+    }
+
+    /// ``generateSecret(with:)`` with a completion handler, called on the user's callback queue.
+    public static func generateSecret(with session: MultiFactorSession, completion: (@Sendable (TOTPSecret?, AuthError?) -> Void)?) {
+        let queue: DispatchQueue = {
+            if case .enrollment(let user, _) = session.kind, let auth = user.auth { return auth.configuration.callbackQueue }
+            return DispatchQueue.global()
+        }()
+        Task {
+            do throws(AuthError) {
+                let secret = try await generateSecret(with: session)
+                queue.async { completion?(secret, nil) }
+            } catch {
+                queue.async { completion?(nil, error) }
+            }
+        }
     }
 }

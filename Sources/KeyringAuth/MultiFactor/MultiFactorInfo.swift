@@ -22,6 +22,32 @@ public final class MultiFactorInfo: Sendable, CustomStringConvertible {
     public var description: String { "MultiFactorInfo(uid: \(String(reflecting: uid)), factorID: \(factorID))" }
 }
 
+/// Equal when every field is.
+extension MultiFactorInfo: Hashable {
+    public static func == (lhs: MultiFactorInfo, rhs: MultiFactorInfo) -> Bool {
+        (lhs.uid, lhs.displayName, lhs.enrollmentDate, lhs.factorID) == (rhs.uid, rhs.displayName, rhs.enrollmentDate, rhs.factorID)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(uid)
+        hasher.combine(factorID)
+    }
+}
+
+/// A second factor as the stored user record keeps it.
+struct StoredSecondFactor: Hashable, Sendable, Codable {
+    var uid: String
+    var displayName: String?
+    var enrollmentDate: Date
+    var factorID: String
+
+    init(_ info: MultiFactorInfo) {
+        (uid, displayName, enrollmentDate, factorID) = (info.uid, info.displayName, info.enrollmentDate, info.factorID)
+    }
+
+    var info: MultiFactorInfo { MultiFactorInfo(uid: uid, displayName: displayName, enrollmentDate: enrollmentDate, factorID: factorID) }
+}
+
 /// The factor ID of a second factor from an authenticator app, `totp`.
 public let TOTPMultiFactorID = "totp"
 /// The factor ID of a second factor by SMS, `phone` (not on Linux: SMS needs app verification).

@@ -1,8 +1,21 @@
 /// The state of a multi-factor step, as Firebase's `MultiFactorSession`: for a sign-in, the proof that the
-/// first factor passed. Opaque.
+/// first factor passed; for an enrollment, the signed-in user's ID token. Opaque.
 public final class MultiFactorSession: Sendable {
-    /// The first factor's pending credential (`mfaPendingCredential`).
-    let pendingCredential: String
+    enum Kind: Sendable {
+        /// A sign-in's first factor (`mfaPendingCredential`).
+        case signIn(pendingCredential: String)
+        /// An enrollment of `user`, with a current ID token of theirs.
+        case enrollment(user: User, idToken: String)
+    }
 
-    init(pendingCredential: String) { self.pendingCredential = pendingCredential }
+    let kind: Kind
+
+    init(pendingCredential: String) { kind = .signIn(pendingCredential: pendingCredential) }
+    init(enrolling user: User, idToken: String) { kind = .enrollment(user: user, idToken: idToken) }
+
+    /// The sign-in's pending credential, or `nil` for an enrollment.
+    var pendingCredential: String? {
+        if case .signIn(let credential) = kind { return credential }
+        return nil
+    }
 }

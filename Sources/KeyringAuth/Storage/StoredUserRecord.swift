@@ -25,6 +25,8 @@ struct StoredUserRecord: Hashable, Sendable, Codable {
     /// The app that stored the record.
     var appID: String
     var tokens: AuthTokens
+    /// The second factors enrolled, as the last lookup listed them (absent in records of earlier versions).
+    var secondFactors: [StoredSecondFactor]?
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -59,6 +61,9 @@ struct StoredUserRecord: Hashable, Sendable, Codable {
         }
         guard record.version >= 1 else { throw corrupt(key, "its version \(record.version) is not a known format") }
         guard !record.uid.isEmpty else { throw corrupt(key, "its uid is empty") }
+        guard (record.secondFactors?.count ?? 0) <= SecondFactorPendingReply.maximumFactors else {
+            throw corrupt(key, "it lists more than \(SecondFactorPendingReply.maximumFactors) second factors")
+        }
         return record
     }
 
@@ -86,5 +91,6 @@ extension StoredUserRecord {
         creationDate = account.creationDate ?? creationDate
         lastSignInDate = account.lastSignInDate ?? lastSignInDate
         tenantID = account.tenantID ?? tenantID
+        secondFactors = account.secondFactors.isEmpty ? nil : account.secondFactors.map(StoredSecondFactor.init)
     }
 }
