@@ -47,26 +47,21 @@ public enum TOTPMultiFactorGenerator {
     ///   ``AuthErrorCode/maximumSecondFactorCountExceeded``, ``AuthErrorCode/invalidMultiFactorSession`` for a
     ///   sign-in's session, or a network error.
     public static func generateSecret(with session: MultiFactorSession) async throws(AuthError) -> TOTPSecret {
-        guard case .enrollment(let user, let idToken) = session.kind else {
-            throw AuthError(.invalidMultiFactorSession, "A secret is generated with the session of a signed-in user's multiFactor.session().")
-        }
+        guard case .enrollment(let user, let idToken) = session.kind else { throw notAnEnrollmentSession }
         let auth = try user.owningAuth()
         return try await auth.configuration.backend.startTOTPEnrollment(idToken: idToken, context: auth.requestContext)
     }
 
     /// ``generateSecret(with:)`` with a completion handler, called on the user's callback queue.
     public static func generateSecret(with session: MultiFactorSession, completion: (@Sendable (TOTPSecret?, AuthError?) -> Void)?) {
-        let queue: DispatchQueue = {
-            if case .enrollment(let user, _) = session.kind, let auth = user.auth { return auth.configuration.callbackQueue }
-            return DispatchQueue.global()
-        }()
-        Task {
-            do throws(AuthError) {
-                let secret = try await generateSecret(with: session)
-                queue.async { completion?(secret, nil) }
-            } catch {
-                queue.async { completion?(nil, error) }
-            }
+        guard case .enrollment(let user, _) = session.kind else {
+            DispatchQueue.global().async { completion?(nil, notAnEnrollmentSession) }
+            return
         }
+        user.complete(completion) { () async throws(AuthError) in try await generateSecret(with: session) }
+    }
+
+    private static var notAnEnrollmentSession: AuthError {
+        AuthError(.invalidMultiFactorSession, "A secret is generated with the session of a signed-in user's multiFactor.session().")
     }
 }

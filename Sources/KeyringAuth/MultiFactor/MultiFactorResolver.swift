@@ -40,14 +40,8 @@ public final class MultiFactorResolver: Sendable {
 
     /// ``resolveSignIn(with:)`` with a completion handler, called on the callback queue.
     public func resolveSignIn(with assertion: MultiFactorAssertion, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?) {
-        let queue = auth.configuration.callbackQueue
-        Task {
-            do throws(AuthError) {
-                let result = try await resolveSignIn(with: assertion)
-                queue.async { completion?(result, nil) }
-            } catch {
-                queue.async { completion?(nil, error) }
-            }
+        auth.complete({ result, error in completion?(result, error) }) { () async throws(AuthError) in
+            try await self.resolveSignIn(with: assertion)
         }
     }
 }
