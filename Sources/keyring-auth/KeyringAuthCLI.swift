@@ -12,12 +12,12 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             a malformed config); 3 nothing stored for that key; 4 keyring unavailable or locked; \
             5 identity backend unreachable or refused.
 
-            Tokens are printed only by `show --show-tokens`, and read only from standard input. Shell completion: \
+            Tokens are printed only by `show --show-tokens` and `token`, and read only from standard input. Shell completion: \
             keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).
             """,
         version: Version.current,
         subcommands: [
-            List.self, Show.self, SignIn.self, Link.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
+            List.self, Show.self, Token.self, SignIn.self, Link.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
             SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,
         ]
     )

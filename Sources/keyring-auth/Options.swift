@@ -122,12 +122,17 @@ struct IdentityOptions: ParsableArguments {
     ///
     /// `backend` is for commands that reach the identity backend (``BackendOptions``); the others get
     /// Firebase's (or `FIREBASE_AUTH_EMULATOR_HOST`'s), which they never call.
-    func makeAuth(store: any KeychainStore, logger: Logger, backend: BackendOptions? = nil) throws -> Auth {
+    ///
+    /// `groupChoices` replaces the app's saved group choice (``AccessGroupChoices/pinned(to:forAppID:)``).
+    func makeAuth(
+        store: any KeychainStore, logger: Logger, backend: BackendOptions? = nil, groupChoices: AccessGroupChoices? = nil
+    ) throws -> Auth {
         let options = try appOptions()
         let backend = try backend?.backend(for: options, logger: logger)
             ?? IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
         let auth = Auth(configuration: AuthConfiguration(
-            options: options, store: store, backend: backend, logger: logger, liveSync: false, tokenRefresh: .disabled))
+            options: options, store: store, backend: backend, logger: logger, liveSync: false, groupChoices: groupChoices,
+            tokenRefresh: .disabled))
         if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }

@@ -39,6 +39,15 @@ public final class AccessGroupChoices: Sendable {
         AccessGroupChoices(directory: nil)
     }
 
+    /// Kept in this process only, holding `group` as the choice of `appID` (`nil`: the private scope): an
+    /// `Auth` made with it starts in that scope, and nothing it does reaches the app's saved choice.
+    package static func pinned(to group: AccessGroup?, forAppID appID: String) -> AccessGroupChoices {
+        let choices = inMemory()
+        // Memory cannot fail to be written.
+        try? choices.save(group, forAppID: appID)
+        return choices
+    }
+
     static func standardDirectory(environment: [String: String]) -> URL {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             return URL(fileURLWithPath: state).appendingPathComponent("keyring-auth", isDirectory: true)
