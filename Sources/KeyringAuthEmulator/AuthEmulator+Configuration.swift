@@ -52,7 +52,7 @@ extension AuthEmulator {
 
         public init(
             host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-keyring-auth",
-            tokenLifetime: Duration = .seconds(3600), maximumRequestBytes: Int = 64 * 1024, maximumAccounts: Int = 100_000,
+            tokenLifetime: Duration = .seconds(3600), maximumRequestBytes: Int = 1024 * 1024, maximumAccounts: Int = 100_000,
             settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator"),
             allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256,
             oobCodeLifetime: Duration = .seconds(3600), onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)? = nil

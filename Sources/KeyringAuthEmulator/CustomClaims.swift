@@ -21,6 +21,18 @@ enum CustomClaims {
         return nil
     }
 
+    /// Identity Toolkit's error for account claims given as JSON text (`accounts:update`'s `customAttributes`),
+    /// checked in its order: `CLAIMS_TOO_LARGE` (over 1,000 characters), `INVALID_CLAIMS` (not a JSON object),
+    /// `FORBIDDEN_CLAIM : name`; `nil` when they are good.
+    static func serviceError(withJSON json: String) -> String? {
+        guard json.count <= maximumBytes else { return "CLAIMS_TOO_LARGE" }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return "INVALID_CLAIMS" }
+        let order = ["iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf", "auth_time", "firebase",
+            "at_hash", "c_hash", "user_id"]
+        if let name = order.first(where: { object[$0] != nil }) { return "FORBIDDEN_CLAIM : \(name)" }
+        return nil
+    }
+
     /// Why the JSON text `json` cannot be custom claims, or `nil`.
     static func problem(withJSON json: String) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {

@@ -9,8 +9,18 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     public var emailVerified: Bool
     public var displayName: String?
     public var photoUrl: String?
+    /// The phone number in E.164 form (`+15555550100`), set by the Admin API; the emulator sends no SMS.
+    public var phoneNumber: String?
     /// The password, kept in memory only; an export leaves it out unless asked to include it.
     public var password: String?
+    /// A password hash imported by `accounts:batchCreate` that is not the emulator's own form: kept as it
+    /// came (hash and salt, base64), never checked against a password, so such an account cannot sign in
+    /// with one (as in Firebase's emulator); a password set later replaces it.
+    var importedPasswordHash: (hash: String, salt: String?)? {
+        get { importedHash.map { ($0.hash, $0.salt) } }
+        set { importedHash = newValue.map { ImportedHash(hash: $0.hash, salt: $0.salt) } }
+    }
+    private var importedHash: ImportedHash? = nil
     public var disabled: Bool
     /// Milliseconds since 1970.
     public var createdAt: Int64
@@ -38,17 +48,23 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     var refreshSecret: String
 
     /// Whether the account signed up anonymously and never got a credential.
-    public var isAnonymous: Bool { email == nil && password == nil && identities.isEmpty && !customAuth }
+    public var isAnonymous: Bool {
+        email == nil && password == nil && identities.isEmpty && !customAuth && phoneNumber == nil && importedHash == nil
+    }
+
+    /// Whether the address is a password sign-in method: with a password (set or imported) or by email links.
+    var hasPasswordMethod: Bool { email != nil && (password != nil || importedHash != nil || emailLinkSignIn) }
 
     /// The sign-in methods, as `providerUserInfo` lists them: the password, then the identity providers.
     var providerUserInfoFields: [[String: Any]] {
         var methods: [[String: Any]] = []
-        if let email, password != nil || emailLinkSignIn {
+        if let email, hasPasswordMethod {
             var info: [String: Any] = ["providerId": "password", "federatedId": email, "rawId": email, "email": email]
             if let displayName { info["displayName"] = displayName }
             if let photoUrl { info["photoUrl"] = photoUrl }
             methods.append(info)
         }
+        if let phoneNumber { methods.append(["providerId": "phone", "rawId": phoneNumber, "phoneNumber": phoneNumber]) }
         for identity in identities {
             var info: [String: Any] = ["providerId": identity.providerId, "rawId": identity.rawId, "federatedId": identity.rawId]
             info["email"] = identity.email
@@ -64,11 +80,13 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     var identityClaims: [String: [String]] {
         var claims: [String: [String]] = [:]
         if let email { claims["email"] = [email] }
+        if let phoneNumber { claims["phone"] = [phoneNumber] }
         for identity in identities { claims[identity.providerId] = [identity.rawId] }
         return claims
     }
 
-    /// What `accounts:lookup` answers for the account (never the password).
+    /// What `accounts:lookup` answers for the account, to an app and to an administrator alike: never the password,
+    /// nor a hash of it (the Admin SDKs then read `passwordHash` as none).
     var lookupFields: [String: Any] {
         var fields: [String: Any] = [
             "localId": localId, "emailVerified": emailVerified, "disabled": disabled,
@@ -79,14 +97,21 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         fields["email"] = email
         fields["displayName"] = displayName
         fields["photoUrl"] = photoUrl
+        fields["phoneNumber"] = phoneNumber
         fields["lastLoginAt"] = lastLoginAt.map(String.init)
         fields["tenantId"] = tenantId
-        if password != nil { fields["passwordUpdatedAt"] = Double(validSince * 1000) }
+        if password != nil || importedHash != nil { fields["passwordUpdatedAt"] = Double(validSince * 1000) }
+        if !secondFactors.isEmpty { fields["mfaInfo"] = secondFactors.map(\.infoFields) }
         return fields
     }
 
+    private struct ImportedHash: Hashable, Sendable {
+        var hash: String
+        var salt: String?
+    }
+
     private enum CodingKeys: String, CodingKey {
-        case localId, email, emailVerified, displayName, photoUrl, password = "rawPassword", disabled, createdAt,
+        case localId, email, emailVerified, displayName, photoUrl, phoneNumber, password = "rawPassword", disabled, createdAt,
             lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth
     }
 
@@ -114,6 +139,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         emailVerified = try container.decodeIfPresent(Bool.self, forKey: .emailVerified) ?? false
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
         photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
+        phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
         password = try container.decodeIfPresent(String.self, forKey: .password)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
         // Times a year 9999 clock could give, so later arithmetic on them cannot overflow.
@@ -149,6 +175,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encode(emailVerified, forKey: .emailVerified)
         try container.encodeIfPresent(displayName, forKey: .displayName)
         try container.encodeIfPresent(photoUrl, forKey: .photoUrl)
+        try container.encodeIfPresent(phoneNumber, forKey: .phoneNumber)
         if encoder.userInfo[.includePasswords] as? Bool == true {
             try container.encodeIfPresent(password, forKey: .password)
         }

@@ -79,6 +79,40 @@ struct RequestFields {
         return strings
     }
 
+    /// A whole number, as a JSON number or a decimal string (the Admin SDKs send both, for example `validSince`).
+    func integer(_ name: String) throws(EmulatorFailure) -> Int64? {
+        guard let value = values[name], !(value is NSNull) else { return nil }
+        if let string = value as? String {
+            guard let number = Int64(string) else { throw invalid(name) }
+            return number
+        }
+        // A JSON boolean is an NSNumber too; its type is a char ("c"), a number's never is.
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c", let exact = Int64(exactly: number.doubleValue) else {
+            throw invalid(name)
+        }
+        return exact
+    }
+
+    /// A JSON object field, as fields of its own.
+    func object(_ name: String) throws(EmulatorFailure) -> RequestFields? {
+        guard let value = values[name], !(value is NSNull) else { return nil }
+        guard let object = value as? [String: Any] else { throw invalid(name) }
+        return RequestFields(values: object)
+    }
+
+    /// A list of JSON objects, each as fields of its own.
+    func objects(_ name: String) throws(EmulatorFailure) -> [RequestFields] {
+        guard let value = values[name], !(value is NSNull) else { return [] }
+        guard let list = value as? [Any], let objects = list as? [[String: Any]] else { throw invalid(name) }
+        return objects.map(RequestFields.init(values:))
+    }
+
+    /// Whether the field is there (with any value but `null`).
+    func has(_ name: String) -> Bool {
+        guard let value = values[name] else { return false }
+        return !(value is NSNull)
+    }
+
     private func invalid(_ name: String) -> EmulatorFailure {
         EmulatorFailure("INVALID_ARGUMENT : Invalid value at '\(name)'")
     }
@@ -140,6 +174,16 @@ struct EmulatorFailure: Error, Sendable {
         EmulatorFailure("Not Found: \(request.method) \(request.path)", status: 404, grpcStatus: "NOT_FOUND")
     }
 
+    /// A known path asked with another method.
+    static func methodNotAllowed(_ request: EmulatorRequest) -> EmulatorFailure {
+        EmulatorFailure("Method \(request.method) not allowed for \(request.path)", status: 405)
+    }
+
+    /// Something Firebase's service does that this emulator does not.
+    static func notImplemented(_ message: String) -> EmulatorFailure {
+        EmulatorFailure(message, status: 501, grpcStatus: "NOT_IMPLEMENTED")
+    }
+
     /// The answer. The secure-token service answers without `errors` and with a status, as Google does.
     func response(secureTokenShape: Bool = false) -> EmulatorResponse {
         var error: [String: Any] = ["code": status, "message": message]
@@ -148,7 +192,9 @@ struct EmulatorFailure: Error, Sendable {
         } else {
             let reason = switch status {
             case 403: "forbidden"
+            case 401: "authError"
             case 404: "notFound"
+            case 501: "unimplemented"
             case 413: "payloadTooLarge"
             default: "invalid"
             }

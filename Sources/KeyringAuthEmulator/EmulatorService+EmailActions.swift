@@ -28,9 +28,16 @@ extension EmulatorService {
         }
     }
 
-    func sendOutOfBandCode(_ fields: RequestFields, _ request: EmulatorRequest) throws(EmulatorFailure) -> [String: Any] {
+    /// `accounts:sendOobCode`. An administrator (`caller`) may ask for the link in the reply (`returnOobLink`, what the
+    /// Admin SDKs' `generate…Link` calls send) and name the account of a verification by its address instead of
+    /// an ID token.
+    func sendOutOfBandCode(
+        _ fields: RequestFields, _ request: EmulatorRequest, caller: EmulatorCaller = .app, tenant pathTenant: String? = nil
+    ) throws(EmulatorFailure) -> [String: Any] {
         guard let requestType = try fields.string("requestType") else { throw EmulatorFailure("MISSING_REQ_TYPE") }
-        guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType)") }
+        guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType.prefix(64))") }
+        let returnsLink = try fields.bool("returnOobLink") ?? false
+        guard !returnsLink || caller == .admin else { throw EmulatorFailure("INSUFFICIENT_PERMISSION") }
         let continueURL = try fields.string("continueUrl")
         if let continueURL {
             guard let url = URLComponents(string: continueURL), url.scheme != nil, url.host?.isEmpty == false else {
@@ -45,7 +52,7 @@ extension EmulatorService {
         let email = try fields.string("email")
         let idToken = try fields.string("idToken")
         let newEmail = try fields.string("newEmail")
-        let tenant = try fields.string("tenantId")
+        let tenant: String? = if let pathTenant { pathTenant } else { try fields.string("tenantId") }
         let made: AuthEmulator.OutOfBandCode? = try state.withLock { state throws(EmulatorFailure) in
             let now = clock().seconds
             var record = OutOfBandRecord(
@@ -63,13 +70,22 @@ extension EmulatorService {
                 } else {
                     guard let uid, let account = state.accounts[uid] else {
                         // With email enumeration protection, an unknown address is not told apart: nothing is made.
-                        if state.settings.emailEnumerationProtection { return nil }
+                        if state.settings.emailEnumerationProtection && !returnsLink { return nil }
                         throw EmulatorFailure("EMAIL_NOT_FOUND")
                     }
                     guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
                 }
             default:
-                let account = try verify(idToken, in: state)
+                let account: EmulatorAccount
+                if caller == .admin && returnsLink && idToken == nil {
+                    guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
+                    guard let uid = state.uidsByEmail[Self.emailKey(email.lowercased(), tenant)], let found = state.accounts[uid] else {
+                        throw EmulatorFailure("USER_NOT_FOUND")
+                    }
+                    account = found
+                } else {
+                    account = try verify(idToken, in: state)
+                }
                 guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
                 record.uid = account.localId
                 record.tenantID = account.tenantId
@@ -94,7 +110,11 @@ extension EmulatorService {
         }
         if let made { oobCodeHandler?(made) }
         var reply: [String: Any] = ["kind": "identitytoolkit#GetOobConfirmationCodeResponse"]
-        reply["email"] = email ?? made?.email
+        reply["email"] = made?.email ?? email
+        if returnsLink, let made {
+            reply["oobCode"] = made.oobCode
+            reply["oobLink"] = made.oobLink
+        }
         return reply
     }
 

@@ -10,6 +10,10 @@ final class EmulatorService: Sendable {
         var uidsByEmail: [String: String] = [:]
         /// `tenant|provider|rawId` → uid.
         var uidsByIdentity: [String: String] = [:]
+        /// `tenant|phoneNumber` → uid.
+        var uidsByPhone: [String: String] = [:]
+        /// The tenants, by ID: made by the Admin API, or on first use of their ID, as Firebase's emulator does.
+        var tenants: [String: EmulatorTenant] = [:]
         /// The last ``EmulatorService/maximumReceivedRequests`` requests, oldest first.
         var received: [AuthEmulator.ReceivedRequest] = []
         /// Email action codes not yet used, oldest first (at most ``EmulatorService/maximumOutOfBandCodes``).
@@ -42,7 +46,7 @@ final class EmulatorService: Sendable {
 
     // MARK: Routing
 
-    private static let identityToolkit = "/identitytoolkit.googleapis.com/v1/"
+    static let identityToolkit = "/identitytoolkit.googleapis.com/v1/"
     private static let secureToken = "/securetoken.googleapis.com/v1/token"
 
     func handle(_ request: EmulatorRequest) -> EmulatorResponse {
@@ -57,23 +61,29 @@ final class EmulatorService: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/"):
             return .json(["authEmulator": ["ready": true, "projectId": projectID]])
-        case ("DELETE", "/emulator/v1/projects/\(projectID)/accounts"):
-            removeAllAccounts()
-            return .json([:])
         case ("GET", "/emulator/action"):
             return actionPage(request.query)
-        case ("GET", "/emulator/v1/projects/\(projectID)/oobCodes"):
-            return .json(["oobCodes": outOfBandCodes.map(\.listFields)])
+        case (_, let path) where path.hasPrefix(Self.emulatorProjects):
+            return try routeEmulatorAPI(request, path.dropFirst(Self.emulatorProjects.count))
+        case (_, let path) where path.hasPrefix(Self.identityToolkit + "projects/"):
+            return try routeAdminAccounts(request, path.dropFirst(Self.identityToolkit.count + "projects/".count))
+        case (_, let path) where path.hasPrefix(Self.identityToolkitV2 + "projects/"):
+            return try routeAdminProject(request, path.dropFirst(Self.identityToolkitV2.count + "projects/".count))
         case ("POST", Self.secureToken):
             try requireAPIKey(request)
             let fields = try request.fields()
             receive("token", fields, request)
             return .json(try refresh(fields))
         case ("POST", let path) where path.hasPrefix(Self.identityToolkit + "accounts:"):
-            try requireAPIKey(request)
+            let caller = try caller(of: request)
             let fields = try request.fields()
             receive(String(path.dropFirst(Self.identityToolkit.count)), fields, request)
-            switch path.dropFirst(Self.identityToolkit.count + "accounts:".count) {
+            let operation = path.dropFirst(Self.identityToolkit.count + "accounts:".count)
+            // The Admin SDKs' calls without a project in the path.
+            if caller == .admin, Self.adminOperations.contains(String(operation)) {
+                return try adminOperation(String(operation), fields, request, tenant: try tenantScope(path: nil, fields))
+            }
+            switch operation {
             case "signUp": return .json(try signUp(fields))
             case "signInWithPassword": return .json(try signIn(fields))
             case "signInWithIdp": return .json(try signInWithIdp(fields))
@@ -87,7 +97,7 @@ final class EmulatorService: Sendable {
             default: throw EmulatorFailure.notFound(request)
             }
         case ("POST", let path) where path.hasPrefix(Self.identityToolkitV2 + "accounts/"):
-            try requireAPIKey(request)
+            _ = try caller(of: request)
             let fields = try request.fields()
             let operation = path.dropFirst(Self.identityToolkitV2.count + "accounts/".count)
             receive(String(operation), fields, request)
@@ -100,9 +110,10 @@ final class EmulatorService: Sendable {
     static let maximumReceivedRequests = 1000
 
     /// Keeps what a request asked, for ``AuthEmulator/receivedRequests``: its operation, tenant and language.
-    private func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest) {
+    func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String? = nil) {
         let received = AuthEmulator.ReceivedRequest(
-            operation: operation, tenantID: fields.values["tenantId"] as? String, languageCode: request.headers["x-firebase-locale"])
+            operation: operation, tenantID: tenant ?? fields.values["tenantId"] as? String,
+            languageCode: request.headers["x-firebase-locale"])
         state.withLock { state in
             state.received.append(received)
             if state.received.count > Self.maximumReceivedRequests { state.received.removeFirst() }
@@ -112,10 +123,10 @@ final class EmulatorService: Sendable {
     var receivedRequests: [AuthEmulator.ReceivedRequest] { state.withLock { $0.received } }
 
     private func requireAPIKey(_ request: EmulatorRequest) throws(EmulatorFailure) {
-        guard request.apiKey != nil else {
-            throw EmulatorFailure("The request is missing a valid API key.", status: 403, grpcStatus: "PERMISSION_DENIED")
-        }
+        guard request.apiKey != nil else { throw Self.missingAPIKey }
     }
+
+    static let missingAPIKey = EmulatorFailure("The request is missing a valid API key.", status: 403, grpcStatus: "PERMISSION_DENIED")
 
     // MARK: Operations
 
@@ -187,9 +198,7 @@ final class EmulatorService: Sendable {
         let token = try fields.string("idToken")
         return try state.withLock { state throws(EmulatorFailure) in
             let account = try verify(token, in: state)
-            var user = account.lookupFields
-            if !account.secondFactors.isEmpty { user["mfaInfo"] = account.secondFactors.map(\.infoFields) }
-            return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [user]]
+            return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [account.lookupFields]]
         }
     }
 
@@ -215,37 +224,19 @@ final class EmulatorService: Sendable {
             let now = clock()
             var revokes = false
             if let email {
-                let normalized = try Self.validEmail(email)
-                if normalized != account.email {
-                    let key = Self.emailKey(normalized, account.tenantId)
-                    guard state.uidsByEmail[key] == nil else { throw EmulatorFailure("EMAIL_EXISTS") }
-                    if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
-                    state.uidsByEmail[key] = account.localId
-                    account.email = normalized
-                    account.emailVerified = false
-                    revokes = true
-                }
+                revokes = try Self.changeEmail(of: &account, to: try Self.validEmail(email), in: &state)
             }
             if let password {
                 try Self.checkStrength(password)
                 account.password = password
+                account.importedPasswordHash = nil
                 revokes = true
             }
             if let displayName { account.displayName = displayName }
             if let photoUrl { account.photoUrl = photoUrl }
             if deleted.contains("DISPLAY_NAME") { account.displayName = nil }
             if deleted.contains("PHOTO_URL") { account.photoUrl = nil }
-            for provider in deletedProviders {
-                if provider == "password" {
-                    if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
-                    account.email = nil
-                    account.password = nil
-                    account.emailVerified = false
-                } else if let identity = account.identities.first(where: { $0.providerId == provider }) {
-                    state.uidsByIdentity[Self.identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
-                    account.identities.removeAll { $0.providerId == provider }
-                }
-            }
+            for provider in deletedProviders { Self.removeProvider(provider, from: &account, in: &state) }
             if revokes {
                 account.validSince = now.seconds
                 account.tokenGeneration += 1
@@ -324,7 +315,8 @@ final class EmulatorService: Sendable {
             projectID: projectID, uid: account.localId, issuedAt: issuedAt, expiresAt: issuedAt + tokenLifetime,
             authTime: (account.lastLoginAt ?? now.milliseconds) / 1000, signInProvider: provider, email: account.email,
             emailVerified: account.emailVerified, tenantID: account.tenantId, identities: account.identityClaims,
-            customClaims: [account.customAttributes, extraClaims].compactMap { $0 })
+            customClaims: [account.customAttributes, extraClaims].compactMap { $0 }, name: account.displayName,
+            picture: account.photoUrl, phoneNumber: account.phoneNumber)
         let refreshToken = RefreshToken(
             uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret, provider: provider,
             claims: extraClaims)
@@ -365,9 +357,47 @@ final class EmulatorService: Sendable {
 
     static func identityKey(_ provider: String, _ rawId: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(provider)|\(rawId)" }
 
+    static func phoneKey(_ phoneNumber: String, _ tenant: String?) -> String { "\(tenant ?? "")|\(phoneNumber)" }
+
+    /// Gives `account` the address `normalized` (a valid, lower-cased one), unverified, and indexes it; `false`
+    /// when it already has it.
+    static func changeEmail(of account: inout EmulatorAccount, to normalized: String, in state: inout State) throws(EmulatorFailure) -> Bool {
+        guard normalized != account.email else { return false }
+        let key = emailKey(normalized, account.tenantId)
+        guard state.uidsByEmail[key] == nil else { throw EmulatorFailure("EMAIL_EXISTS") }
+        if let old = account.email { state.uidsByEmail[emailKey(old, account.tenantId)] = nil }
+        state.uidsByEmail[key] = account.localId
+        account.email = normalized
+        account.emailVerified = false
+        return true
+    }
+
+    /// Unlinks a sign-in method (`deleteProvider`): `password` takes the address and password with it, `phone`
+    /// the phone number; an identity provider's ID its identity.
+    static func removeProvider(_ provider: String, from account: inout EmulatorAccount, in state: inout State) {
+        switch provider {
+        case "password":
+            if let old = account.email { state.uidsByEmail[emailKey(old, account.tenantId)] = nil }
+            account.email = nil
+            account.password = nil
+            account.importedPasswordHash = nil
+            account.emailVerified = false
+            account.emailLinkSignIn = false
+        case "phone":
+            if let old = account.phoneNumber { state.uidsByPhone[phoneKey(old, account.tenantId)] = nil }
+            account.phoneNumber = nil
+        default:
+            for identity in account.identities where identity.providerId == provider {
+                state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
+            }
+            account.identities.removeAll { $0.providerId == provider }
+        }
+    }
+
     static func remove(_ account: EmulatorAccount, from state: inout State) {
         state.accounts[account.localId] = nil
         if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = nil }
+        if let phone = account.phoneNumber { state.uidsByPhone[phoneKey(phone, account.tenantId)] = nil }
         for identity in account.identities {
             state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = nil
         }
@@ -377,6 +407,7 @@ final class EmulatorService: Sendable {
     static func store(_ account: EmulatorAccount, in state: inout State) {
         state.accounts[account.localId] = account
         if let email = account.email { state.uidsByEmail[emailKey(email, account.tenantId)] = account.localId }
+        if let phone = account.phoneNumber { state.uidsByPhone[phoneKey(phone, account.tenantId)] = account.localId }
         for identity in account.identities {
             state.uidsByIdentity[identityKey(identity.providerId, identity.rawId, account.tenantId)] = account.localId
         }
@@ -394,7 +425,7 @@ final class EmulatorService: Sendable {
     }
 
     func removeAllAccounts() {
-        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:]; $0.uidsByIdentity = [:]; $0.oobCodes = [] }
+        state.withLock { $0.accounts = [:]; $0.uidsByEmail = [:]; $0.uidsByIdentity = [:]; $0.uidsByPhone = [:]; $0.oobCodes = [] }
     }
 
     /// Changes one account; `false` when there is no such account.
@@ -418,6 +449,9 @@ final class EmulatorService: Sendable {
                     guard next.uidsByEmail[key] == nil else {
                         throw .invalidImport("two accounts use the email address \(email)")
                     }
+                }
+                if let phone = account.phoneNumber, next.uidsByPhone[Self.phoneKey(phone, account.tenantId)] != nil {
+                    throw .invalidImport("two accounts use the phone number \(phone)")
                 }
                 for identity in account.identities {
                     guard next.uidsByIdentity[Self.identityKey(identity.providerId, identity.rawId, account.tenantId)] == nil else {

@@ -19,12 +19,19 @@ struct UnsignedIDToken: Hashable, Sendable {
     /// Custom claims, JSON objects as text, put at the top level in order (a later one wins); never the
     /// claims the token sets itself.
     var customClaims: [String] = []
+    /// `name`, `picture` and `phone_number`, as Firebase's tokens carry them (custom claims may override the
+    /// first two, as in Firebase's emulator).
+    var name: String?
+    var picture: String?
+    var phoneNumber: String?
 
     /// The token as sent: `base64url(header).base64url(payload).` (an empty signature).
     var encoded: String {
         var firebase: [String: Any] = ["identities": identities, "sign_in_provider": signInProvider]
         if let tenantID { firebase["tenant"] = tenantID }
         var payload: [String: Any] = [:]
+        payload["name"] = name
+        payload["picture"] = picture
         for claims in customClaims {
             guard let object = try? JSONSerialization.jsonObject(with: Data(claims.utf8)) as? [String: Any] else { continue }
             payload.merge(object.filter { !CustomClaims.reserved.contains($0.key) }) { _, later in later }
@@ -38,6 +45,7 @@ struct UnsignedIDToken: Hashable, Sendable {
             payload["email"] = email
             payload["email_verified"] = emailVerified
         }
+        payload["phone_number"] = phoneNumber
         let header = #"{"alg":"none","typ":"JWT"}"#
         // Plain strings, numbers and nested dictionaries always serialize.
         let body = try! JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
@@ -69,8 +77,12 @@ struct UnsignedIDToken: Hashable, Sendable {
 
     init(
         projectID: String, uid: String, issuedAt: Int64, expiresAt: Int64, authTime: Int64, signInProvider: String,
-        email: String?, emailVerified: Bool, tenantID: String?, identities: [String: [String]] = [:], customClaims: [String] = []
+        email: String?, emailVerified: Bool, tenantID: String?, identities: [String: [String]] = [:], customClaims: [String] = [],
+        name: String? = nil, picture: String? = nil, phoneNumber: String? = nil
     ) {
+        self.name = name
+        self.picture = picture
+        self.phoneNumber = phoneNumber
         self.projectID = projectID
         self.uid = uid
         self.issuedAt = issuedAt

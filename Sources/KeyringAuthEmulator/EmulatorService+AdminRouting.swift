@@ -1,0 +1,271 @@
+import Foundation
+
+/// Who sent a request: an app, with an API key, or an administrator: `Authorization: Bearer owner`, which
+/// Google's Admin SDKs send to an emulator (or a `ya29.` access token, as Firebase's emulator also takes).
+enum EmulatorCaller: Sendable {
+    case app
+    case admin
+}
+
+// The Admin API's routes, as Firebase's Auth emulator serves them: `projects/{p}[/tenants/{t}]/accounts…` (v1),
+// `projects/{p}/tenants…` and `projects/{p}/config` (v2), and the emulator's own `/emulator/v1/projects/{p}/…`.
+extension EmulatorService {
+    static let emulatorProjects = "/emulator/v1/projects/"
+    static let maximumTenants = 1000
+    /// The account operations an administrator may call, by their REST names (`create`: `POST …/accounts`).
+    static let adminOperations: Set<String> = [
+        "create", "signUp", "lookup", "update", "delete", "batchGet", "batchCreate", "batchDelete", "query", "sendOobCode",
+    ]
+
+    /// The caller of an Identity Toolkit request.
+    ///
+    /// - Throws: 401 `UNAUTHENTICATED` for a bearer token other than `owner` (even with an API key, as Google
+    ///   answers a bad credential); 403 when there is neither a bearer token nor an API key.
+    func caller(of request: EmulatorRequest) throws(EmulatorFailure) -> EmulatorCaller {
+        if let authorization = request.headers["authorization"], authorization.lowercased().hasPrefix("bearer ") {
+            let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+            guard token.lowercased() == "owner" || token.hasPrefix("ya29.") else {
+                throw EmulatorFailure(
+                    "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
+                        + "valid authentication credential. The emulator takes `Authorization: Bearer owner`, which the Admin "
+                        + "SDKs send when FIREBASE_AUTH_EMULATOR_HOST is set.", status: 401, grpcStatus: "UNAUTHENTICATED")
+            }
+            return .admin
+        }
+        guard request.apiKey != nil else { throw Self.missingAPIKey }
+        return .app
+    }
+
+    /// Refuses a project other than the emulator's, saying how to make them agree.
+    private func checkProject(_ project: Substring) throws(EmulatorFailure) {
+        guard project != projectID else { return }
+        throw EmulatorFailure(
+            "INVALID_PROJECT_ID : this emulator serves project \(projectID), not \(project.prefix(128)); start it with "
+                + "--project-id \(project.prefix(128)), or give the Admin SDK the project ID \(projectID)")
+    }
+
+    /// The tenant a request is for: the path's, else the body's `tenantId`; made on first use, as Firebase's
+    /// emulator makes it.
+    ///
+    /// - Throws: `TENANT_ID_MISMATCH` when the path and the body name different tenants; `INVALID_TENANT_ID`;
+    ///   `PROJECT_DISABLED` for a tenant with `disableAuth`.
+    func tenantScope(path pathTenant: String?, _ fields: RequestFields) throws(EmulatorFailure) -> String? {
+        let bodyTenant = try fields.string("tenantId")
+        if let pathTenant, let bodyTenant, pathTenant != bodyTenant { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+        guard let tenant = pathTenant ?? bodyTenant else { return nil }
+        try state.withLock { state throws(EmulatorFailure) in
+            let found = try Self.tenant(tenant, in: &state)
+            if found.disableAuth { throw EmulatorFailure("PROJECT_DISABLED") }
+        }
+        return tenant
+    }
+
+    /// The tenant `id`, made with everything enabled when it is new.
+    static func tenant(_ id: String, in state: inout State) throws(EmulatorFailure) -> EmulatorTenant {
+        if let tenant = state.tenants[id] { return tenant }
+        guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0)
+            || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { throw EmulatorFailure("INVALID_TENANT_ID : letters, digits and '-', at most 128") }
+        guard state.tenants.count < maximumTenants else {
+            throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(maximumTenants) tenants")
+        }
+        let tenant = EmulatorTenant.implicit(id)
+        state.tenants[id] = tenant
+        return tenant
+    }
+
+    /// `/identitytoolkit.googleapis.com/v1/projects/` then `{p}/accounts[:op]`, `{p}/tenants/{t}/accounts[:op]`
+    /// or `{p}:queryAccounts`.
+    func routeAdminAccounts(_ request: EmulatorRequest, _ rest: Substring) throws(EmulatorFailure) -> EmulatorResponse {
+        guard try caller(of: request) == .admin else {
+            throw EmulatorFailure("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+        }
+        let project = rest.prefix { $0 != "/" && $0 != ":" }
+        try checkProject(project)
+        var remainder = rest.dropFirst(project.count)
+        var pathTenant: String?
+        if remainder.hasPrefix("/tenants/") {
+            let tenant = remainder.dropFirst("/tenants/".count).prefix { $0 != "/" && $0 != ":" }
+            pathTenant = String(tenant)
+            remainder = remainder.dropFirst("/tenants/".count + tenant.count)
+        }
+        let operation: String
+        if remainder == "/accounts" {
+            operation = "create"
+        } else if remainder.hasPrefix("/accounts:") {
+            operation = String(remainder.dropFirst("/accounts:".count))
+        } else if remainder == ":queryAccounts" && pathTenant == nil {
+            operation = "query"
+        } else {
+            throw EmulatorFailure.notFound(request)
+        }
+        guard Self.adminOperations.contains(operation), operation != "signUp" else { throw EmulatorFailure.notFound(request) }
+        guard request.method == (operation == "batchGet" ? "GET" : "POST") else { throw EmulatorFailure.methodNotAllowed(request) }
+        let fields = operation == "batchGet" ? RequestFields(values: request.query) : try request.fields()
+        let tenant = try tenantScope(path: pathTenant, fields)
+        receive(operation, fields, request, tenant: tenant)
+        return try adminOperation(operation, fields, request, tenant: tenant)
+    }
+
+    func adminOperation(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String?) throws(EmulatorFailure)
+        -> EmulatorResponse
+    {
+        switch operation {
+        case "create", "signUp": return .json(try adminCreate(fields, tenant: tenant))
+        case "lookup": return .json(try adminLookUp(fields, tenant: tenant))
+        case "update": return .json(try adminUpdate(fields, tenant: tenant))
+        case "delete": return .json(try adminDelete(fields, tenant: tenant))
+        case "batchGet": return .json(try batchGet(fields, tenant: tenant))
+        case "batchCreate": return .json(try batchCreate(fields, tenant: tenant))
+        case "batchDelete": return .json(try batchDelete(fields, tenant: tenant))
+        case "query": return .json(try query(fields, tenant: tenant))
+        default: return .json(try sendOutOfBandCode(fields, request, caller: .admin, tenant: tenant))
+        }
+    }
+
+    /// `/identitytoolkit.googleapis.com/v2/projects/` then `{p}/tenants[/{t}]` or `{p}/config`.
+    func routeAdminProject(_ request: EmulatorRequest, _ rest: Substring) throws(EmulatorFailure) -> EmulatorResponse {
+        guard try caller(of: request) == .admin else {
+            throw EmulatorFailure("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+        }
+        let project = rest.prefix { $0 != "/" }
+        try checkProject(project)
+        let remainder = rest.dropFirst(project.count)
+        switch (request.method, remainder) {
+        case ("GET", "/config"):
+            return .json(configFields(withBlockingFunctions: true))
+        case ("PATCH", "/config"):
+            return .json(try patchConfig(try request.fields(), withBlockingFunctions: true))
+        case (_, "/config"):
+            throw EmulatorFailure.methodNotAllowed(request)
+        case ("GET", "/tenants"):
+            return .json(listTenants(RequestFields(values: request.query)))
+        case ("POST", "/tenants"):
+            return .json(try createTenant(try request.fields()))
+        case (_, "/tenants"):
+            throw EmulatorFailure.methodNotAllowed(request)
+        case (let method, let path) where path.hasPrefix("/tenants/") && !path.dropFirst("/tenants/".count).contains("/"):
+            let id = String(path.dropFirst("/tenants/".count))
+            switch method {
+            case "GET": return .json(try state.withLock { state throws(EmulatorFailure) in try Self.tenant(id, in: &state) }.fields(projectID: projectID))
+            case "PATCH": return .json(try patchTenant(id, try request.fields(), mask: request.query["updateMask"]))
+            case "DELETE":
+                state.withLock { state in
+                    for account in state.accounts.values where account.tenantId == id { Self.remove(account, from: &state) }
+                    state.tenants[id] = nil
+                }
+                return .json([:])
+            default: throw EmulatorFailure.methodNotAllowed(request)
+            }
+        default:
+            throw EmulatorFailure.notFound(request)
+        }
+    }
+
+    /// `/emulator/v1/projects/` then `{p}[/tenants/{t}]/accounts` (DELETE), `{p}[/tenants/{t}]/oobCodes` (GET),
+    /// `{p}/config` (GET, PATCH). The emulator's own API: no credential needed, as in Firebase's emulator.
+    func routeEmulatorAPI(_ request: EmulatorRequest, _ rest: Substring) throws(EmulatorFailure) -> EmulatorResponse {
+        let project = rest.prefix { $0 != "/" }
+        try checkProject(project)
+        var remainder = rest.dropFirst(project.count)
+        var tenant: String?
+        if remainder.hasPrefix("/tenants/") {
+            let id = remainder.dropFirst("/tenants/".count).prefix { $0 != "/" }
+            tenant = String(id)
+            remainder = remainder.dropFirst("/tenants/".count + id.count)
+        }
+        switch (request.method, remainder) {
+        case ("DELETE", "/accounts"):
+            if let tenant {
+                state.withLock { state in
+                    for account in state.accounts.values where account.tenantId == tenant { Self.remove(account, from: &state) }
+                }
+            } else {
+                removeAllAccounts()
+            }
+            return .json([:])
+        case ("GET", "/oobCodes"):
+            let codes = state.withLock { state in state.oobCodes.filter { $0.tenantID == tenant }.map(\.code) }
+            return .json(["oobCodes": codes.map(\.listFields)])
+        case ("GET", "/config") where tenant == nil:
+            return .json(configFields(withBlockingFunctions: false))
+        case ("PATCH", "/config") where tenant == nil:
+            return .json(try patchConfig(try request.fields(), withBlockingFunctions: false))
+        case (_, "/accounts"), (_, "/oobCodes"), (_, "/config"):
+            throw EmulatorFailure.methodNotAllowed(request)
+        default:
+            throw EmulatorFailure.notFound(request)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// The project's sign-in settings, in the fields of Identity Toolkit's project config.
+    private func configFields(withBlockingFunctions: Bool) -> [String: Any] {
+        var fields: [String: Any] = [
+            "signIn": ["allowDuplicateEmails": false],
+            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": settings.emailEnumerationProtection],
+        ]
+        if withBlockingFunctions { fields["blockingFunctions"] = [String: Any]() }
+        return fields
+    }
+
+    /// Takes `signIn.allowDuplicateEmails` (only `false`: here an address belongs to one account) and
+    /// `emailPrivacyConfig.enableImprovedEmailPrivacy` (``AuthEmulator/Settings/emailEnumerationProtection``).
+    private func patchConfig(_ fields: RequestFields, withBlockingFunctions: Bool) throws(EmulatorFailure) -> [String: Any] {
+        if try fields.object("signIn")?.bool("allowDuplicateEmails") == true {
+            throw EmulatorFailure.notImplemented("allowDuplicateEmails is not implemented: in this emulator an email address belongs to one account.")
+        }
+        if withBlockingFunctions, let functions = try fields.object("blockingFunctions"), !functions.values.isEmpty {
+            throw EmulatorFailure.notImplemented("blockingFunctions is not implemented in this emulator.")
+        }
+        let privacy = try fields.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy")
+        if let privacy { state.withLock { $0.settings.emailEnumerationProtection = privacy } }
+        return configFields(withBlockingFunctions: withBlockingFunctions)
+    }
+
+    // MARK: Tenants
+
+    private func createTenant(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        var tenant = EmulatorTenant(tenantId: "")
+        try tenant.apply(fields, mask: nil)
+        return try state.withLock { state throws(EmulatorFailure) in
+            guard state.tenants.count < Self.maximumTenants else {
+                throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(Self.maximumTenants) tenants")
+            }
+            // Firebase's tenant IDs: the display name's start and a random part.
+            tenant.tenantId = EmulatorAccount.randomID(length: 28)
+            state.tenants[tenant.tenantId] = tenant
+            return tenant.fields(projectID: projectID)
+        }
+    }
+
+    private func patchTenant(_ id: String, _ fields: RequestFields, mask: String?) throws(EmulatorFailure) -> [String: Any] {
+        if let bodyID = try fields.string("tenantId"), bodyID != id { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+        let paths = mask.flatMap { $0.isEmpty ? nil : Set($0.split(separator: ",").map { String($0) }) }
+        return try state.withLock { state throws(EmulatorFailure) in
+            var tenant = try Self.tenant(id, in: &state)
+            try tenant.apply(fields, mask: paths)
+            state.tenants[id] = tenant
+            return tenant.fields(projectID: projectID)
+        }
+    }
+
+    /// Tenants by ID, a page of `pageSize` (default 20, at most 1000) after `pageToken` (the last ID of the page before).
+    private func listTenants(_ fields: RequestFields) -> [String: Any] {
+        let size = Self.pageSize((try? fields.integer("pageSize")) ?? nil)
+        let after = (try? fields.string("pageToken")) ?? nil
+        let tenants = state.withLock { state in
+            state.tenants.values.sorted { $0.tenantId.utf8.lexicographicallyPrecedes($1.tenantId.utf8) }
+        }.filter { after == nil || after!.utf8.lexicographicallyPrecedes($0.tenantId.utf8) }
+        var reply: [String: Any] = ["tenants": tenants.prefix(size).map { $0.fields(projectID: projectID) }]
+        if tenants.count > size { reply["nextPageToken"] = tenants[size - 1].tenantId }
+        return reply
+    }
+
+    /// A page size as Firebase's emulator takes it: 20 when not given (or not above 0), at most 1000.
+    static func pageSize(_ requested: Int64?) -> Int {
+        guard let requested, requested > 0 else { return 20 }
+        return Int(min(requested, 1000))
+    }
+}

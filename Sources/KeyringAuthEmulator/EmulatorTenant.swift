@@ -1,0 +1,64 @@
+import Foundation
+
+/// An Identity Toolkit tenant (`projects/{p}/tenants/{t}`), in the fields of its REST resource. The emulator
+/// keeps its settings and lists them; of them it applies `disableAuth`, to the Admin API's account calls.
+struct EmulatorTenant: Sendable {
+    var tenantId: String
+    var displayName: String?
+    var allowPasswordSignup = false
+    var enableEmailLinkSignin = false
+    var enableAnonymousUser = false
+    var disableAuth = false
+    var mfaState = "DISABLED"
+    var mfaProviders: [String] = []
+
+    /// A tenant first named by an account call, with everything enabled, as Firebase's emulator makes it.
+    static func implicit(_ tenantId: String) -> EmulatorTenant {
+        EmulatorTenant(
+            tenantId: tenantId, allowPasswordSignup: true, enableEmailLinkSignin: true, enableAnonymousUser: true,
+            mfaState: "ENABLED", mfaProviders: ["PHONE_SMS"])
+    }
+
+    /// The tenant's fields, as `tenants.get` answers.
+    func fields(projectID: String) -> [String: Any] {
+        var fields: [String: Any] = [
+            "tenantId": tenantId, "name": "projects/\(projectID)/tenants/\(tenantId)", "allowPasswordSignup": allowPasswordSignup,
+            "enableEmailLinkSignin": enableEmailLinkSignin, "enableAnonymousUser": enableAnonymousUser, "disableAuth": disableAuth,
+            "mfaConfig": ["state": mfaState, "enabledProviders": mfaProviders],
+        ]
+        fields["displayName"] = displayName
+        return fields
+    }
+
+    /// Takes the settings of `fields`: those named by `mask` (`updateMask`'s paths), or, without a mask, all of
+    /// them, a setting left out going back to its default.
+    mutating func apply(_ fields: RequestFields, mask: Set<String>?) throws(EmulatorFailure) {
+        func chosen(_ path: String) -> Bool { mask.map { $0.contains(path) || $0.contains(path.components(separatedBy: ".")[0]) } ?? true }
+        func flag(_ name: String, _ current: Bool) throws(EmulatorFailure) -> Bool {
+            guard chosen(name) else { return current }
+            return try fields.bool(name) ?? (mask == nil ? false : current)
+        }
+        if chosen("displayName") {
+            let name = try fields.string("displayName")
+            if let name, name.count > 100 { throw EmulatorFailure("INVALID_TENANT_DISPLAY_NAME : at most 100 characters") }
+            if name != nil || mask == nil { displayName = name }
+        }
+        allowPasswordSignup = try flag("allowPasswordSignup", allowPasswordSignup)
+        enableEmailLinkSignin = try flag("enableEmailLinkSignin", enableEmailLinkSignin)
+        enableAnonymousUser = try flag("enableAnonymousUser", enableAnonymousUser)
+        disableAuth = try flag("disableAuth", disableAuth)
+        let mfa = try fields.object("mfaConfig")
+        if chosen("mfaConfig.state") {
+            let state = try mfa?.string("state")
+            if let state, !["DISABLED", "ENABLED", "MANDATORY", "STATE_UNSPECIFIED"].contains(state) {
+                throw EmulatorFailure("INVALID_ARGUMENT : Invalid value at 'mfa_config.state'")
+            }
+            if state != nil || mask == nil { mfaState = state ?? "DISABLED" }
+        }
+        if chosen("mfaConfig.enabledProviders"), let mfa, mfa.has("enabledProviders") || mask == nil {
+            mfaProviders = try mfa.strings("enabledProviders")
+        } else if mask == nil {
+            mfaProviders = []
+        }
+    }
+}
