@@ -3,7 +3,8 @@
 Run by Tests/EmulatorTests/AdminSDKTests.swift as `python admin_sdk_checks.py CHECK` with
 FIREBASE_AUTH_EMULATOR_HOST and GOOGLE_CLOUD_PROJECT set, against an emulator of its own: each check uses
 the SDK as a backend would, asserts what the SDK hands back, prints `ok CHECK` and exits 0; a failed
-assertion exits 1 with its traceback. `python admin_sdk_checks.py` lists the checks.
+assertion exits 1 with its traceback. `python admin_sdk_checks.py` lists the checks; `act ACTION UID [CLAIMS]`
+does one thing a backend does to a user (disable, enable, revoke, delete, claims).
 """
 
 import json
@@ -347,9 +348,23 @@ def check_emulator_endpoints():
     assert auth.list_users().users == []
 
 
+ACTIONS = {
+    "disable": lambda uid, _: auth.update_user(uid, disabled=True),
+    "enable": lambda uid, _: auth.update_user(uid, disabled=False),
+    "revoke": lambda uid, _: auth.revoke_refresh_tokens(uid),
+    "delete": lambda uid, _: auth.delete_user(uid),
+    "claims": lambda uid, claims: auth.set_custom_user_claims(uid, json.loads(claims)),
+}
+
 CHECKS = {name[len("check_"):]: function for name, function in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
+    # `act ACTION UID [CLAIMS]`: one thing a backend does to a user, for the tests of what apps then see.
+    if len(sys.argv) >= 4 and sys.argv[1] == "act" and sys.argv[2] in ACTIONS:
+        firebase_admin.initialize_app(options={"projectId": PROJECT})
+        ACTIONS[sys.argv[2]](sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+        print(f"done {sys.argv[2]}")
+        sys.exit(0)
     if len(sys.argv) != 2 or sys.argv[1] not in CHECKS:
         print("\n".join(CHECKS))
         sys.exit(0 if len(sys.argv) == 1 else 2)
