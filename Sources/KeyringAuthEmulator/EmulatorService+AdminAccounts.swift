@@ -202,13 +202,10 @@ extension EmulatorService {
     /// `GET accounts:batchGet`: accounts by uid, a page of `maxResults` (default 20, at most 1000) after
     /// `nextPageToken` (the last uid of the page before); `nextPageToken` when more follow.
     func batchGet(_ fields: RequestFields, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
-        let size = Self.pageSize(try fields.integer("maxResults"))
-        let after = try fields.string("nextPageToken")
-        let accounts = accounts(of: tenant).filter { after == nil || after!.utf8.lexicographicallyPrecedes($0.localId.utf8) }
-        var reply: [String: Any] = [
-            "kind": "identitytoolkit#DownloadAccountResponse", "users": accounts.prefix(size).map(\.lookupFields),
-        ]
-        if accounts.count > size { reply["nextPageToken"] = accounts[size - 1].localId }
+        let (page, next) = Self.page(
+            of: accounts(of: tenant), by: \.localId, size: try fields.integer("maxResults"), after: try fields.string("nextPageToken"))
+        var reply: [String: Any] = ["kind": "identitytoolkit#DownloadAccountResponse", "users": page.map(\.lookupFields)]
+        reply["nextPageToken"] = next
         return reply
     }
 

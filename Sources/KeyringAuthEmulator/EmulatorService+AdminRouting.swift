@@ -139,7 +139,7 @@ extension EmulatorService {
         case (_, "/config"):
             throw EmulatorFailure.methodNotAllowed(request)
         case ("GET", "/tenants"):
-            return .json(listTenants(RequestFields(values: request.query)))
+            return .json(try listTenants(RequestFields(values: request.query)))
         case ("POST", "/tenants"):
             return .json(try createTenant(try request.fields()))
         case (_, "/tenants"):
@@ -233,7 +233,6 @@ extension EmulatorService {
             guard state.tenants.count < Self.maximumTenants else {
                 throw EmulatorFailure("QUOTA_EXCEEDED : the emulator holds \(Self.maximumTenants) tenants")
             }
-            // Firebase's tenant IDs: the display name's start and a random part.
             tenant.tenantId = EmulatorAccount.randomID(length: 28)
             state.tenants[tenant.tenantId] = tenant
             return tenant.fields(projectID: projectID)
@@ -252,15 +251,21 @@ extension EmulatorService {
     }
 
     /// Tenants by ID, a page of `pageSize` (default 20, at most 1000) after `pageToken` (the last ID of the page before).
-    private func listTenants(_ fields: RequestFields) -> [String: Any] {
-        let size = Self.pageSize((try? fields.integer("pageSize")) ?? nil)
-        let after = (try? fields.string("pageToken")) ?? nil
-        let tenants = state.withLock { state in
-            state.tenants.values.sorted { $0.tenantId.utf8.lexicographicallyPrecedes($1.tenantId.utf8) }
-        }.filter { after == nil || after!.utf8.lexicographicallyPrecedes($0.tenantId.utf8) }
-        var reply: [String: Any] = ["tenants": tenants.prefix(size).map { $0.fields(projectID: projectID) }]
-        if tenants.count > size { reply["nextPageToken"] = tenants[size - 1].tenantId }
+    private func listTenants(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+        let tenants = state.withLock { Array($0.tenants.values) }
+        let (page, next) = Self.page(of: tenants, by: \.tenantId, size: try fields.integer("pageSize"), after: try fields.string("pageToken"))
+        var reply: [String: Any] = ["tenants": page.map { $0.fields(projectID: projectID) }]
+        reply["nextPageToken"] = next
         return reply
+    }
+
+    /// One page of `items` in the byte order of their `key`: those after `token` (the last key of the page before),
+    /// `size` of them (``pageSize(_:)``), and the token of the next page when more follow.
+    static func page<Item>(of items: [Item], by key: (Item) -> String, size requested: Int64?, after token: String?) -> ([Item], String?) {
+        let size = pageSize(requested)
+        let following = items.sorted { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) }
+            .filter { item in token.map { $0.utf8.lexicographicallyPrecedes(key(item).utf8) } ?? true }
+        return (Array(following.prefix(size)), following.count > size ? key(following[size - 1]) : nil)
     }
 
     /// A page size as Firebase's emulator takes it: 20 when not given (or not above 0), at most 1000.
