@@ -124,6 +124,13 @@ extension EmulatorService {
         let normalized = try email.map { (email) throws(EmulatorFailure) in try Self.validEmail(email) }
         return try state.withLock { state throws(EmulatorFailure) in
             guard var account = state.accounts[uid], account.tenantId == tenant else { throw EmulatorFailure("USER_NOT_FOUND") }
+            // Every refusal before the first change: a refused update changes nothing.
+            if let phone, phone != account.phoneNumber, state.uidsByPhone[Self.phoneKey(phone, tenant)] != nil {
+                throw EmulatorFailure("PHONE_NUMBER_EXISTS")
+            }
+            if let link, let owner = state.uidsByIdentity[Self.identityKey(link.providerId, link.rawId, tenant)], owner != uid {
+                throw EmulatorFailure("FEDERATED_USER_ID_ALREADY_LINKED")
+            }
             var revokes = false
             var newEmail: String?
             if let normalized, try Self.changeEmail(of: &account, to: normalized, in: &state) {
@@ -136,7 +143,6 @@ extension EmulatorService {
                 revokes = true
             }
             if let phone, phone != account.phoneNumber {
-                guard state.uidsByPhone[Self.phoneKey(phone, tenant)] == nil else { throw EmulatorFailure("PHONE_NUMBER_EXISTS") }
                 if let old = account.phoneNumber { state.uidsByPhone[Self.phoneKey(old, tenant)] = nil }
                 account.phoneNumber = phone
             }
@@ -171,7 +177,6 @@ extension EmulatorService {
             for provider in deletedProviders { Self.removeProvider(provider, from: &account, in: &state) }
             if let link {
                 let key = Self.identityKey(link.providerId, link.rawId, tenant)
-                if let owner = state.uidsByIdentity[key], owner != uid { throw EmulatorFailure("FEDERATED_USER_ID_ALREADY_LINKED") }
                 Self.removeProvider(link.providerId, from: &account, in: &state)
                 account.identities.append(link)
                 state.uidsByIdentity[key] = uid

@@ -77,6 +77,19 @@ import Testing
         #expect(try call("GET", "/emulator/v1/projects/demo-keyring-auth/config", authorization: nil).status == 200)
     }
 
+    @Test func aRefusedUpdateChangesNothing() throws {
+        #expect(try call("POST", Self.accounts, ["localId": "a", "email": "a@example.com", "phoneNumber": "+15555550100"]).status == 200)
+        #expect(try call("POST", Self.accounts, ["localId": "b", "phoneNumber": "+15555550101"]).status == 200)
+        // A new address first, then a phone number another account has: refused, and the address stays as it was.
+        let refused = try call("POST", Self.accounts + ":update", ["localId": "a", "email": "new@example.com", "phoneNumber": "+15555550101"])
+        #expect(message(refused.reply) == "PHONE_NUMBER_EXISTS")
+        let byOld = try call("POST", Self.accounts + ":lookup", ["email": ["a@example.com"]]).reply["users"] as? [[String: Any]]
+        #expect(byOld?.first?["localId"] as? String == "a" && byOld?.first?["phoneNumber"] as? String == "+15555550100")
+        #expect(try call("POST", Self.accounts + ":lookup", ["email": ["new@example.com"]]).reply["users"] == nil)
+        // The address is still free for another account.
+        #expect(try call("POST", Self.accounts + ":update", ["localId": "b", "email": "new@example.com"]).status == 200)
+    }
+
     @Test func malformedAdminRequestsGetTheServicesErrorsNeverACrash() throws {
         #expect(message(try call("POST", Self.accounts + ":update", [:]).reply) == "MISSING_LOCAL_ID")
         #expect(message(try call("POST", Self.accounts + ":update", ["localId": "nobody"]).reply) == "USER_NOT_FOUND")
