@@ -29,10 +29,7 @@ extension KeyringTests {
         private func signedInApps(email: String) async throws -> (Apps, uid: String) {
             let emulator = try await startQuietEmulator()
             let address = "\(try #require(emulator.address))"
-            let id = String(UUID().uuidString.prefix(8))
-            let key = ["--api-key", "AIza-backend-\(id)"]
-            let a = key + ["--app-id", "1:42:linux:a-\(id)", "--app-name", "app-a"]
-            let b = key + ["--app-id", "1:42:linux:b-\(id)", "--app-name", "app-b"]
+            let (a, b) = cli.twoApps(keyPrefix: "backend")
             let group = uniqueGroup().rawValue
             let signedIn = try await cli.run(
                 ["sign-in", "--email", email, "--password-stdin", "--create", "--group", group, "--json", "--emulator", address] + b,

@@ -21,12 +21,7 @@ extension KeyringTests {
             try #require(try JSONSerialization.jsonObject(with: result.standardOutput) as? [String: Any], "\(result.output)\(result.standardError)")
         }
 
-        /// Two apps of one project (one API key), told apart by app ID.
-        private func apps() -> (a: [String], b: [String]) {
-            let id = String(UUID().uuidString.prefix(8))
-            let key = ["--api-key", "AIza-cred-\(id)"]
-            return (key + ["--app-id", "1:42:linux:a-\(id)", "--app-name", "app-a"], key + ["--app-id", "1:42:linux:b-\(id)", "--app-name", "app-b"])
-        }
+        private func apps() -> (a: [String], b: [String]) { cli.twoApps(keyPrefix: "cred") }
 
         @Test func aProxyFromTheEnvironmentIsNeverUsedForTheEmulatorOnLoopback() async throws {
             // A password to a loopback emulator goes in plain HTTP: through a proxy it would leave the process in clear.

@@ -13,11 +13,7 @@ extension KeyringTests {
         let cli: CLIProgram
         init() throws { cli = try CLIProgram() }
 
-        private func apps() -> (a: [String], b: [String]) {
-            let id = String(UUID().uuidString.prefix(8))
-            let key = ["--api-key", "AIza-token-\(id)"]
-            return (key + ["--app-id", "1:42:linux:a-\(id)", "--app-name", "app-a"], key + ["--app-id", "1:42:linux:b-\(id)", "--app-name", "app-b"])
-        }
+        private func apps() -> (a: [String], b: [String]) { cli.twoApps(keyPrefix: "token") }
 
         private func stored(_ arguments: [String]) async throws -> [String: Any] {
             let shown = try await cli.run(["show", "--show-tokens", "--claims", "--json"] + arguments)
