@@ -214,11 +214,9 @@ extension EmulatorService {
         return reply
     }
 
-    /// The accounts of `tenant`, by uid.
+    /// The accounts of `tenant`, in no order.
     private func accounts(of tenant: String?) -> [EmulatorAccount] {
-        state.withLock { state in
-            state.accounts.values.filter { $0.tenantId == tenant }.sorted { $0.localId.utf8.lexicographicallyPrecedes($1.localId.utf8) }
-        }
+        state.withLock { state in state.accounts.values.filter { $0.tenantId == tenant } }
     }
 
     /// `accounts:batchDelete`: each uid that exists is deleted; one not disabled only with `force`, else it is
@@ -257,7 +255,8 @@ extension EmulatorService {
         let order = try fields.string("order") ?? "ASC"
         guard ["ASC", "DESC", "ORDER_UNSPECIFIED"].contains(order) else { throw EmulatorFailure("INVALID_ARGUMENT : Invalid value at 'order'") }
         let sortBy = try fields.string("sortBy") ?? "USER_ID"
-        var matching = accounts(of: tenant).filter { account in
+        // By uid first: the order of USER_ID, and of ties under the other orders.
+        var matching = accounts(of: tenant).sorted { $0.localId.utf8.lexicographicallyPrecedes($1.localId.utf8) }.filter { account in
             expressions.isEmpty || expressions.contains { expression in
                 (expression.email.map { $0 == account.email } ?? true) && (expression.uid.map { $0 == account.localId } ?? true)
                     && (expression.phone.map { $0 == account.phoneNumber } ?? true)
