@@ -18,6 +18,16 @@ let libsecretPkgConfig: String = {
     return usable ? shim : "libsecret-1"
 }()
 
+/// How SwiftPM finds GTK 4 for the desktop example, as `libsecretPkgConfig` finds libsecret (see
+/// Sources/CGtk/pkgconfig/keyringauth-gtk4.pc).
+let gtkPkgConfig: String = {
+    let shim = Context.packageDirectory + "/Sources/CGtk/pkgconfig/keyringauth-gtk4.pc"
+    let usable = !shim.contains(" ") && FileManager.default.fileExists(atPath: shim)
+        && FileManager.default.fileExists(atPath: "/usr/include/gtk-4.0/gtk/gtk.h")
+        && ["x86_64", "aarch64"].contains { FileManager.default.fileExists(atPath: "/usr/lib/\($0)-linux-gnu/graphene-1.0/include/graphene-config.h") }
+    return usable ? shim : "gtk4"
+}()
+
 let package = Package(
     name: "KeyringAuth",
     platforms: [.macOS(.v13)],
@@ -42,11 +52,14 @@ let package = Package(
             pkgConfig: libsecretPkgConfig,
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store.
+        // The dispatch main queue run from another main loop: libdispatch's run-loop calls, which Swift cannot declare.
+        .target(name: "CMainQueue"),
+        // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store; and
+        // GLibMainQueue, which runs the dispatch main queue from GLib's main loop.
         .target(
             name: "SecretKeychain",
             dependencies: [
-                "CSecret",
+                "CSecret", "CMainQueue",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -99,6 +112,13 @@ let package = Package(
                 "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/auth-probe",
+            swiftSettings: strict
+        ),
+        // A program shaped as a GTK app (GLib's main loop on the main thread) with GLibMainQueue attached, for its tests.
+        .executableTarget(
+            name: "main-queue-probe",
+            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport", "CSecret"],
+            path: "Tests/main-queue-probe",
             swiftSettings: strict
         ),
         // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
@@ -196,6 +216,15 @@ let package = Package(
             exclude: ["GoogleService-Info.plist", "SecondApp", "run"],
             swiftSettings: strict
         ),
+        // GTK 4, for the desktop example (not a dependency of any product).
+        .systemLibrary(name: "CGtk", pkgConfig: gtkPkgConfig, providers: [.apt(["libgtk-4-dev"])]),
+        // A GTK 4 app: two windows, two apps of one group, one sign-in, live: `dbus/with-keyring swift run desktop-app-example`.
+        .executableTarget(
+            name: "desktop-app-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "CGtk"],
+            path: "Examples/DesktopApp",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [
@@ -230,6 +259,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
+                "main-queue-probe", "desktop-app-example",
                 "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
                 "firebase-port-example",

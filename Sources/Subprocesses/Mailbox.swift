@@ -26,6 +26,9 @@ package final class Mailbox<Value: Sendable>: Sendable {
     /// The values posted and not yet taken, left in place.
     package var queued: [Value] { state.withLock { $0.queued } }
 
+    /// Whether ``close()`` was called: nothing more will be posted.
+    package var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Takes the next value, waiting at most `limit` for one (a bound against hangs, not a
     /// measure of anything).
     ///

@@ -1,0 +1,41 @@
+import CMainQueue
+import CSecret
+
+/// Runs the work queued on `DispatchQueue.main`, and with it the main actor's, from GLib's default main
+/// context: for a program whose main thread runs GLib's main loop (a GTK app in `g_application_run`),
+/// where nothing else would ever run it.
+///
+/// A GTK app owns its main thread, and may touch widgets only there. Without this call, a block sent to
+/// `DispatchQueue.main` and a `@MainActor` task wait forever, since neither `dispatch_main()` nor
+/// Foundation's `RunLoop` runs on that thread. After it, they run there between GTK's own events, in the
+/// order they were queued, also what was queued while the loop was busy. So an ``Auth``'s listeners and
+/// completion handlers can touch widgets when its configuration's `callbackQueue` is `.main`:
+///
+/// ```swift
+/// GLibMainQueue.attach()
+/// Auth.configure(AuthConfiguration(app: FirebaseApp.app()!, callbackQueue: .main))
+/// ```
+///
+/// Call it on the main thread, before the main loop runs, in a program whose `main` is synchronous (a
+/// top-level `await` or `@main` with `async main()` hands the main thread to `dispatch_main()`, which
+/// runs the main queue by itself). Calling it again does nothing.
+public enum GLibMainQueue {
+    /// Makes GLib's default main context run the dispatch main queue whenever work is queued on it.
+    public static func attach() {
+        precondition(isMainThread, "GLibMainQueue.attach() called off the main thread")
+        _ = watch
+    }
+
+    /// The default main context's watch of the main queue's wake-ups, added once, on first use.
+    private static let watch: UInt32 = {
+        let channel = g_io_channel_unix_new(kra_main_queue_handle())
+        defer { g_io_channel_unref(channel) }  // the watch holds its own reference; the descriptor stays open
+        return g_io_add_watch(channel, G_IO_IN, { _, _, _ in
+            precondition(isMainThread, "GLib's default main context runs off the main thread; GLibMainQueue needs it on the main thread")
+            kra_main_queue_drain()
+            return 1  // G_SOURCE_CONTINUE
+        }, nil)
+    }()
+
+    private static var isMainThread: Bool { kra_is_main_thread() != 0 }
+}
