@@ -107,12 +107,21 @@ final class AuthWindow {
         }
     }
 
+    /// Signs out every app of the group. `signOut()` waits for D-Bus, so it runs on a queue of its own, never on GTK's
+    /// thread (as `Auth.configure` and `useUserAccessGroup` would, called once the window shows).
     private func signOut() {
-        do {
-            try auth.signOut()  // every app of the group is signed out
-            setStatus("")
-        } catch {
-            fail(error)
+        setStatus("Signing out…")
+        DispatchQueue.global().async { [auth] in
+            let failure: AuthError?
+            do throws(AuthError) {
+                try auth.signOut()
+                failure = nil
+            } catch {
+                failure = error
+            }
+            Task { @MainActor in
+                if let failure { self.fail(failure) } else { self.setStatus("") }
+            }
         }
     }
 

@@ -63,7 +63,8 @@ public struct AuthConfiguration: Sendable {
     ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
     ///     or, with an `InMemoryStore`, choices kept in memory with this configuration.
     ///   - callbackQueue: Where listeners and completion handlers run, in order (default: a private
-    ///     serial queue; pass `.main` for a GUI app whose main thread runs a dispatch main queue).
+    ///     serial queue; pass `.main` for a GUI app whose main thread runs the dispatch main queue, as a
+    ///     GTK app's does after `GLibMainQueue.attach()`).
     ///   - logger: Where `Auth` and the default store log; they never log a token.
     ///   - liveSync: Whether to follow the other apps' changes to the group's user while running.
     ///   - tokenRefresh: When to refresh the user's ID token ahead of expiry while running.

@@ -8,8 +8,8 @@ import CSecret
 /// A GTK app owns its main thread, and may touch widgets only there. Without this call, a block sent to
 /// `DispatchQueue.main` and a `@MainActor` task wait forever, since neither `dispatch_main()` nor
 /// Foundation's `RunLoop` runs on that thread. After it, they run there between GTK's own events, in the
-/// order they were queued, also what was queued while the loop was busy. So an ``Auth``'s listeners and
-/// completion handlers can touch widgets when its configuration's `callbackQueue` is `.main`:
+/// order they were queued, also what was queued while the loop was busy. So KeyringAuth's `Auth`, with
+/// `callbackQueue: .main`, calls its listeners and completion handlers where they may touch widgets:
 ///
 /// ```swift
 /// GLibMainQueue.attach()
@@ -21,6 +21,8 @@ import CSecret
 /// runs the main queue by itself). Calling it again does nothing.
 public enum GLibMainQueue {
     /// Makes GLib's default main context run the dispatch main queue whenever work is queued on it.
+    ///
+    /// Stops the process when called off the main thread (a programming error, as a widget call there would be).
     public static func attach() {
         precondition(isMainThread, "GLibMainQueue.attach() called off the main thread")
         _ = watch
