@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "KeyringAuth", targets: ["KeyringAuth"]),
         .library(name: "KeyringAuthEmulator", targets: ["KeyringAuthEmulator"]),
         .executable(name: "keyring-auth", targets: ["keyring-auth"]),
+        .executable(name: "keyring-auth-emulator", targets: ["keyring-auth-emulator"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -95,11 +96,28 @@ let package = Package(
         .target(name: "CProcessControl"),
         // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
         .target(name: "Subprocesses", swiftSettings: strict),
-        // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator, demo.
+        // What the two executables share: running a command line with keyring-auth's exit codes, the emulator's options.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: ["SecretKeychain", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator (run as keyring-auth-emulator), demo.
         .executableTarget(
             name: "keyring-auth",
             dependencies: [
-                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses", "CProcessControl",
+                "KeyringAuth", "SecretKeychain", "Subprocesses", "CProcessControl", "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The bundled emulator as a server, which `keyring-auth emulator` and `keyring-auth demo` run: SwiftNIO lives here,
+        // not in keyring-auth.
+        .executableTarget(
+            name: "keyring-auth-emulator",
+            dependencies: [
+                "KeyringAuthEmulator", "SecretKeychain", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -236,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
-                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport",
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport", "CommandLineSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -260,7 +278,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "main-queue-probe", "desktop-app-example",
-                "keyring-auth", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
+                "keyring-auth", "keyring-auth-emulator", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
                 "firebase-port-example",
             ],

@@ -1,26 +1,8 @@
+import CommandLineSupport
 import KeyringAuth
 import SecretKeychain
 
-/// The exit codes `keyring-auth` documents.
-enum ExitStatus: Int32 {
-    case success = 0
-    case failure = 1
-    case invalidInput = 2
-    case nothingStored = 3
-    case keyringUnavailable = 4
-    case backendUnavailable = 5
-}
-
-/// A failure told as one line naming the problem and the fix, with its exit code.
-struct CLIFailure: Error {
-    var status: ExitStatus
-    var message: String
-
-    init(_ status: ExitStatus, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-
+extension CLIFailure {
     init(_ error: KeychainError) {
         switch error {
         case .noProvider(let detail):

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import SecretKeychain
 
@@ -28,49 +29,8 @@ struct KeyringAuthCLI: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        if let position = firstArgumentNotInUTF8() {
-            printError("argument \(position) is not valid UTF-8; pass every argument as UTF-8 text (check the locale or the script's encoding).")
-            exit(ExitStatus.invalidInput.rawValue)
-        }
-        do {
-            var command = try KeyringAuthCLI.parseAsRoot()
+        await runCommandLine(KeyringAuthCLI.self) {
             SecretInput.protectProcess()  // a command may hold a stored user's tokens, or read a secret
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch let failure as CLIFailure {
-            printError(failure.message)
-            exit(failure.status.rawValue)
-        } catch {
-            let code = KeyringAuthCLI.exitCode(for: error)
-            if code == .success {
-                // --help, --version, completion scripts.
-                print(KeyringAuthCLI.fullMessage(for: error))
-                exit(0)
-            }
-            // Usage errors: argument-parser's one-line message, our exit code for invalid input.
-            let message = KeyringAuthCLI.message(for: error)
-            if !message.isEmpty { printError(message.replacingOccurrences(of: "\n", with: " ")) }
-            exit(code == .validationFailure ? ExitStatus.invalidInput.rawValue : code.rawValue)
         }
     }
-}
-
-/// Writes `keyring-auth: MESSAGE` on standard error as one line; the message is escaped
-/// (``Swift/String/escapedForTerminal``), since errors may echo stored data.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data("keyring-auth: \(message.escapedForTerminal)\n".utf8))
-}
-
-/// The position (1 for the first argument) of the first command-line argument whose bytes are not
-/// valid UTF-8, or `nil`. Swift would turn such bytes into U+FFFD and name something else.
-func firstArgumentNotInUTF8() -> Int? {
-    for index in 1..<Int(CommandLine.argc) {
-        guard let argument = CommandLine.unsafeArgv[index] else { continue }
-        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument))
-        if String(validating: bytes, as: UTF8.self) == nil { return index }
-    }
-    return nil
 }

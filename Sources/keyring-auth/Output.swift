@@ -23,11 +23,6 @@ func printLine(_ line: String) {
     print(line.escapedForTerminal)
 }
 
-/// Writes a line to standard output at once (`print` buffers when output is not a terminal).
-func printNow(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 /// `AIzaSyA…3xQ0`: enough to tell keys apart, not the whole key. Shortened by characters first,
 /// then each part escaped (``Swift/String/escapedForTerminal``), so no escape is ever cut in half.
 /// For human output and JSON alike: its parts are escaped, and JSON escapes a backslash again.

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import KeyringAuth
 import KeyringTestSupport
@@ -18,6 +19,10 @@ import Testing
         let header = try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(parts[0]))) as? [String: Any]
         let payload = try JSONSerialization.jsonObject(with: try #require(Base64URL.decode(parts[1]))) as? [String: Any]
         return (try #require(header), try #require(payload))
+    }
+
+    @Test func theCommandLinesLongestTokenLifetimeIsTheEmulators() {
+        #expect(EmulatorOptions.maximumTokenLifetimeSeconds == AuthEmulator.maximumTokenLifetimeSeconds)
     }
 
     @Test func idTokensCarryFirebasesClaims() async throws {

@@ -32,6 +32,18 @@ extension KeyringTests {
             #expect(await server.finish() == 0)
         }
 
+        @Test func withoutTheEmulatorBesideItTheCommandSaysHowToInstallIt() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keyring-auth-alone-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let alone = directory.appendingPathComponent("keyring-auth").path
+            try FileManager.default.copyItem(atPath: program, toPath: alone)
+            let result = try await Subprocess.run(alone, ["emulator", "--port", "0"])
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("keyring-auth-emulator, is not installed beside keyring-auth"), "\(result.standardError)")
+            #expect(result.standardError.contains("scripts/install"))
+        }
+
         @Test func aHostOtherThanLoopbackNeedsTheOptInAndIsWarnedAbout() async throws {
             let refused = try await Subprocess.run(program, ["emulator", "--host", "0.0.0.0", "--port", "0"])
             #expect(refused.status == 2, "bad input")

@@ -1,0 +1,51 @@
+import ArgumentParser
+
+/// The options of `keyring-auth emulator`, which `keyring-auth` parses and checks, and `keyring-auth-emulator`,
+/// the executable that runs the emulator (SwiftNIO stays out of `keyring-auth`), parses again from the same words.
+package struct EmulatorOptions: ParsableArguments {
+    @Option(help: "The address to listen on: a loopback address unless --allow-non-loopback.")
+    package var host = "127.0.0.1"
+
+    @Flag(help: "Allow a --host other than loopback. Anything on the network can then use the emulator, with any API key.")
+    package var allowNonLoopback = false
+
+    @Option(help: "Close a connection after this many seconds without traffic.")
+    package var idleTimeout = 60
+
+    @Option(name: .customLong("max-connections"), help: "Close new connections while this many are open.")
+    package var maxConnections = 256
+
+    @Option(help: "The port; 0 picks a free one.")
+    package var port = 9099
+
+    @Option(name: .customLong("project-id"), help: "The project the tokens are issued for.")
+    package var projectID = "demo-keyring-auth"
+
+    @Option(help: "How long ID tokens last, in seconds (at most 366 days).")
+    package var tokenLifetime = 3600
+
+    @Flag(help: "Refuse anonymous sign-up (OPERATION_NOT_ALLOWED).")
+    package var noAnonymous = false
+
+    @Flag(help: "Answer INVALID_LOGIN_CREDENTIALS for both a wrong password and an unknown email.")
+    package var emailEnumerationProtection = false
+
+    @Option(name: .customLong("import"), help: "An accounts JSON file to load at start.")
+    package var importFile: String?
+
+    @Flag(help: "Log each request (method, path, status) to standard error.")
+    package var verbose = false
+
+    /// The longest token lifetime, in seconds: `AuthEmulator.maximumTokenLifetimeSeconds` (a test keeps them equal).
+    package static let maximumTokenLifetimeSeconds = 366 * 24 * 3600
+
+    package init() {}
+
+    package func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port takes 0 to 65535") }
+        guard (1...Self.maximumTokenLifetimeSeconds).contains(tokenLifetime) else {
+            throw ValidationError("--token-lifetime takes 1 to \(Self.maximumTokenLifetimeSeconds) seconds (366 days)")
+        }
+        guard idleTimeout > 0, maxConnections > 0 else { throw ValidationError("--idle-timeout and --max-connections take a positive number") }
+    }
+}

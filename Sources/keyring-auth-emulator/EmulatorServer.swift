@@ -1,0 +1,60 @@
+import ArgumentParser
+import CommandLineSupport
+import Foundation
+import KeyringAuthEmulator
+import Logging
+import SecretKeychain
+
+/// `keyring-auth-emulator`: the bundled Auth emulator, run by `keyring-auth emulator` (which passes on its options)
+/// and by `keyring-auth demo`. An executable of its own, so that SwiftNIO is not loaded by every `keyring-auth` command.
+struct EmulatorServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keyring-auth emulator",
+        abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).")
+
+    @OptionGroup var options: EmulatorOptions
+
+    func run() async throws {
+        var logger = Logger(label: "keyring-auth.emulator") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = options.verbose ? .debug : .warning
+        let emulator = AuthEmulator(configuration: .init(
+            host: options.host, port: options.port, projectID: options.projectID, tokenLifetime: .seconds(options.tokenLifetime),
+            settings: .init(allowsAnonymousSignUp: !options.noAnonymous, emailEnumerationProtection: options.emailEnumerationProtection),
+            logger: logger, allowsNonLoopback: options.allowNonLoopback, idleTimeout: .seconds(options.idleTimeout),
+            maximumConnections: options.maxConnections,
+            onOutOfBandCode: { code in
+                // The link, as Firebase's emulator prints it, so a person can follow the flow by hand; never a token.
+                printNow("\(code.requestType) code for \(code.email): \(code.oobLink)".escapedForTerminal)
+            }))
+        if let importFile = options.importFile {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {
+                throw CLIFailure(.invalidInput, "Cannot read \(importFile): \(error.localizedDescription)")
+            }
+            do throws(AuthEmulatorError) { try emulator.importAccounts(data) } catch {
+                throw CLIFailure(.invalidInput, "\(importFile): \(error)")
+            }
+        }
+        let address: AuthEmulator.Address
+        do throws(AuthEmulatorError) { address = try await emulator.start() } catch {
+            switch error {
+            case .hostDoesNotResolve: throw CLIFailure(.invalidInput, error.description)
+            case .notLoopback: throw CLIFailure(.invalidInput, error.description + " (keyring-auth: --allow-non-loopback.)")
+            case .cannotListen: throw CLIFailure(.failure, error.description + " (keyring-auth: --port.)")
+            default: throw CLIFailure(.failure, error.description)
+            }
+        }
+        printNow("Auth emulator for project \(options.projectID) listening on http://\(address)")
+        printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
+        await waitForInterrupt()
+        await emulator.stop()
+        print("Auth emulator stopped.")
+    }
+}
+
+@main
+enum Main {
+    static func main() async {
+        await runCommandLine(EmulatorServer.self)
+    }
+}
