@@ -53,6 +53,9 @@ enum EmulatorExecutable {
     }
 
     static func notInstalled(_ path: String) -> CLIFailure {
-        CLIFailure(.failure, "The emulator, \(path), is not installed beside keyring-auth; scripts/install installs both.")
+        CLIFailure(
+            .failure,
+            "The emulator, \(path), is not installed beside keyring-auth; scripts/install installs both "
+                + "(in a clone of the repository: swift build --product keyring-auth-emulator).")
     }
 }
