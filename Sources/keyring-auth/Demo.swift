@@ -27,7 +27,11 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         let emulator = try startEmulator()
-        defer { emulator.child.send(SIGTERM) }
+        defer {
+            emulator.child.send(SIGTERM)
+            // With --verbose, the emulator's request log (it never logs a token), after the walkthrough's own output.
+            if storeOptions.verbose { FileHandle.standardError.write(Data(emulator.standardError.utf8)) }
+        }
         let address: String
         do {
             let prefix = "export FIREBASE_AUTH_EMULATOR_HOST="
