@@ -58,8 +58,7 @@ struct Demo: AsyncParsableCommand {
 
     /// `keyring-auth-emulator` on a free port, its output read line by line.
     private func startEmulator() throws -> LineChannel {
-        let path = EmulatorExecutable.path
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw EmulatorExecutable.notInstalled(path) }
+        let path = try EmulatorExecutable.installed()
         do {
             return try LineChannel([path, "--port", "0"] + (storeOptions.verbose ? ["--verbose"] : []))
         } catch {

@@ -27,18 +27,26 @@ struct Emulator: ParsableCommand {
 /// `keyring-auth-emulator`, the executable beside this one that runs the bundled emulator (it carries SwiftNIO,
 /// which `keyring-auth` does not).
 enum EmulatorExecutable {
-    /// Its path: beside this process's executable.
-    static var path: String {
+    /// Its path, beside this process's executable.
+    ///
+    /// - Throws: ``CLIFailure`` naming how to install it, when it is not there.
+    static func installed() throws -> String {
         let own = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        return own.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("keyring-auth-emulator").path
+        let path = own.resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("keyring-auth-emulator").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw CLIFailure(
+                .failure,
+                "The emulator, \(path), is not installed beside keyring-auth; scripts/install installs both "
+                    + "(in a clone of the repository: swift build --product keyring-auth-emulator).")
+        }
+        return path
     }
 
     /// Replaces this process with the emulator, run with `arguments`; returns only by throwing.
     ///
     /// - Throws: ``CLIFailure`` when it is not there or cannot be run.
     static func exec(_ arguments: [String]) throws -> Never {
-        let path = path
-        guard FileManager.default.isExecutableFile(atPath: path) else { throw notInstalled(path) }
+        let path = try installed()
         // A new program keeps the signal mask and ignored signals: Dispatch blocks signals on this thread, and the
         // emulator stops on SIGINT and SIGTERM. It starts with signals as a shell would start it.
         var noSignals = sigset_t()
@@ -50,12 +58,5 @@ enum EmulatorExecutable {
         let reason = String(cString: strerror(errno))
         argv.forEach { free($0) }
         throw CLIFailure(.failure, "Cannot run \(path): \(reason). Reinstall keyring-auth (scripts/install installs both).")
-    }
-
-    static func notInstalled(_ path: String) -> CLIFailure {
-        CLIFailure(
-            .failure,
-            "The emulator, \(path), is not installed beside keyring-auth; scripts/install installs both "
-                + "(in a clone of the repository: swift build --product keyring-auth-emulator).")
     }
 }
