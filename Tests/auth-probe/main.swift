@@ -88,9 +88,7 @@ func runSession(_ app: String, group: String) async {
     auth.addIDTokenDidChangeListener { _, user in
         say("token \(describe(user)) token=\(fingerprint(user.map { $0.storedRecord.tokens.idToken }))")
     }
-    // Once live sync has started (right after configure) and the listeners' first calls are printed, so that
-    // `ready` comes after them.
-    auth.waitForLiveSyncStart()
+    // Once the listeners' first calls are printed, so that `ready` comes after them.
     auth.configuration.callbackQueue.sync {}
     say("ready live=\(auth.isLiveSyncActive)")
     while let line = readLine() {
