@@ -58,10 +58,10 @@ extension KeyringTests {
             try await harness.startProvider()
             try await sentinels.expectIntact()
             try run.expectGroupChoicesKept()
-            // KWallet keeps item attributes at once but secrets on a 5 s timer: the group's item
-            // written in the last seconds before the kill comes back with an empty secret, which
-            // no store can read as a user. The apps' next operations replace it.
-            try await run.expectStoredUserCompleteOrNone(orEmptiedByAKill: !harness.provider.savesEveryChangeAtOnce)
+            // The group's item can come back with an empty secret: gnome-keyring writes a new item
+            // to its file before its secret (CreateItem is two writes), and KWallet keeps
+            // attributes at once but secrets on a 5 s timer.
+            try await run.expectStoredUserCompleteOrNone(orEmptiedByAKill: true)
             let after = try await run.all(20).joined()
             #expect(after.allSatisfy { $0.succeeded && $0.readCompleteUserOrNone }, "\(after.filter { !$0.succeeded || !$0.readCompleteUserOrNone }.prefix(5))")
             try run.expectOneItemPerKey()
@@ -247,15 +247,27 @@ struct ChaosRun {
     }
 
     /// What an app launching now would read: a complete user or none, never a typed failure.
-    /// - Parameter orEmptiedByAKill: Also accepts the group's item holding an empty secret (read
-    ///   as a corrupt user), as a provider that saves secrets late leaves it after a SIGKILL.
+    /// - Parameter orEmptiedByAKill: Also accepts the group's item holding an empty secret, as a
+    ///   provider that saves secrets late leaves it after a SIGKILL. Apps read it as a corrupt
+    ///   user, so none of them is signed in to sign out or refresh: it stays until someone signs
+    ///   in, which this does, as the person at one of the apps would.
     func expectStoredUserCompleteOrNone(orEmptiedByAKill: Bool = false) async throws {
         let reader = Auth(configuration: AuthConfiguration(
             options: AuthAppOptions(appName: "reader", apiKey: "AIza-\(namespace)", appID: "1:42:linux:reader\(namespace)", projectID: "demo"),
             store: SecretServiceStore(), liveSync: false))
         if orEmptiedByAKill {
             let raw = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: .group(group)))
-            if raw.count == 1, raw[0].secret.isEmpty { return }
+            if raw.count == 1, raw[0].secret.isEmpty {
+                do throws(AuthError) {
+                    _ = try reader.getStoredUser(forAccessGroup: group.rawValue)
+                    Issue.record("an emptied item read as a user")
+                } catch {
+                    #expect(error.code == .corruptStoredUser, "\(error)")
+                }
+                apps[0].send("sign-in")
+                let signIn = try ChaosOperation(parsing: try await apps[0].nextLine(within: .seconds(60)))
+                #expect(signIn.succeeded && signIn.readCompleteUserOrNone && signIn.read != "none", "\(signIn)")
+            }
         }
         if let user = try reader.getStoredUser(forAccessGroup: group.rawValue) {
             #expect(["chaos0@example.com", "chaos1@example.com", "chaos2@example.com"].contains(user.email))
@@ -286,7 +298,8 @@ struct Sentinels {
         _ = try RawSecretService.createWithoutReplacing(
             attributes: sentinels.foreign, label: "sentinel", secret: sentinels.foreignSecret)
         // Written before the fault means in the provider's file: KWallet writes its file on a 5 s
-        // timer, and a kwalletd killed before that loses them (see Harness.Provider.savesEveryChangeAtOnce).
+        // timer, and a kwalletd killed before that loses them. The harness's KeePassXC saves only when its
+        // database is locked (dbus/providers/keepassxc).
         try await Harness.require().saveProvider()
         return sentinels
     }

@@ -107,13 +107,6 @@ package struct Harness: Sendable {
 
         /// Whether the provider has a `session` collection (gnome-keyring's in-memory one).
         package var hasSessionCollection: Bool { self == .gnomeKeyring }
-
-        /// Whether the provider writes every change to its file at once. KWallet writes its file on
-        /// a 5 s timer (item attributes at once): a provider killed before that loses the secrets
-        /// written meanwhile, and leaves the items created meanwhile with empty secrets. The
-        /// harness's KeePassXC saves only when its database is locked (saving after every change is
-        /// off, see `dbus/providers/keepassxc`): a KeePassXC killed loses every change since.
-        package var savesEveryChangeAtOnce: Bool { self == .gnomeKeyring }
     }
 
     package struct NotInHarness: Error, CustomStringConvertible {

@@ -7,7 +7,8 @@ import SecretKeychain
 /// chaos GROUP SEED [never-prompt]: an app of GROUP (live sync on) making random operations for the fault suite,
 /// signing in against the emulator named by FIREBASE_AUTH_EMULATOR_HOST as one of the accounts
 /// `chaos0@example.com`… (password `chaos-password`, created beforehand). Prints `ready`, then for
-/// each `run N` line of standard input makes N operations, printing one line each:
+/// each `run N` line of standard input makes N operations, printing one line each (for a
+/// `sign-in` line, one sign-in as `chaos0@example.com`, and no `batch done`):
 ///
 ///     op KIND ok|fail CODE MILLISECONDS read=UID|none|fail CODE|torn WHY
 ///
@@ -31,27 +32,33 @@ func runChaos(_ options: AuthAppOptions, group: String, seed: UInt64, prompts: B
     }
     var random = SplitMix64(seed: seed)
     say("ready live=\(auth.isLiveSyncActive)")
+    func operate(_ kind: String, account: UInt64) async {
+        let started = ContinuousClock.now
+        var outcome = "ok -"
+        do throws(AuthError) {
+            switch kind {
+            case "sign-in": _ = try await auth.signIn(withEmail: ChaosAccounts.email(account), password: ChaosAccounts.password)
+            case "sign-out": try auth.signOut()
+            default: _ = try await auth.currentUser?.getIDToken(forcingRefresh: true)
+            }
+        } catch {
+            outcome = "fail \(describe(error))"
+        }
+        let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
+        say("op \(kind) \(outcome) \(String(format: "%.1f", elapsed)) read=\(readStoredUser(auth, group: group))")
+    }
     while let line = readLine() {
+        if line == "sign-in" {
+            await operate("sign-in", account: 0)
+            continue
+        }
         guard line.hasPrefix("run "), let count = Int(line.dropFirst(4)) else {
             say("error unknown command \(line)")
             continue
         }
         for _ in 0..<count {
             let kind = ["sign-in", "sign-out", "refresh"][Int(random.next() % 3)]
-            let account = random.next() % ChaosAccounts.count
-            let started = ContinuousClock.now
-            var outcome = "ok -"
-            do throws(AuthError) {
-                switch kind {
-                case "sign-in": _ = try await auth.signIn(withEmail: ChaosAccounts.email(account), password: ChaosAccounts.password)
-                case "sign-out": try auth.signOut()
-                default: _ = try await auth.currentUser?.getIDToken(forcingRefresh: true)
-                }
-            } catch {
-                outcome = "fail \(describe(error))"
-            }
-            let elapsed = (ContinuousClock.now - started) / .milliseconds(1)
-            say("op \(kind) \(outcome) \(String(format: "%.1f", elapsed)) read=\(readStoredUser(auth, group: group))")
+            await operate(kind, account: random.next() % ChaosAccounts.count)
         }
         say("batch done")
     }
