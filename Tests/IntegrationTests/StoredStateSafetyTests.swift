@@ -32,6 +32,7 @@ extension KeyringTests {
 
             // Unlocking is seen through live sync: gnome-keyring announces every item changed;
             // KWallet announces only CollectionChanged.
+            launched.waitForLiveSyncStart()
             #expect(launched.isLiveSyncActive)
             try cli.harness.unlockLoginCollection()
             unlocked = true

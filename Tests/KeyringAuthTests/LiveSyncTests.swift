@@ -101,6 +101,36 @@ import Testing
         #expect(await b.states.events(after: b.auth) == [nil, joined.uid], "never the user of the group it left (\(left.uid))")
     }
 
+    @Test func configureReturnsAfterOneReadAndAChangeMadeBeforeLiveSyncStartsIsAdopted() async throws {
+        let base = InMemoryStore()
+        let gate = GatedStore(base: base)
+        let apps = TwoApps(store: gate)
+        try apps.launch("B").useUserAccessGroup(TwoApps.group)  // B's choice, from an earlier launch
+
+        // B launches while following the group cannot start: configure returns all the same, after one read.
+        gate.close()
+        let readsBefore = gate.reads.load(ordering: .relaxed)
+        let b = apps.launch("B")
+        #expect(gate.reads.load(ordering: .relaxed) - readsBefore == 1, "configure read the stored user once")
+        #expect(!b.isLiveSyncActive && b.currentUser == nil)
+        let states = ListenerLog()
+        b.addStateDidChangeListener { _, user in states.record(user) }
+        #expect(try await states.next() == nil)
+
+        // A signs in before B follows the group, so no change is reported to B's observation…
+        var configurationA = apps.configuration("A", store: base)
+        configurationA.liveSync = false
+        let a = Auth(configuration: configurationA)
+        try a.useUserAccessGroup(TwoApps.group)
+        let user = try await a.signInAnonymously().user
+        // …and B, once it follows, reads the group again and adopts A's user.
+        gate.open()
+        #expect(try await states.next() == user.uid)
+        b.waitForLiveSyncStart()
+        #expect(b.isLiveSyncActive)
+        #expect(b.currentUser?.uid == user.uid)
+    }
+
     @Test func liveSyncIsOnForSharedGroupsAndCanBeTurnedOff() throws {
         let apps = TwoApps()
         let app = try RunningApp("A", of: apps, group: nil)
@@ -111,9 +141,11 @@ import Testing
         #expect(!app.auth.isLiveSyncActive)
         let optedOut = try RunningApp("B", of: apps) { $0.liveSync = false }
         #expect(!optedOut.auth.isLiveSyncActive)
-        // A relaunch in the group follows it from the start.
+        // A relaunch in the group follows it once configured (right after configure returns).
         #expect(apps.launch("C").isLiveSyncActive == false)
         try apps.launch("C").useUserAccessGroup(TwoApps.group)
-        #expect(apps.launch("C").isLiveSyncActive)
+        let relaunched = apps.launch("C")
+        relaunched.waitForLiveSyncStart()
+        #expect(relaunched.isLiveSyncActive)
     }
 }

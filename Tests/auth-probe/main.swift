@@ -88,7 +88,9 @@ func runSession(_ app: String, group: String) async {
     auth.addIDTokenDidChangeListener { _, user in
         say("token \(describe(user)) token=\(fingerprint(user.map { $0.storedRecord.tokens.idToken }))")
     }
-    // Once the listeners' first calls are printed, so that `ready` comes after them.
+    // Once live sync has started (right after configure) and the listeners' first calls are printed, so that
+    // `ready` comes after them.
+    auth.waitForLiveSyncStart()
     auth.configuration.callbackQueue.sync {}
     say("ready live=\(auth.isLiveSyncActive)")
     while let line = readLine() {

@@ -27,6 +27,25 @@ extension Auth {
         }
     }
 
+    /// Starts following `group` on the worker queue, after start-up's read, so that `configure` returns as soon as
+    /// the stored user is read: subscribes, then reads the group's item once more, so that a change another app
+    /// made between start-up's read and the subscription is adopted too. Nothing happens when the app has moved to
+    /// another group, or followed this one, meanwhile.
+    func followSharedUserLater(in group: AccessGroup?) {
+        guard configuration.liveSync, let group else { return }
+        worker.async { [weak self] in
+            guard let self else { return }
+            let started = transitions.withLock { _ in
+                guard state.withLock({ !$0.choiceUnknown && $0.group == group }),
+                      groupObservation.withLock({ $0 == nil }) else { return false }
+                let observation = followSharedUser(in: group)
+                groupObservation.withLock { $0 = observation }
+                return observation != nil
+            }
+            if started { adoptStoredUser(of: group) }
+        }
+    }
+
     /// Makes `observation` the one that follows the group, ending the one before.
     func replaceObservation(with observation: KeychainObservation?) {
         let previous = groupObservation.withLock { live in

@@ -150,8 +150,6 @@ public final class Auth: Sendable {
             do throws(AuthError) {
                 loaded.group = try loadGroupChoice()
                 loaded.choiceUnknown = false
-                // Followed before the read, so that no change falls between the two.
-                groupObservation.withLock { $0 = followSharedUser(in: loaded.group) }
                 loaded.currentUser = try readAdoptableUser(in: loaded.group)
                 loaded.userUnread = false
             } catch {
@@ -162,7 +160,10 @@ public final class Auth: Sendable {
             loaded.notifiedToken = loaded.currentUser?.storedRecord.tokens.idToken
             state.withLock { $0 = loaded }
         }
-        warnIfGroupCannotBeShared(state.withLock { $0.group })
+        let (group, choiceKnown) = state.withLock { ($0.group, !$0.choiceUnknown) }
+        warnIfGroupCannotBeShared(group)
+        // After the one read above: configure returns without waiting for live sync's connection.
+        if choiceKnown { followSharedUserLater(in: group) }
         scheduleTokenRefresh(for: currentUser)
     }
 
@@ -184,8 +185,16 @@ public final class Auth: Sendable {
 
     /// Whether this instance is following the other apps' changes to its group's user right now:
     /// it is in a shared group, ``AuthConfiguration/liveSync`` is on, and the store's changes can
-    /// be followed (a failure to follow them is logged).
+    /// be followed (a failure to follow them is logged). ``configure(_:)`` returns once the stored user
+    /// is read, and live sync starts right after, on the instance's own queue: `false` until then.
+    /// A change another app makes meanwhile is adopted when it starts.
     public var isLiveSyncActive: Bool { groupObservation.withLock { $0.map { !$0.isCancelled } ?? false } }
+
+    /// Waits until live sync's start after ``configure(_:)`` has run (started, or found it does not apply), for
+    /// this package's tools and tests that go on only once the group is followed.
+    package func waitForLiveSyncStart() {
+        worker.sync {}
+    }
 
     // MARK: Identity backend
 
