@@ -165,6 +165,13 @@ let package = Package(
             path: "Benchmarks/auth-launch-bench",
             swiftSettings: strict
         ),
+        // A program that uses SecretKeychain alone and reads one item: timed like auth-launch-bench.
+        .executableTarget(
+            name: "store-launch-bench",
+            dependencies: ["SecretKeychain"],
+            path: "Benchmarks/store-launch-bench",
+            swiftSettings: strict
+        ),
         // The documents' code, run as written there (Tests/IntegrationTests/ExamplesTests runs them). Not products.
         // The walkthrough of "Using KeyringAuth": `dbus/with-keyring swift run shared-sign-in-example`.
         .executableTarget(

@@ -34,6 +34,9 @@ struct All: AsyncParsableCommand {
     @Option(help: "auth-launch-bench built with --static-swift-stdlib.")
     var staticLaunchApp: String?
 
+    @Option(help: "store-launch-bench, a program that reads one item with SecretServiceStore alone (a release build).")
+    var storeLaunchApp: String?
+
     @Option(help: "Interleaved rounds; each figure is the median over them.")
     var rounds = 7
 
@@ -165,6 +168,12 @@ struct All: AsyncParsableCommand {
         for (binary, suffix) in [(launchApp, ""), (staticLaunchApp, Self.staticSuffix)] {
             guard let binary else { continue }
             reads.append(TimedCommand(name: Self.launchAppName + suffix, arguments: [binary] + app, expectedOutput: signedIn.uid))
+        }
+        if let storeLaunchApp {
+            reads.append(TimedCommand(
+                name: "store alone: SecretServiceStore read",
+                arguments: [storeLaunchApp, signedIn.options.apiKey, "firebase_auth_firebase_user", signedIn.group],
+                expectedOutput: "bytes"))
         }
         return (reads, noBus)
     }

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A ``KeychainStore`` that keeps items in this process's memory, with the same rules as the

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a listing tells about one stored item. It never holds the secret itself.
 public struct KeychainItemInfo: Hashable, Sendable {

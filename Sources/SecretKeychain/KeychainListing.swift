@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a listing found in a scope: the items that hold a key, and the items of this package's
 /// schema whose attributes form no key (written by another program, or damaged), which are never

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A running observation of a ``KeychainStore``'s changes, from
@@ -9,7 +9,7 @@ public final class KeychainObservation: Sendable {
     /// Taken around every call of the handler, by ``cancel()`` and when the observation ends, so
     /// that afterwards the handler is not running and is never called again. Recursive, so that a
     /// handler may cancel.
-    private let delivery = NSRecursiveLock()
+    private let delivery = RecursiveLock()
     private let state: Mutex<State>
 
     private struct State {

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 
 /// A place to keep small secrets under a ``KeychainKey``: the Secret Service, or memory.
 ///

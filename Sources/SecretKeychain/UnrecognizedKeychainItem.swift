@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An item carrying this package's schema whose attributes do not form a ``KeychainKey`` (no
 /// `scope`, a group scope without a valid `access-group`, an unknown scope, …). It is described,

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The application sandbox this process runs in, as libsecret tells it: Flatpak (`/.flatpak-info`
 /// exists) or Snap (`SNAP_NAME` or `SNAP` is set).

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What ``SecretServiceStore/diagnose()`` found, step by step. A step that was not reached,
 /// because an earlier one failed, is `nil`.
@@ -22,7 +22,7 @@ public struct SecretServiceDiagnosis: Sendable {
         /// be read (another PID namespace, such as a sandbox, or a process gone).
         init?(processID pid: String) {
             guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
-            self.init(processName: name.trimmingCharacters(in: .whitespacesAndNewlines))
+            self.init(processName: name.trimmingWhitespace())
         }
 
         public var description: String {

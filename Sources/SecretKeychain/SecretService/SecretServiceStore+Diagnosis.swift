@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 
 extension SecretServiceStore {
     /// Checks, in order, the session bus, the provider owning `org.freedesktop.secrets`, the

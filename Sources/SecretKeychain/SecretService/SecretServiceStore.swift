@@ -1,6 +1,6 @@
 import CSecret
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// A `GCancellable` that is cancelled when a time limit passes, so that a blocking libsecret call
@@ -38,54 +38,65 @@ private final class Expiry: Sendable {
 /// One thread for every deadline of the process, asleep until the earliest is due. A timer per
 /// call would cost more than the call's own D-Bus traffic (measured: a third of a read's CPU time);
 /// here a call only takes a lock, and the thread wakes about once per limit while calls go on.
+/// Times are GLib's monotonic clock (microseconds), so a change of the wall clock moves no limit.
 private final class DeadlineWatchdog: @unchecked Sendable {
-    // `@unchecked Sendable`: every stored property below is only touched with `condition` locked.
+    // `@unchecked Sendable`: every stored var below is only touched with `mutex` locked.
     static let shared = DeadlineWatchdog()
 
+    /// The name of the watchdog's thread, as `/proc/PID/task/TID/comm` shows it.
+    static let threadName = "keychain-limits"
+
     private struct Entry {
-        let due: Date
+        let due: gint64
         let expiry: Expiry
         /// Valid while the entry exists: the deadline removes its entry before releasing it.
         let cancellable: UnsafeMutablePointer<GCancellable>
     }
 
-    private let condition = NSCondition()
+    // Never freed: the watchdog lives as long as the process.
+    private let mutex: UnsafeMutablePointer<GMutex> = .allocate(capacity: 1)
+    private let condition: UnsafeMutablePointer<GCond> = .allocate(capacity: 1)
     private var entries: [ObjectIdentifier: Entry] = [:]
     /// When the thread wakes next; `nil` while it sleeps with nothing to watch (or is not started).
-    private var nextWake: Date?
+    private var nextWake: gint64?
     private var started = false
 
+    private init() {
+        g_mutex_init(mutex)
+        g_cond_init(condition)
+    }
+
     func watch(_ deadline: CallDeadline) {
-        let due = Date().addingTimeInterval(deadline.limit.inSeconds)
-        condition.lock()
-        defer { condition.unlock() }
+        let due = g_get_monotonic_time() + gint64((deadline.limit.inSeconds * 1e6).rounded(.up))
+        g_mutex_lock(mutex)
+        defer { g_mutex_unlock(mutex) }
         entries[ObjectIdentifier(deadline)] = Entry(due: due, expiry: deadline.expiry, cancellable: deadline.cancellable)
         if !started {
             started = true
-            Thread { [self] in run() }.start()
+            g_thread_unref(g_thread_new(Self.threadName, { _ in DeadlineWatchdog.shared.run() }, nil))
         }
         // The thread already wakes at or before this deadline unless this one is the earliest.
         if nextWake.map({ due < $0 }) ?? true {
             nextWake = due
-            condition.signal()
+            g_cond_signal(condition)
         }
     }
 
     func forget(_ deadline: CallDeadline) {
-        condition.lock()
+        g_mutex_lock(mutex)
         entries[ObjectIdentifier(deadline)] = nil
-        condition.unlock()
+        g_mutex_unlock(mutex)
     }
 
-    private func run() {
-        condition.lock()
+    private func run() -> Never {
+        g_mutex_lock(mutex)
         while true {
             if let wake = nextWake {
-                _ = condition.wait(until: wake)
+                _ = g_cond_wait_until(condition, mutex, wake)
             } else {
-                condition.wait()
+                g_cond_wait(condition, mutex)
             }
-            let now = Date()
+            let now = g_get_monotonic_time()
             for (id, entry) in entries where entry.due <= now {
                 entry.expiry.flag.store(true, ordering: .sequentiallyConsistent)
                 g_cancellable_cancel(entry.cancellable)

@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

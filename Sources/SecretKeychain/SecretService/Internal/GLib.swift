@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 
 /// Conversions between Swift values and the GLib containers libsecret and GDBus take and return.
 /// Each function frees what it allocates before returning, or hands ownership to the caller as

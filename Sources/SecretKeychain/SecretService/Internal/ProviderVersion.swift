@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The version of a provider's program, learnt without running it and without D-Bus (none of the
 /// three providers publishes its version on the bus): the executable the process runs

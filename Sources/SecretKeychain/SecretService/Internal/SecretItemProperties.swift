@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Properties of one item, read over D-Bus.
 struct SecretItemProperties {

@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 
 /// The answers of the calls made together (a search and a secret's read), each a `GAsyncResult`
 /// with a reference of its own. Only touched on the thread that iterates the call's main context.

@@ -1,5 +1,5 @@
 import CSecret
-import Foundation
+import FoundationEssentials
 
 /// The calls the store makes, each one bounded by a ``CallDeadline`` of ``limit``.
 struct SecretServiceClient {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A secret as the provider returned it.
 struct StoredSecret {
