@@ -47,6 +47,27 @@ extension KeyringTests {
             try await store.removeData(for: key)
         }
 
+        /// Whatever limits an app configures, the store takes them: the longest a `Duration` holds
+        /// works; zero or below has run out before the call starts, so the call fails `timedOut`,
+        /// every time.
+        @Test func anyConfiguredLimitIsTakenWithoutATrap() async throws {
+            let key = uniqueKey(in: uniqueGroup())
+            let longest = SecretServiceStore(configuration: .init(timeout: .seconds(Int64.max), unlockTimeout: .seconds(Int64.max)))
+            try await longest.setData(.text("kept"), for: key, label: "l")
+            #expect(try await longest.data(for: key) == .text("kept"))
+            for limit in [Duration.zero, .seconds(-1)] {
+                let expired = SecretServiceStore(configuration: .init(timeout: limit))
+                await #expect {
+                    try await returnsWithin(.seconds(30)) { try await expired.data(for: key) }
+                } throws: { error in
+                    guard case KeychainError.timedOut = error else { return false }
+                    return true
+                }
+            }
+            #expect(try await longest.data(for: key) == .text("kept"))
+            try await longest.removeData(for: key)
+        }
+
         @Test func aProviderThatDoesNotAnswerTimesOutAndTheNextCallWorks() async throws {
             let store = SecretServiceStore(configuration: .init(timeout: .seconds(1)))
             let key = uniqueKey(in: uniqueGroup())

@@ -1,6 +1,6 @@
 extension StringProtocol {
     /// The string without the whitespace and newlines at its start and end.
-    package func trimmingWhitespace() -> String {
+    func trimmingWhitespace() -> String {
         guard let first = firstIndex(where: { !$0.isWhitespace }), let last = lastIndex(where: { !$0.isWhitespace }) else {
             return ""
         }

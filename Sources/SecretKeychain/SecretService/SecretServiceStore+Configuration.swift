@@ -6,6 +6,7 @@ extension SecretServiceStore {
         /// The collection items are kept in. The store never creates a collection and never changes an alias.
         public var collection: Collection
         /// The longest any one D-Bus call may take before it fails with ``KeychainError/timedOut(operation:limit:writes:)``.
+        /// Zero or less fails every call that way at once; a limit over a century counts as a century.
         public var timeout: Duration
         /// How long to wait for the person to answer the provider's unlock prompt when the collection
         /// is locked, or `nil` to fail with ``KeychainError/locked(collection:)`` without asking.

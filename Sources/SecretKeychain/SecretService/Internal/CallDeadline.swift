@@ -18,7 +18,13 @@ final class CallDeadline: @unchecked Sendable {
     init(limit: Duration) {
         self.limit = limit
         self.cancellable = g_cancellable_new()
-        DeadlineWatchdog.shared.watch(self)
+        if limit > .zero {
+            DeadlineWatchdog.shared.watch(self)
+        } else {
+            // Run out before the call starts: cancelled now, so the call fails every time.
+            expiry.flag.store(true, ordering: .sequentiallyConsistent)
+            g_cancellable_cancel(cancellable)
+        }
     }
 
     /// Whether the limit passed and the cancellable was cancelled.
@@ -46,6 +52,8 @@ private final class DeadlineWatchdog: @unchecked Sendable {
     /// The name of the watchdog's thread, as `/proc/PID/task/TID/comm` shows it.
     static let threadName = "keychain-limits"
 
+    private static let centuryInMicroseconds = 100 * 365.25 * 86_400 * 1e6
+
     private struct Entry {
         let due: gint64
         let expiry: Expiry
@@ -67,7 +75,9 @@ private final class DeadlineWatchdog: @unchecked Sendable {
     }
 
     func watch(_ deadline: CallDeadline) {
-        let due = g_get_monotonic_time() + gint64((deadline.limit.inSeconds * 1e6).rounded(.up))
+        // Limits past a century are a century: any configured limit is taken, none overflows the clock.
+        let microseconds = min(deadline.limit.inSeconds * 1e6, Self.centuryInMicroseconds).rounded(.up)
+        let due = g_get_monotonic_time() + gint64(microseconds)
         g_mutex_lock(mutex)
         defer { g_mutex_unlock(mutex) }
         entries[ObjectIdentifier(deadline)] = Entry(due: due, expiry: deadline.expiry, cancellable: deadline.cancellable)
