@@ -390,7 +390,7 @@ final class CollectionWatcher: @unchecked Sendable {
         if (delay == nil ? pendingSources.idle : pendingSources.timer) != 0 { return }
         let source: UnsafeMutablePointer<GSource>
         if let delay {
-            source = g_timeout_source_new(guint(max(1, delay.inMilliseconds.rounded(.up))))!
+            source = g_timeout_source_new(delay.timerMilliseconds)!
         } else {
             source = g_idle_source_new()!
             g_source_set_priority(source, G_PRIORITY_DEFAULT_IDLE)

@@ -71,7 +71,7 @@ extension SecretServiceClient {
             arguments: GLib.makeTupleVariant([g_variant_new_string("")]), replyType: "()", limit: limit))
 
         while !outcome.completed, ContinuousClock.now < deadline {
-            let timer = g_timeout_source_new(guint(max(1, (deadline - .now).inMilliseconds.rounded(.up))))!
+            let timer = g_timeout_source_new((deadline - .now).timerMilliseconds)!
             g_source_set_callback(timer, { _ in 0 }, nil, nil)
             g_source_attach(timer, context)
             g_main_context_iteration(context, 1)
