@@ -598,7 +598,7 @@ final class CollectionWatcher: @unchecked Sendable {
         }
         digests = known.keys.reduce(into: [:]) { digests, path in digests[path] = digest(at: path) }
         guard recheckSource == 0 else { return }
-        let source = g_timeout_source_new(guint(Self.keePassXCRecheckInterval.inMilliseconds))!
+        let source = g_timeout_source_new(Self.keePassXCRecheckInterval.timerMilliseconds)!
         defer { g_source_unref(source) }
         g_source_set_callback(
             source, { watcher in
