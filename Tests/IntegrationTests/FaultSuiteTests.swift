@@ -306,7 +306,10 @@ struct Sentinels {
 
     func expectIntact() async throws {
         #expect(try await SecretServiceStore().data(for: key) == value)
-        #expect(try RawSecretService.items(matching: foreign).map(\.secret) == [Data(foreignSecret.utf8)])
+        let foreignItems = try RawSecretService.items(matching: foreign)
+        #expect(
+            foreignItems.map(\.secret) == [Data(foreignSecret.utf8)],
+            "another client's sentinel came back as \(foreignItems.map { "\($0.path) label \($0.label): \(String(decoding: $0.secret, as: UTF8.self))" })")
     }
 
     func remove() async throws {
