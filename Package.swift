@@ -241,6 +241,15 @@ let package = Package(
             exclude: ["GoogleService-Info.plist", "SecondApp", "run"],
             swiftSettings: strict
         ),
+        // Firebase's own idioms around Auth calls, as its samples write them, only the import switched: run by the tests
+        // against the emulator (`FIREBASE_AUTH_EMULATOR_HOST`).
+        .executableTarget(
+            name: "firebase-idioms-example",
+            dependencies: ["KeyringAuth"],
+            path: "Examples/FirebaseIdioms",
+            exclude: ["GoogleService-Info.plist"],
+            swiftSettings: strict
+        ),
         // GTK 4, for the desktop example (not a dependency of any product).
         .systemLibrary(name: "CGtk", pkgConfig: gtkPkgConfig, providers: [.apt(["libgtk-4-dev"])]),
         // A GTK 4 app: two windows, two apps of one group, one sign-in, live: `dbus/with-keyring swift run desktop-app-example`.
@@ -287,7 +296,7 @@ let package = Package(
                 "main-queue-probe", "desktop-app-example",
                 "keyring-auth", "keyring-auth-emulator", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
-                "firebase-port-example",
+                "firebase-port-example", "firebase-idioms-example",
             ],
             swiftSettings: strict
         ),

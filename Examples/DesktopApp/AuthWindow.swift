@@ -80,16 +80,16 @@ final class AuthWindow {
     // MARK: Actions, each an async call on the main actor: the window stays responsive while it waits.
 
     private func signInAnonymously() {
-        perform("Signing in anonymously…") { (auth) async throws(AuthError) in _ = try await auth.signInAnonymously() }
+        perform("Signing in anonymously…") { auth in _ = try await auth.signInAnonymously() }
     }
 
     private func signInWithEmail() {
         let email = String(cString: gtk_editable_get_text(gtkCast(emailEntry)))
         let password = String(cString: gtk_editable_get_text(gtkCast(passwordEntry)))
-        perform("Signing in as \(email)…") { (auth) async throws(AuthError) in
-            do throws(AuthError) {
+        perform("Signing in as \(email)…") { auth in
+            do {
                 _ = try await auth.signIn(withEmail: email, password: password)
-            } catch where error.code == .userNotFound {
+            } catch let error as AuthError where error.code == .userNotFound {
                 _ = try await auth.createUser(withEmail: email, password: password)  // a new address: its account
             }
         }
@@ -101,7 +101,7 @@ final class AuthWindow {
         let flow = DesktopOAuthFlow(
             provider: .google, clientID: environment["GOOGLE_CLIENT_ID", default: ""],
             clientSecret: environment["GOOGLE_CLIENT_SECRET"])
-        perform("Sign in with Google in your browser…") { (auth) async throws(AuthError) in
+        perform("Sign in with Google in your browser…") { auth in
             let credential = try await flow.getCredential { _ in }
             _ = try await auth.signIn(with: credential)
         }
@@ -112,8 +112,8 @@ final class AuthWindow {
     private func signOut() {
         setStatus("Signing out…")
         DispatchQueue.global().async { [auth] in
-            let failure: AuthError?
-            do throws(AuthError) {
+            let failure: Error?
+            do {
                 try auth.signOut()
                 failure = nil
             } catch {
@@ -127,12 +127,12 @@ final class AuthWindow {
 
     /// Runs `action` in a task on the main actor with the buttons insensitive, then shows its error, if any. The
     /// result itself is shown by the listener, as every app of the group shows it.
-    private func perform(_ what: String, _ action: @escaping @MainActor (Auth) async throws(AuthError) -> Void) {
+    private func perform(_ what: String, _ action: @escaping @MainActor (Auth) async throws -> Void) {
         setStatus(what)
         setBusy(true)
         Task {
             defer { setBusy(false) }
-            do throws(AuthError) {
+            do {
                 try await action(auth)
                 setStatus("")
             } catch {
@@ -141,9 +141,10 @@ final class AuthWindow {
         }
     }
 
-    private func fail(_ error: AuthError) {
-        setStatus(error.message)
-        say("error \(error.code.name): \(error.message)")
+    /// Shows the error's message; every error an `Auth` call throws is an `AuthError`, which names its code.
+    private func fail(_ error: Error) {
+        setStatus(error.localizedDescription)
+        say("error \((error as? AuthError)?.code.name ?? "unexpected"): \(error.localizedDescription)")
     }
 
     private func setStatus(_ text: String) { gtk_label_set_text(gtkCast(status), text) }

@@ -136,7 +136,7 @@ struct CheckCode: AsyncParsableCommand {
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
         let auth = try app.makeAuth(store: storeOptions.makeStore(), logger: storeOptions.logger, backend: backend)
-        let info = try await reporting { () async throws(AuthError) in try await auth.checkActionCode(code) }
+        let info = try await reporting { () async throws in try await auth.checkActionCode(code) }
         if output.json {
             printJSON(["operation": info.operation.description, "email": info.email, "previousEmail": nullable(info.previousEmail)])
         } else {
@@ -166,7 +166,7 @@ struct ApplyCode: AsyncParsableCommand {
     func run() async throws {
         let (code, _) = try readActionCode(flag: "--code-stdin")
         let auth = try app.makeAuth(store: storeOptions.makeStore(), logger: storeOptions.logger, backend: backend)
-        let info = try await reporting { () async throws(AuthError) in try await auth.checkActionCode(code) }
+        let info = try await reporting { () async throws in try await auth.checkActionCode(code) }
         try await reporting { try await auth.applyActionCode(code) }
         let user = auth.currentUser
         if output.json {
@@ -212,7 +212,7 @@ struct ResetPassword: AsyncParsableCommand {
     func run() async throws {
         let (code, rest) = try readActionCode(alsoReading: ["new password"], flag: "--code-stdin --password-stdin")
         let auth = try app.makeAuth(store: storeOptions.makeStore(), logger: storeOptions.logger, backend: backend)
-        let email = try await reporting { () async throws(AuthError) in try await auth.verifyPasswordResetCode(code) }
+        let email = try await reporting { () async throws in try await auth.verifyPasswordResetCode(code) }
         let before = auth.currentUser?.uid
         try await reporting { try await auth.confirmPasswordReset(withCode: code, newPassword: rest[0]) }
         let signedOut = before != nil && auth.currentUser == nil

@@ -72,7 +72,7 @@ struct Link: AsyncParsableCommand {
         guard let given else { return }
         // A user holds its Auth weakly: the Auth must live until the link is saved.
         defer { withExtendedLifetime(auth) {} }
-        _ = try await reporting { () async throws(AuthError) in try await user.link(with: given.credential) }
+        _ = try await reporting { () async throws in try await user.link(with: given.credential) }
         printAccount(
             user, scope: place, json: output.json,
             message: "Linked \(given.credential.provider) to \(user.uid) in \(place); its sign-in methods: "
@@ -100,7 +100,7 @@ struct Unlink: AsyncParsableCommand {
         let provider = provider
         // A user holds its Auth weakly: the Auth must live until the change is saved.
         defer { withExtendedLifetime(auth) {} }
-        _ = try await reporting { () async throws(AuthError) in try await user.unlink(fromProvider: provider) }
+        _ = try await reporting { () async throws in try await user.unlink(fromProvider: provider) }
         let remaining = user.providerData.map(\.providerID)
         printAccount(
             user, scope: place, json: output.json,

@@ -64,7 +64,7 @@ struct SignIn: AsyncParsableCommand {
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger, backend: backend)
         let create = create
         let browser = browser, logger = storeOptions.logger
-        let result = try await reporting { () async throws(AuthError) -> AuthDataResult in
+        let result = try await reporting { () async throws -> AuthDataResult in
             if browser.given {
                 // The browser first: nothing stored changes until the provider's credential is in hand and accepted.
                 let credential = try await browser.credential(secret: clientSecret, logger: logger)

@@ -36,7 +36,7 @@ struct Token: AsyncParsableCommand {
         let user = try signedInUser(auth)
         // A user holds its Auth weakly: the Auth must live until the refreshed tokens are saved.
         defer { withExtendedLifetime(auth) {} }
-        let token = try await reporting { () async throws(AuthError) in try await user.getIDToken(forcingRefresh: forceRefresh) }
+        let token = try await reporting { () async throws in try await user.getIDToken(forcingRefresh: forceRefresh) }
         print(token)
     }
 }

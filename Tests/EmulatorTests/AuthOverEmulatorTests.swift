@@ -41,7 +41,7 @@ import Testing
         do {
             try await user.updatePassword(to: "short")
             Issue.record("a weak password was accepted")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .weakPassword)
         }
 
@@ -102,7 +102,7 @@ import Testing
         do {
             _ = try await user.getIDToken()
             Issue.record("a dead refresh token refreshed")
-        } catch {
+        } catch let error as AuthError {
             let expected: AuthErrorCode = switch cause {
             case "revoked": .userTokenExpired
             case "disabled": .userDisabled
@@ -123,7 +123,7 @@ import Testing
         do {
             _ = try await user.getIDToken()
             Issue.record("refreshed with no server")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .networkError)
         }
         #expect(auth.currentUser === user, "being offline is not a sign-out")
@@ -162,7 +162,7 @@ import Testing
             do {
                 _ = try await http.signInAnonymously()
                 Issue.record("a request was sent with the unusable emulator address \(host):\(port)")
-            } catch {
+            } catch let error as AuthError {
                 #expect(error.code == .invalidConfiguration && error.message.contains(reason), "\(error)")
             }
             #expect(http.currentUser == nil)

@@ -137,7 +137,7 @@ import Testing
         do {
             _ = try await auth.signIn(withEmail: "ada@example.com", password: "analytical")
             Issue.record("signed in without the second factor")
-        } catch {
+        } catch let error as AuthError {
             caught = error
         }
         let error = try #require(caught)
@@ -157,7 +157,7 @@ import Testing
         do {
             _ = try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: wrong))
             Issue.record("a wrong code signed in")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .invalidVerificationCode, "\(error)")
         }
         let storedAfterWrongCode = try auth.getStoredUser(forAccessGroup: "TEAMID.com.example.mfa")

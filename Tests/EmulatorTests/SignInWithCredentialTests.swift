@@ -108,7 +108,7 @@ import Testing
         do {
             _ = try await auth.signIn(with: credential)
             Issue.record("signed in over an existing account")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .accountExistsWithDifferentCredential && error.email == "linus@example.com")
             #expect(error.updatedCredential?.provider == "google.com")
             #expect((error as NSError).userInfo[AuthErrors.userInfoEmailKey] as? String == "linus@example.com")
@@ -196,7 +196,7 @@ import Testing
         do {
             _ = try await user.link(with: google)
             Issue.record("linked a credential another account has")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .credentialAlreadyInUse)
             let updated = try #require(error.updatedCredential)
             #expect(updated.provider == "google.com")

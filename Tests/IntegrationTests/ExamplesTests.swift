@@ -1,5 +1,7 @@
 import Foundation
+import KeyringAuthEmulator
 import KeyringTestSupport
+import Logging
 import Testing
 
 extension KeyringTests {
@@ -54,6 +56,48 @@ extension KeyringTests {
             #expect(listener.prefix(2).first == "listener: signed out" && listener.dropFirst().first?.hasPrefix("listener: ") == true
                 && listener.dropFirst().first != "listener: signed out", "the listener heard the sign-in: \(listener)")
             #expect(lines.last == "both apps shared one sign-in")
+        }
+
+        /// Examples/FirebaseIdioms: each idiom Firebase's samples use around an Auth call, with only the import
+        /// switched, against the emulator and the harness's keyring. The test plays the person: it opens the
+        /// emails' links, reads the authenticator app, and mints the custom token the app's server would.
+        @Test func firebasesIdiomsRunAsFirebaseDocumentsThem() async throws {
+            var logger = Logger(label: "IntegrationTests")
+            logger.logLevel = .warning
+            let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+            let address = try await emulator.start()
+            defer { Task { await emulator.stop() } }
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            var environment = ProcessInfo.processInfo.environment
+            environment["GOOGLE_SERVICE_INFO_PATH"] = root.appendingPathComponent("Examples/FirebaseIdioms/GoogleService-Info.plist").path
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = address.description
+            // Line-buffered, as on a terminal: the test answers what the app asks.
+            let app = try LineChannel(["stdbuf", "-oL", try Harness.product("firebase-idioms-example")], environment: environment)
+            var passed: [String] = [], failed: [String] = [], secret = ""
+            reading: while true {
+                let line = try await app.nextLine(within: .seconds(120))
+                let words = line.split(separator: " ").map(String.init)
+                switch words.first {
+                case "ok": passed.append(String(line.dropFirst(3)))
+                case "FAILED": failed.append(line)
+                case "done": break reading
+                case "totp" where words.count == 3: secret = words[2]
+                case "ask" where words.count == 2 && words[1] == "totp-code":
+                    app.send(try #require(TOTP.code(base32Secret: secret, at: Date())))
+                case "ask" where words.count == 3 && words[1] == "custom-token":
+                    app.send(AuthEmulator.unsignedCustomToken(uid: words[2]))
+                case "ask" where words.count == 4 && words[1] == "email-link":
+                    let code = emulator.outOfBandCodes.last { $0.requestType == words[2] && $0.email == words[3] }
+                    app.send(try #require(code, "an email \(words[2]) to \(words[3])").oobLink)
+                default: Issue.record("unexpected line: \(line)")
+                }
+            }
+            #expect(await app.finish() == 0, "\(app.standardError)")
+            #expect(failed.isEmpty, "\(failed)")
+            #expect(passed.count == 30, "every idiom ran: \(passed)")
+            #expect(passed.contains("catch let error as NSError where … && … in a throwing function"))
+            #expect(passed.contains("a weak password's reason under NSLocalizedFailureReasonErrorKey"))
+            #expect(passed.contains("secondFactorRequired, userInfo[AuthErrorUserInfoMultiFactorResolverKey] as! MultiFactorResolver, resolveSignIn"))
         }
 
         @Test func theReadmeWalkthroughRunsWithFirebasesListenerSequence() async throws {

@@ -258,11 +258,11 @@ struct ChaosRun {
         if orEmptiedByAKill {
             let raw = try RawSecretService.items(matching: SecretServiceSchema.attributes(for: .group(group)))
             if raw.count == 1, raw[0].secret.isEmpty {
-                do throws(AuthError) {
+                do {
                     _ = try reader.getStoredUser(forAccessGroup: group.rawValue)
                     Issue.record("an emptied item read as a user")
                 } catch {
-                    #expect(error.code == .corruptStoredUser, "\(error)")
+                    #expect((error as? AuthError)?.code == .corruptStoredUser, "\(error)")
                 }
                 apps[0].send("sign-in")
                 let signIn = try ChaosOperation(parsing: try await apps[0].nextLine(within: .seconds(60)))

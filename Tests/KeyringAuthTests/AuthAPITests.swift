@@ -57,14 +57,14 @@ import Testing
 
     @Test func completionHandlersReportErrors() async {
         let auth = TwoApps().launch("app-a")
-        let error: AuthError? = await withCheckedContinuation { continuation in
+        let error: Error? = await withCheckedContinuation { continuation in
             auth.signIn(withEmail: "nobody@example.com", password: "whatever") { _, error in continuation.resume(returning: error) }
         }
-        #expect(error?.code == .userNotFound)
-        let nullUser: AuthError? = await withCheckedContinuation { continuation in
+        #expect((error as? AuthError)?.code == .userNotFound)
+        let nullUser: Error? = await withCheckedContinuation { continuation in
             auth.updateCurrentUser(nil) { continuation.resume(returning: $0) }
         }
-        #expect(nullUser?.code == .nullUser)
+        #expect((nullUser as? AuthError)?.code == .nullUser)
     }
 
     @Test func deletingTheUserDeletesTheAccountAndSignsOut() async throws {

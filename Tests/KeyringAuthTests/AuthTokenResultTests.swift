@@ -70,7 +70,7 @@ import Testing
         do {
             _ = try await user.getIDTokenResult()
             Issue.record("decoded a token that is no JWT")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .malformedJWT)
         }
         #expect(auth.currentUser === user, "the user stays signed in")

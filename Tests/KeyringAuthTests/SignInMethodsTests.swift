@@ -77,7 +77,7 @@ import Testing
         do {
             try await auth.updateCurrentUser(user)
             Issue.record("a user of no tenant was adopted in tenant-2")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .tenantIDMismatch)
         }
     }
@@ -91,7 +91,7 @@ import Testing
         do {
             _ = try await me.reauthenticate(with: GoogleAuthProvider.credential(withIDToken: "someone", accessToken: ""))
             Issue.record("reauthenticated as another user")
-        } catch {
+        } catch let error as AuthError {
             #expect(error.code == .userMismatch)
         }
         #expect(try await apps.store.data(for: StoredUserKeys.user(apps.options("A"), in: nil)) == stored, "nothing stored changed")

@@ -143,7 +143,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
         // FakeBackend's tokens are no JWTs: the result is the typed error.
         let undecodable = await callback { done in user.getIDTokenResult { result, error in done((result?.token, error)) } }
         expectOnce(undecodable)
-        #expect(undecodable.value.0 == nil && undecodable.value.1?.code == .malformedJWT)
+        #expect(undecodable.value.0 == nil && (undecodable.value.1 as? AuthError)?.code == .malformedJWT)
 
         let jwt = AuthTokenResultTests.jwt(AuthTokenResultTests.firebasePayload)
         user.record.withLock { $0.tokens.idToken = jwt }
@@ -156,7 +156,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
         backend.offline.store(true, ordering: .relaxed)
         let offline = await callback { done in user.getIDTokenResult(forcingRefresh: true) { result, error in done((result, error)) } }
         expectOnce(offline)
-        #expect(offline.value.0 == nil && offline.value.1 == SwitchableBackend.offlineError)
+        #expect(offline.value.0 == nil && offline.value.1 as? AuthError == SwitchableBackend.offlineError)
         #expect(auth.currentUser === user, "a network error keeps the user signed in")
     }
 
@@ -171,7 +171,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
 
         let again = await callback { done in user.link(with: credential) { result, error in done((result?.user, error)) } }
         expectOnce(again)
-        #expect(again.value.0 == nil && again.value.1?.code == .providerAlreadyLinked)
+        #expect(again.value.0 == nil && (again.value.1 as? AuthError)?.code == .providerAlreadyLinked)
 
         let reauthenticated = await callback { done in
             user.reauthenticate(with: credential) { result, error in done((result?.user.uid, error)) }
@@ -185,7 +185,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
             user.reauthenticate(with: someoneElse) { result, error in done((result?.user.uid, error)) }
         }
         expectOnce(mismatch)
-        #expect(mismatch.value.0 == nil && mismatch.value.1?.code == .userMismatch)
+        #expect(mismatch.value.0 == nil && (mismatch.value.1 as? AuthError)?.code == .userMismatch)
         #expect(auth.currentUser?.uid == user.uid)
 
         let unlinked = await callback { done in user.unlink(fromProvider: "password") { result, error in done((result, error)) } }
@@ -195,7 +195,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
 
         let nothing = await callback { done in user.unlink(fromProvider: "password") { result, error in done((result, error)) } }
         expectOnce(nothing)
-        #expect(nothing.value.0 == nil && nothing.value.1?.code == .noSuchProvider)
+        #expect(nothing.value.0 == nil && (nothing.value.1 as? AuthError)?.code == .noSuchProvider)
     }
 
     @Test func accountChangesCallBackWithNilOrTheErrorAndKeepTheStoredUserOnFailure() async throws {
@@ -213,7 +213,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
         for (name, call) in accountChanges(of: user) + [("delete", { user.delete(completion: $0) })] {
             let result = await callback { done in call { done($0) } }
             expectOnce(result)
-            #expect(result.value == SwitchableBackend.offlineError, "\(name)")
+            #expect(result.value as? AuthError == SwitchableBackend.offlineError, "\(name)")
         }
         #expect(try auth.getStoredUser(forAccessGroup: nil)?.storedRecord == stored, "nothing stored changed")
         #expect(auth.currentUser === user)
@@ -227,7 +227,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
     }
 
     /// The calls that answer with an error or nil: reload, email, password, profile.
-    func accountChanges(of user: User) -> [(String, (@escaping @Sendable (AuthError?) -> Void) -> Void)] {
+    func accountChanges(of user: User) -> [(String, (@escaping @Sendable (Error?) -> Void) -> Void)] {
         [
             ("reload", { user.reload(completion: $0) }),
             ("updateEmail", { user.updateEmail(to: "ada@example.org", completion: $0) }),
@@ -307,7 +307,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
 
         let orphan = await callback { done in user.getIDTokenForcingRefresh(true) { token, error in done((token, error)) } }
         #expect(!orphan.onCallbackQueue && orphan.calls == 1)
-        #expect(orphan.value.0 == nil && orphan.value.1?.code == .internalError)
+        #expect(orphan.value.0 == nil && (orphan.value.1 as? AuthError)?.code == .internalError)
     }
 
     @Test func providerIDIsFirebases() async throws {

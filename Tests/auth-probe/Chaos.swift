@@ -35,7 +35,7 @@ func runChaos(_ options: AuthAppOptions, group: String, seed: UInt64, prompts: B
     func operate(_ kind: String, account: UInt64) async {
         let started = ContinuousClock.now
         var outcome = "ok -"
-        do throws(AuthError) {
+        do {
             switch kind {
             case "sign-in": _ = try await auth.signIn(withEmail: ChaosAccounts.email(account), password: ChaosAccounts.password)
             case "sign-out": try auth.signOut()
@@ -75,10 +75,12 @@ enum ChaosAccounts {
 /// tokens, and an ID token issued to that uid), `none`, `fail CODE`, or `torn WHY`.
 private func readStoredUser(_ auth: Auth, group: String) -> String {
     let user: User?
-    do throws(AuthError) {
+    do {
         user = try auth.getStoredUser(forAccessGroup: group)
+    } catch let error as AuthError where error.code == .corruptStoredUser {
+        return "torn \(error.message.prefix(80))"
     } catch {
-        return error.code == .corruptStoredUser ? "torn \(error.message.prefix(80))" : "fail \(describe(error))"
+        return "fail \(describe(error))"
     }
     guard let user else { return "none" }
     let tokens = user.storedRecord.tokens
@@ -99,6 +101,7 @@ private func idTokenSubject(_ token: String) -> String? {
     return claims["sub"] as? String
 }
 
-private func describe(_ error: AuthError) -> String {
-    error.keychainError.map { "keychainError/\($0.code)" } ?? error.code.name
+private func describe(_ error: Error) -> String {
+    guard let error = error as? AuthError else { return "unexpected \(error)" }
+    return error.keychainError.map { "keychainError/\($0.code)" } ?? error.code.name
 }

@@ -19,7 +19,7 @@ extension Auth {
     ///   user of another tenant, a keychain failure (also when the private item cannot be deleted),
     ///   or ``AuthErrorCode/accessGroupChoiceError``. On failure nothing stored and nothing in
     ///   memory has changed.
-    public func useUserAccessGroup(_ accessGroup: String?, migratingCurrentUser: Bool = false) throws(AuthError) {
+    public func useUserAccessGroup(_ accessGroup: String?, migratingCurrentUser: Bool = false) throws {
         let newGroup = try Self.validated(accessGroup)
         warnIfGroupCannotBeShared(newGroup)
         try transition { () throws(AuthError) in
@@ -89,7 +89,7 @@ extension Auth {
     ///
     /// - Throws: ``AuthError``: an invalid group or keychain failure (``AuthErrorCode/keychainError``),
     ///   or a record that does not decode (``AuthErrorCode/corruptStoredUser``).
-    public func getStoredUser(forAccessGroup accessGroup: String?) throws(AuthError) -> User? {
+    public func getStoredUser(forAccessGroup accessGroup: String?) throws -> User? {
         let group = try Self.validated(accessGroup)
         if state.withLock({ $0.userUnread && !$0.choiceUnknown && $0.group == group }) {
             try transition { () throws(AuthError) in try completeStartupHoldingTransitions() }

@@ -12,7 +12,7 @@ extension Auth {
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidEmail``, ``AuthErrorCode/userNotFound``,
     ///   ``AuthErrorCode/missingContinueURI``, ``AuthErrorCode/invalidContinueURI``,
     ///   ``AuthErrorCode/unauthorizedDomain``, or a network error. Nothing stored changes.
-    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil) async throws(AuthError) {
+    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil) async throws {
         try Self.checkEmail(email)
         try await configuration.backend.sendOutOfBandCode(
             OutOfBandCodeRequest(kind: .passwordReset, email: email, settings: actionCodeSettings), context: requestContext)
@@ -27,7 +27,7 @@ extension Auth {
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidActionCode`` for a malformed, used or other action's code,
     ///   ``AuthErrorCode/expiredActionCode``, ``AuthErrorCode/weakPassword``, ``AuthErrorCode/userDisabled``, or a
     ///   network error. On failure the password and everything stored are unchanged.
-    public func confirmPasswordReset(withCode code: String, newPassword: String) async throws(AuthError) {
+    public func confirmPasswordReset(withCode code: String, newPassword: String) async throws {
         try Self.checkCode(code)
         try AuthCredential.checkField(newPassword, "new password", code: .missingPassword, required: true)
         let info = try await configuration.backend.resetPassword(oobCode: code, newPassword: newPassword, context: requestContext)
@@ -40,7 +40,7 @@ extension Auth {
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidActionCode`` (also for a code of another action),
     ///   ``AuthErrorCode/expiredActionCode``, or a network error.
-    public func verifyPasswordResetCode(_ code: String) async throws(AuthError) -> String {
+    public func verifyPasswordResetCode(_ code: String) async throws -> String {
         let info = try await checkActionCode(code)
         guard info.operation == .passwordReset else {
             throw AuthError(
@@ -54,7 +54,7 @@ extension Auth {
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidActionCode``, ``AuthErrorCode/expiredActionCode``, or a
     ///   network error.
-    public func checkActionCode(_ code: String) async throws(AuthError) -> ActionCodeInfo {
+    public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
         try Self.checkCode(code)
         return try await configuration.backend.resetPassword(oobCode: code, newPassword: nil, context: requestContext)
     }
@@ -69,7 +69,7 @@ extension Auth {
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidActionCode`` (also for a password-reset or sign-in code),
     ///   ``AuthErrorCode/expiredActionCode``, ``AuthErrorCode/emailAlreadyInUse``, or a network error.
-    public func applyActionCode(_ code: String) async throws(AuthError) {
+    public func applyActionCode(_ code: String) async throws {
         try Self.checkCode(code)
         let uid = try await configuration.backend.applyActionCode(code, context: requestContext)
         guard let user = currentUser, uid == nil || uid == user.uid else { return }
@@ -107,7 +107,7 @@ extension Auth {
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidEmail``, ``AuthErrorCode/missingContinueURI``,
     ///   ``AuthErrorCode/invalidContinueURI``, ``AuthErrorCode/unauthorizedDomain``,
     ///   ``AuthErrorCode/operationNotAllowed`` (email-link sign-in disabled), or a network error.
-    public func sendSignInLink(toEmail email: String, actionCodeSettings: ActionCodeSettings) async throws(AuthError) {
+    public func sendSignInLink(toEmail email: String, actionCodeSettings: ActionCodeSettings) async throws {
         try Self.checkEmail(email)
         try await configuration.backend.sendOutOfBandCode(
             OutOfBandCodeRequest(kind: .emailSignIn, email: email, settings: actionCodeSettings), context: requestContext)
@@ -125,7 +125,7 @@ extension Auth {
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidActionCode`` (no sign-in link, or its code was used),
     ///   ``AuthErrorCode/expiredActionCode``, ``AuthErrorCode/invalidEmail`` (another address than the link's),
     ///   ``AuthErrorCode/userDisabled``, or a keychain or network error; on failure nothing stored changes.
-    public func signIn(withEmail email: String, link: String) async throws(AuthError) -> AuthDataResult {
+    public func signIn(withEmail email: String, link: String) async throws -> AuthDataResult {
         try await signIn(with: EmailAuthProvider.credential(withEmail: email, link: link))
     }
 

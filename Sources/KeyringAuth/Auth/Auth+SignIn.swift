@@ -14,7 +14,7 @@ extension Auth {
     ///
     /// - Throws: ``AuthErrorCode/nullUser`` for `nil`, ``AuthErrorCode/tenantIDMismatch`` for a user
     ///   of another tenant, or a keychain or backend error; on failure nothing has changed.
-    public func updateCurrentUser(_ user: User?) async throws(AuthError) {
+    public func updateCurrentUser(_ user: User?) async throws {
         guard let user else { throw AuthError(.nullUser, "updateCurrentUser needs a user; pass a signed-in user.") }
         var record = user.storedRecord
         if record.apiKey != configuration.backend.apiKey {
@@ -42,7 +42,7 @@ extension Auth {
     /// Signs in anonymously; returns the current user when it already is anonymous.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
-    public func signInAnonymously() async throws(AuthError) -> AuthDataResult {
+    public func signInAnonymously() async throws -> AuthDataResult {
         try await completeStartupOffPool()
         if let current = currentUser, current.isAnonymous {
             return AuthDataResult(user: current, additionalUserInfo: AdditionalUserInfo(providerID: "anonymous", isNewUser: false))
@@ -55,7 +55,7 @@ extension Auth {
     /// Signs in with an email address and password.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
-    public func signIn(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
+    public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
         let context = requestContext
         let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
             try await self.configuration.backend.signIn(email: email, password: password, context: context)
@@ -66,7 +66,7 @@ extension Auth {
     /// Creates an account with an email address and password and signs it in.
     ///
     /// - Throws: ``AuthError``; when saving fails the call fails and ``currentUser`` is unchanged.
-    public func createUser(withEmail email: String, password: String) async throws(AuthError) -> AuthDataResult {
+    public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
         let context = requestContext
         let signedIn = try await configuration.backend.signUp(email: email, password: password, context: context)
         return try await finishSignIn(signedIn, method: .password, context: context)
@@ -85,7 +85,7 @@ extension Auth {
     ///   ``AuthError/email`` say which), ``AuthErrorCode/operationNotAllowed`` for a disabled provider, or a
     ///   keychain or network error. A credential that cannot be sent is refused before anything is sent;
     ///   on any failure nothing stored changes and ``currentUser`` is unchanged.
-    public func signIn(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+    public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
         try credential.checkUsable()
         if let email = credential as? EmailPasswordCredential {
             return try await signIn(withEmail: email.email, password: email.password)
@@ -112,7 +112,7 @@ extension Auth {
     ///   ``AuthCredential/maximumFieldBytes``), malformed or expired token, ``AuthErrorCode/customTokenMismatch``
     ///   for a token of another project, ``AuthErrorCode/tenantIDMismatch`` for a token of another tenant
     ///   than ``tenantID``, or a keychain or network error; on failure nothing stored changes.
-    public func signIn(withCustomToken token: String) async throws(AuthError) -> AuthDataResult {
+    public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
         try AuthCredential.checkField(token, "custom token", code: .invalidCustomToken, required: true)
         let context = requestContext
         let signedIn = try await configuration.backend.signIn(customToken: token, context: context)
@@ -135,7 +135,7 @@ extension Auth {
     /// A user already stored anonymously in `accessGroup` is kept, as ``signInAnonymously()`` does.
     package func signInAnonymously(switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
-        guard needsSwitch(to: group) else { return try await signInAnonymously() }
+        guard needsSwitch(to: group) else { return try await AuthError.typed { try await signInAnonymously() } }
         // The group's anonymous user is kept as it is stored: switching adopts it without writing it back
         // (which would tell every running app of the group of a change that is none).
         let kept = try await transitionOffPool { () throws(AuthError) -> User? in
@@ -154,7 +154,7 @@ extension Auth {
     /// ``signIn(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func signIn(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
-        guard needsSwitch(to: group) else { return try await signIn(withEmail: email, password: password) }
+        guard needsSwitch(to: group) else { return try await AuthError.typed { try await signIn(withEmail: email, password: password) } }
         let context = requestContext
         let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
             try await self.configuration.backend.signIn(email: email, password: password, context: context)
@@ -165,7 +165,7 @@ extension Auth {
     /// ``createUser(withEmail:password:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func createUser(withEmail email: String, password: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
-        guard needsSwitch(to: group) else { return try await createUser(withEmail: email, password: password) }
+        guard needsSwitch(to: group) else { return try await AuthError.typed { try await createUser(withEmail: email, password: password) } }
         let context = requestContext
         let signedIn = try await configuration.backend.signUp(email: email, password: password, context: context)
         return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
@@ -174,7 +174,7 @@ extension Auth {
     /// ``signIn(with:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func signIn(with credential: AuthCredential, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
-        guard needsSwitch(to: group) else { return try await signIn(with: credential) }
+        guard needsSwitch(to: group) else { return try await AuthError.typed { try await signIn(with: credential) } }
         try credential.checkUsable()
         if let email = credential as? EmailPasswordCredential {
             return try await signIn(withEmail: email.email, password: email.password, switchingTo: accessGroup)
@@ -196,7 +196,7 @@ extension Auth {
     /// ``signIn(withCustomToken:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.
     package func signIn(withCustomToken token: String, switchingTo accessGroup: String?) async throws(AuthError) -> AuthDataResult {
         let group = try Self.validated(accessGroup)
-        guard needsSwitch(to: group) else { return try await signIn(withCustomToken: token) }
+        guard needsSwitch(to: group) else { return try await AuthError.typed { try await signIn(withCustomToken: token) } }
         try AuthCredential.checkField(token, "custom token", code: .invalidCustomToken, required: true)
         let context = requestContext
         let signedIn = try await configuration.backend.signIn(customToken: token, context: context)
@@ -220,7 +220,7 @@ extension Auth {
     /// Does nothing when no one is signed in.
     ///
     /// - Throws: ``AuthError``; when the delete fails, the user stays signed in.
-    public func signOut() throws(AuthError) {
+    public func signOut() throws {
         try transition { () throws(AuthError) in try signOutHoldingTransitions() }
     }
 

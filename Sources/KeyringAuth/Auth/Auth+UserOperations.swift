@@ -24,7 +24,7 @@ extension Auth {
     }
 
     func updateAccount(of user: User, _ changes: AccountChanges) async throws(AuthError) {
-        let idToken = try await user.getIDToken()
+        let idToken = try await user.idToken()
         let context = requestContext
         let tokens = try await configuration.backend.update(idToken: idToken, changes: changes, context: context)
         try await saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
@@ -59,7 +59,7 @@ extension Auth {
                 .providerAlreadyLinked,
                 "The user already has a \(credential.provider) sign-in method; unlink it first to link another.")
         }
-        let idToken = try await user.getIDToken()
+        let idToken = try await user.idToken()
         let context = requestContext
         let signedIn: BackendSignIn
         if let email = credential as? EmailPasswordCredential {
@@ -80,7 +80,7 @@ extension Auth {
         guard user.providerData.contains(where: { $0.providerID == provider }) else {
             throw AuthError(.noSuchProvider, "The user has no \(String(reflecting: provider)) sign-in method to unlink.")
         }
-        let idToken = try await user.getIDToken()
+        let idToken = try await user.idToken()
         let context = requestContext
         let tokens = try await configuration.backend.update(
             idToken: idToken, changes: AccountChanges(deletedProviders: [provider]), context: context)

@@ -10,10 +10,14 @@ extension AuthError: CustomNSError, LocalizedError {
     /// The code's raw value, for example `17020` for ``AuthErrorCode/networkError``.
     public var errorCode: Int { code.rawValue }
 
-    /// As Firebase fills it: `NSLocalizedDescriptionKey` (the ``message``) and
+    /// As Firebase's `AuthErrorUtils` fills it: `NSLocalizedDescriptionKey` (the ``message``) and
     /// ``AuthErrors/userInfoNameKey`` (``AuthErrorCode/userInfoName``, for example
-    /// `ERROR_NETWORK_REQUEST_FAILED`); for a keychain failure also `NSLocalizedFailureReasonErrorKey`
-    /// (the keychain's message) and `NSUnderlyingErrorKey` (the ``keychainError`` as an `NSError`);
+    /// `ERROR_NETWORK_REQUEST_FAILED`); for ``AuthErrorCode/weakPassword`` also `NSLocalizedFailureReasonErrorKey`
+    /// (the service's reason, `Password should be at least 6 characters`); for ``AuthErrorCode/internalError``
+    /// from a reply the package does not know, `NSUnderlyingErrorKey` (an `NSError` of domain
+    /// `FIRAuthInternalErrorDomain`, code 3, whose `FIRAuthErrorUserInfoDeserializedResponseKey` holds the
+    /// reply's `error` object); for a keychain failure `NSLocalizedFailureReasonErrorKey` (the keychain's
+    /// message) and `NSUnderlyingErrorKey` (the ``keychainError`` as an `NSError`);
     /// ``AuthErrors/userInfoUpdatedCredentialKey`` (an ``OAuthCredential``) and ``AuthErrors/userInfoEmailKey``
     /// when the error carries them.
     public var errorUserInfo: [String: Any] {
@@ -21,6 +25,13 @@ extension AuthError: CustomNSError, LocalizedError {
             NSLocalizedDescriptionKey: message,
             AuthErrors.userInfoNameKey: code.userInfoName,
         ]
+        if code == .weakPassword, let serverDetail, !serverDetail.isEmpty {
+            userInfo[NSLocalizedFailureReasonErrorKey] = serverDetail
+        }
+        if code == .internalError, let reply = serverResponse.flatMap(Self.deserialized) {
+            userInfo[NSUnderlyingErrorKey] = NSError(
+                domain: "FIRAuthInternalErrorDomain", code: 3, userInfo: ["FIRAuthErrorUserInfoDeserializedResponseKey": reply])
+        }
         if let keychainError {
             userInfo[NSLocalizedFailureReasonErrorKey] = keychainError.description
             userInfo[NSUnderlyingErrorKey] = Self.bridge(keychainError)
@@ -33,6 +44,12 @@ extension AuthError: CustomNSError, LocalizedError {
 
     /// The ``message``, so that `error.localizedDescription` says what to do.
     public var errorDescription: String? { message }
+
+    /// The reply's `error` object (the reply itself when it has none), as `JSONSerialization` reads it.
+    private static func deserialized(_ reply: Data) -> Any? {
+        guard let object = try? JSONSerialization.jsonObject(with: reply) else { return nil }
+        return (object as? [String: Any])?["error"] ?? object
+    }
 
     /// The keychain's error as an `NSError`: the domain and code Swift gives it
     /// (`SecretKeychain.KeychainError`), its message as the description.

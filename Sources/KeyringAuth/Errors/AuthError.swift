@@ -1,3 +1,4 @@
+import Foundation
 import SecretKeychain
 
 /// An authentication failure: a Firebase-style code, a message that says what to do, and for
@@ -27,6 +28,12 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For ``AuthErrorCode/secondFactorRequired`` from a backend: the first factor's pending credential and the
     /// account's factors, from which ``Auth`` makes ``multiFactorResolver``.
     package var secondFactorChallenge: SecondFactorChallenge?
+    /// What the identity service said after its error code's colon (`WEAK_PASSWORD : Password should be at
+    /// least 6 characters`), which Firebase gives a weak password's `NSLocalizedFailureReasonErrorKey`.
+    package var serverDetail: String?
+    /// The identity service's error reply (JSON) when its code is unknown here, which Firebase gives an
+    /// ``AuthErrorCode/internalError``'s `NSUnderlyingErrorKey`.
+    package var serverResponse: Data?
 
     /// A failure of kind `code` that says `message`.
     public init(
@@ -52,5 +59,19 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     @discardableResult
     static func catchingKeychain<Result>(_ body: () throws(KeychainError) -> Result) throws(AuthError) -> Result {
         do throws(KeychainError) { return try body() } catch { throw .keychain(error) }
+    }
+}
+
+extension AuthError {
+    /// Runs a call of Firebase's shape, which throws untyped as Firebase's does but only ever an ``AuthError``,
+    /// where the caller needs the error typed.
+    package static func typed<Result>(_ body: () async throws -> Result) async throws(AuthError) -> Result {
+        do {
+            return try await body()
+        } catch let error as AuthError {
+            throw error
+        } catch {
+            throw AuthError(.internalError, "Unexpected error (\(error)); this is a bug in KeyringAuth.")
+        }
     }
 }

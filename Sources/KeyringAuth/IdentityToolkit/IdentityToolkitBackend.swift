@@ -307,10 +307,11 @@ enum IdentityToolkitReply {
             }
             return malformed(operation, "HTTP \(status) without an error body")
         }
-        let error = ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
+        var error = ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
         if error.code == .internalError && status == 429 {
             return AuthError(.tooManyRequests, "Too many requests; wait a while and try again. (\(reply.error.message))")
         }
+        if error.code == .internalError { error.serverResponse = body }
         return error
     }
 

@@ -109,15 +109,33 @@ struct ServerErrorCode: Hashable, Sendable {
         ),
         "INVALID_CONTINUE_URI": (.invalidContinueURI, "The continue URL is not a valid URL; set ActionCodeSettings.url to one."),
         "MISSING_CONTINUE_URI": (.missingContinueURI, "This email needs a continue URL; set ActionCodeSettings.url."),
+        "INVALID_HOSTING_LINK_DOMAIN": (
+            .invalidHostingLinkDomain, "The sign-in link's domain is not a Hosting domain of the project; check ActionCodeSettings.linkDomain."
+        ),
+        "MISSING_CLIENT_IDENTIFIER": (.missingClientIdentifier, "The request carried no app verification, which the project requires."),
+        // Phone numbers and app verification: never asked for on Linux, mapped as Firebase maps them.
+        "INVALID_PHONE_NUMBER": (.invalidPhoneNumber, "The phone number is malformed."),
+        "APP_NOT_VERIFIED": (.appNotVerified, "The app could not be verified; phone sign-in needs app verification."),
+        "CAPTCHA_CHECK_FAILED": (.captchaCheckFailed, "The reCAPTCHA check failed."),
+        "INVALID_APP_CREDENTIAL": (.invalidAppCredential, "The app verification credential is not valid."),
+        "MISSING_APP_CREDENTIAL": (.missingAppCredential, "The request needs an app verification credential."),
+        "INVALID_SESSION_INFO": (.invalidVerificationID, "The phone verification ID is not valid."),
+        "MISSING_IOS_APP_TOKEN": (.missingAppToken, "The request needs an APNs token for app verification."),
         "EMAIL_CHANGE_NEEDS_VERIFICATION": (
             .emailChangeNeedsVerification,
             "The project requires a new email address to be verified first; use User.sendEmailVerification(beforeUpdatingEmail:)."
         ),
     ]
 
-    /// The typed error: the mapped code, the advice, and the server's own words.
+    /// The typed error: the mapped code, the advice, and the server's own words, in Firebase's order: the
+    /// message's code first, then the reasons of a message it does not know.
     var authError: AuthError {
         let server = detail.map { "\(code): \($0)" } ?? code
+        if let (mapped, advice) = Self.table[code] {
+            var error = AuthError(mapped, "\(advice) (\(server))")
+            error.serverDetail = detail
+            return error
+        }
         // Google answers a bad or missing key with a sentence (and a reason), not a code.
         if code.hasPrefix("API key not valid") || code.hasPrefix("API key expired")
             || code.hasPrefix("The request is missing a valid API key")
@@ -125,9 +143,11 @@ struct ServerErrorCode: Hashable, Sendable {
         {
             return AuthError(.invalidAPIKey, "The API key was refused (\(server)); copy the Web API key from the Firebase console.")
         }
-        guard let (mapped, advice) = Self.table[code] else {
-            return AuthError(.internalError, "The identity service refused the request (\(server)).")
+        if reasons.contains("ipRefererBlocked") {
+            return AuthError(
+                .appNotAuthorized,
+                "The API key does not allow this app (\(server)); lift its application restrictions in the Google Cloud console.")
         }
-        return AuthError(mapped, "\(advice) (\(server))")
+        return AuthError(.internalError, "The identity service refused the request (\(server)).")
     }
 }

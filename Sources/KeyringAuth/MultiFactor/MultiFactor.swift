@@ -14,13 +14,13 @@ public final class MultiFactor: Sendable {
     /// A session to enroll a factor with (``TOTPMultiFactorGenerator/generateSecret(with:)``), holding a current ID token.
     ///
     /// - Throws: ``AuthError`` when the token cannot be refreshed.
-    public func session() async throws(AuthError) -> MultiFactorSession {
-        MultiFactorSession(enrolling: user, idToken: try await user.getIDToken())
+    public func session() async throws -> MultiFactorSession {
+        MultiFactorSession(enrolling: user, idToken: try await user.idToken())
     }
 
     /// ``session()`` with a completion handler, called on the callback queue.
-    public func getSessionWithCompletion(_ completion: (@Sendable (MultiFactorSession?, AuthError?) -> Void)?) {
-        user.complete(completion) { () async throws(AuthError) in try await self.session() }
+    public func getSessionWithCompletion(_ completion: (@Sendable (MultiFactorSession?, Error?) -> Void)?) {
+        user.complete(completion) { () async throws in try await self.session() }
     }
 
     /// Enrolls the factor of `assertion` (``TOTPMultiFactorGenerator/assertionForEnrollment(with:oneTimePassword:)``)
@@ -29,7 +29,7 @@ public final class MultiFactor: Sendable {
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidVerificationCode`` for a wrong code (try again with the
     ///   current one), ``AuthErrorCode/unverifiedEmail``, ``AuthErrorCode/maximumSecondFactorCountExceeded``, or a
     ///   keychain or network error; on failure nothing stored changes.
-    public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws(AuthError) {
+    public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
         guard let totp = assertion as? TOTPMultiFactorAssertion, let secret = totp.secret else {
             throw AuthError(
                 .missingMultiFactorInfo,
@@ -37,40 +37,40 @@ public final class MultiFactor: Sendable {
         }
         try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
         let auth = try user.owningAuth()
-        let (idToken, context) = (try await user.getIDToken(), auth.requestContext)
+        let (idToken, context) = (try await user.idToken(), auth.requestContext)
         let tokens = try await auth.configuration.backend.finalizeTOTPEnrollment(
             idToken: idToken, secret: secret, oneTimePassword: totp.oneTimePassword, displayName: displayName, context: context)
         try await auth.saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
     }
 
     /// ``enroll(with:displayName:)`` with a completion handler, called on the callback queue.
-    public func enroll(with assertion: MultiFactorAssertion, displayName: String?, completion: (@Sendable (AuthError?) -> Void)?) {
-        user.complete(completion) { () async throws(AuthError) in try await self.enroll(with: assertion, displayName: displayName) }
+    public func enroll(with assertion: MultiFactorAssertion, displayName: String?, completion: (@Sendable (Error?) -> Void)?) {
+        user.complete(completion) { () async throws in try await self.enroll(with: assertion, displayName: displayName) }
     }
 
     /// Withdraws the factor whose ``MultiFactorInfo/uid`` is `factorUID`; the new tokens and factors are saved.
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/multiFactorInfoNotFound``, ``AuthErrorCode/requiresRecentLogin``, or a
     ///   keychain or network error.
-    public func unenroll(withFactorUID factorUID: String) async throws(AuthError) {
+    public func unenroll(withFactorUID factorUID: String) async throws {
         let auth = try user.owningAuth()
-        let (idToken, context) = (try await user.getIDToken(), auth.requestContext)
+        let (idToken, context) = (try await user.idToken(), auth.requestContext)
         let tokens = try await auth.configuration.backend.withdrawSecondFactor(idToken: idToken, enrollmentID: factorUID, context: context)
         try await auth.saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
     }
 
     /// ``unenroll(withFactorUID:)`` of `factorInfo`.
-    public func unenroll(with factorInfo: MultiFactorInfo) async throws(AuthError) {
+    public func unenroll(with factorInfo: MultiFactorInfo) async throws {
         try await unenroll(withFactorUID: factorInfo.uid)
     }
 
     /// ``unenroll(withFactorUID:)`` with a completion handler, called on the callback queue.
-    public func unenroll(withFactorUID factorUID: String, completion: (@Sendable (AuthError?) -> Void)?) {
-        user.complete(completion) { () async throws(AuthError) in try await self.unenroll(withFactorUID: factorUID) }
+    public func unenroll(withFactorUID factorUID: String, completion: (@Sendable (Error?) -> Void)?) {
+        user.complete(completion) { () async throws in try await self.unenroll(withFactorUID: factorUID) }
     }
 
     /// ``unenroll(with:)`` with a completion handler, called on the callback queue.
-    public func unenroll(with factorInfo: MultiFactorInfo, completion: (@Sendable (AuthError?) -> Void)?) {
+    public func unenroll(with factorInfo: MultiFactorInfo, completion: (@Sendable (Error?) -> Void)?) {
         unenroll(withFactorUID: factorInfo.uid, completion: completion)
     }
 }

@@ -46,19 +46,19 @@ public enum TOTPMultiFactorGenerator {
     /// - Throws: ``AuthError``: ``AuthErrorCode/unverifiedEmail``, ``AuthErrorCode/unsupportedFirstFactor``,
     ///   ``AuthErrorCode/maximumSecondFactorCountExceeded``, ``AuthErrorCode/invalidMultiFactorSession`` for a
     ///   sign-in's session, or a network error.
-    public static func generateSecret(with session: MultiFactorSession) async throws(AuthError) -> TOTPSecret {
+    public static func generateSecret(with session: MultiFactorSession) async throws -> TOTPSecret {
         guard case .enrollment(let user, let idToken) = session.kind else { throw notAnEnrollmentSession }
         let auth = try user.owningAuth()
         return try await auth.configuration.backend.startTOTPEnrollment(idToken: idToken, context: auth.requestContext)
     }
 
     /// ``generateSecret(with:)`` with a completion handler, called on the user's callback queue.
-    public static func generateSecret(with session: MultiFactorSession, completion: (@Sendable (TOTPSecret?, AuthError?) -> Void)?) {
+    public static func generateSecret(with session: MultiFactorSession, completion: (@Sendable (TOTPSecret?, Error?) -> Void)?) {
         guard case .enrollment(let user, _) = session.kind else {
             DispatchQueue.global().async { completion?(nil, notAnEnrollmentSession) }
             return
         }
-        user.complete(completion) { () async throws(AuthError) in try await generateSecret(with: session) }
+        user.complete(completion) { () async throws in try await generateSecret(with: session) }
     }
 
     private static var notAnEnrollmentSession: AuthError {

@@ -34,13 +34,13 @@ public final class MultiFactorResolver: Sendable {
     ///   used (sign in again), ``AuthErrorCode/multiFactorInfoNotFound``, ``AuthErrorCode/unsupportedFirstFactor``
     ///   for a phone factor (SMS needs app verification a Linux desktop lacks), or a keychain or network error;
     ///   on any failure nothing stored changes.
-    public func resolveSignIn(with assertion: MultiFactorAssertion) async throws(AuthError) -> AuthDataResult {
+    public func resolveSignIn(with assertion: MultiFactorAssertion) async throws -> AuthDataResult {
         try await auth.resolveSecondFactor(self, with: assertion)
     }
 
     /// ``resolveSignIn(with:)`` with a completion handler, called on the callback queue.
-    public func resolveSignIn(with assertion: MultiFactorAssertion, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?) {
-        auth.complete({ result, error in completion?(result, error) }) { () async throws(AuthError) in
+    public func resolveSignIn(with assertion: MultiFactorAssertion, completion: (@Sendable (AuthDataResult?, Error?) -> Void)?) {
+        auth.complete({ result, error in completion?(result, error) }) { () async throws in
             try await self.resolveSignIn(with: assertion)
         }
     }

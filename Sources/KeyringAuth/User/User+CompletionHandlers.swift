@@ -11,86 +11,86 @@ import Foundation
 // `user.reload(completion: nil)`.
 extension User {
     /// ``getIDToken(forcingRefresh:)`` with a completion handler, called on the callback queue.
-    public func getIDToken(completion: (@Sendable (String?, AuthError?) -> Void)?) {
+    public func getIDToken(completion: (@Sendable (String?, Error?) -> Void)?) {
         getIDTokenForcingRefresh(false, completion: completion)
     }
 
     /// ``getIDToken(forcingRefresh:)`` with a completion handler, called on the callback queue.
-    public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: (@Sendable (String?, AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.getIDToken(forcingRefresh: forceRefresh) }
+    public func getIDTokenForcingRefresh(_ forceRefresh: Bool, completion: (@Sendable (String?, Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.getIDToken(forcingRefresh: forceRefresh) }
     }
 
     /// ``getIDToken(forcingRefresh:)``, under the name Firebase 10 gave it.
-    public func idTokenForcingRefresh(_ forceRefresh: Bool) async throws(AuthError) -> String {
+    public func idTokenForcingRefresh(_ forceRefresh: Bool) async throws -> String {
         try await getIDToken(forcingRefresh: forceRefresh)
     }
 
     /// ``getIDTokenResult(forcingRefresh:)`` with a completion handler, called on the callback queue.
-    public func getIDTokenResult(completion: (@Sendable (AuthTokenResult?, AuthError?) -> Void)?) {
+    public func getIDTokenResult(completion: (@Sendable (AuthTokenResult?, Error?) -> Void)?) {
         getIDTokenResult(forcingRefresh: false, completion: completion)
     }
 
     /// ``getIDTokenResult(forcingRefresh:)`` with a completion handler, called on the callback queue.
-    public func getIDTokenResult(forcingRefresh: Bool, completion: (@Sendable (AuthTokenResult?, AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
+    public func getIDTokenResult(forcingRefresh: Bool, completion: (@Sendable (AuthTokenResult?, Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
     }
 
     /// ``link(with:)`` with a completion handler, called on the callback queue.
-    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.link(with: credential) }
+    public func link(with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.link(with: credential) }
     }
 
     /// ``unlink(fromProvider:)`` with a completion handler, called on the callback queue.
-    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.unlink(fromProvider: provider) }
+    public func unlink(fromProvider provider: String, completion: (@Sendable (User?, Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.unlink(fromProvider: provider) }
     }
 
     /// ``reauthenticate(with:)`` with a completion handler, called on the callback queue.
     public func reauthenticate(
-        with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, AuthError?) -> Void)?
+        with credential: AuthCredential, completion: (@Sendable (AuthDataResult?, Error?) -> Void)?
     ) {
-        complete(completion) { () async throws(AuthError) in try await self.reauthenticate(with: credential) }
+        complete(completion) { () async throws in try await self.reauthenticate(with: credential) }
     }
 
     /// ``reload()`` with a completion handler, called on the callback queue.
-    public func reload(completion: (@Sendable (AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.reload() }
+    public func reload(completion: (@Sendable (Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.reload() }
     }
 
     /// ``updateEmail(to:)`` with a completion handler, called on the callback queue.
-    public func updateEmail(to email: String, completion: (@Sendable (AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.updateEmail(to: email) }
+    public func updateEmail(to email: String, completion: (@Sendable (Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.updateEmail(to: email) }
     }
 
     /// ``updatePassword(to:)`` with a completion handler, called on the callback queue.
-    public func updatePassword(to password: String, completion: (@Sendable (AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.updatePassword(to: password) }
+    public func updatePassword(to password: String, completion: (@Sendable (Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.updatePassword(to: password) }
     }
 
     /// ``delete()`` with a completion handler, called on the callback queue.
-    public func delete(completion: (@Sendable (AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.delete() }
+    public func delete(completion: (@Sendable (Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.delete() }
     }
 
     /// ``sendEmailVerification(with:)`` with a completion handler, called on the callback queue.
-    public func sendEmailVerification(completion: (@Sendable (AuthError?) -> Void)?) {
-        complete(completion) { () async throws(AuthError) in try await self.sendEmailVerification() }
+    public func sendEmailVerification(completion: (@Sendable (Error?) -> Void)?) {
+        complete(completion) { () async throws in try await self.sendEmailVerification() }
     }
 
     /// ``sendEmailVerification(with:)`` with a completion handler, called on the callback queue.
     public func sendEmailVerification(
-        with actionCodeSettings: ActionCodeSettings, completion: (@Sendable (AuthError?) -> Void)?
+        with actionCodeSettings: ActionCodeSettings, completion: (@Sendable (Error?) -> Void)?
     ) {
-        complete(completion) { () async throws(AuthError) in try await self.sendEmailVerification(with: actionCodeSettings) }
+        complete(completion) { () async throws in try await self.sendEmailVerification(with: actionCodeSettings) }
     }
 
     /// ``sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)`` with a completion handler, called on
     /// the callback queue.
     public func sendEmailVerification(
         beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil,
-        completion: (@Sendable (AuthError?) -> Void)?
+        completion: (@Sendable (Error?) -> Void)?
     ) {
-        complete(completion) { () async throws(AuthError) in
+        complete(completion) { () async throws in
             try await self.sendEmailVerification(beforeUpdatingEmail: email, actionCodeSettings: actionCodeSettings)
         }
     }
@@ -98,8 +98,8 @@ extension User {
     /// Runs `body` with ``Auth/complete(_:_:)`` of the user's `Auth`; when that `Auth` no longer exists,
     /// calls `completion` with its error on a global queue (there is no callback queue left).
     func complete<Result: Sendable>(
-        _ completion: (@Sendable (Result?, AuthError?) -> Void)?,
-        _ body: @escaping @Sendable () async throws(AuthError) -> Result
+        _ completion: (@Sendable (Result?, Error?) -> Void)?,
+        _ body: @escaping @Sendable () async throws -> Result
     ) {
         let auth: Auth
         do throws(AuthError) {
@@ -113,7 +113,7 @@ extension User {
 
     /// ``complete(_:_:)`` for a call that returns nothing: the handler gets the error or `nil`.
     func complete(
-        _ completion: (@Sendable (AuthError?) -> Void)?, _ body: @escaping @Sendable () async throws(AuthError) -> Void
+        _ completion: (@Sendable (Error?) -> Void)?, _ body: @escaping @Sendable () async throws -> Void
     ) {
         complete({ (_: Void?, error) in completion?(error) }, body)
     }
@@ -121,7 +121,7 @@ extension User {
 
 extension UserProfileChangeRequest {
     /// ``commitChanges()`` with a completion handler, called on the callback queue of the user's `Auth`.
-    public func commitChanges(completion: (@Sendable (AuthError?) -> Void)?) {
-        user.complete(completion) { () async throws(AuthError) in try await self.commitChanges() }
+    public func commitChanges(completion: (@Sendable (Error?) -> Void)?) {
+        user.complete(completion) { () async throws in try await self.commitChanges() }
     }
 }

@@ -8,9 +8,9 @@ extension User {
     ///   ``AuthErrorCode/invalidContinueURI``, ``AuthErrorCode/unauthorizedDomain``, a token error
     ///   (``AuthErrorCode/userTokenExpired``), or a network error. Nothing stored changes, unless the ID token
     ///   had to be refreshed first (the new token is saved).
-    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws(AuthError) {
+    public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {
         let auth = try requireAuth()
-        let idToken = try await getIDToken()
+        let idToken = try await idToken()
         try await auth.configuration.backend.sendOutOfBandCode(
             OutOfBandCodeRequest(kind: .verifyEmail, idToken: idToken, settings: actionCodeSettings), context: auth.requestContext)
     }
@@ -23,10 +23,10 @@ extension User {
     ///   ``AuthErrorCode/requiresRecentLogin``, ``AuthErrorCode/invalidContinueURI``, or a token or network error.
     public func sendEmailVerification(
         beforeUpdatingEmail email: String, actionCodeSettings: ActionCodeSettings? = nil
-    ) async throws(AuthError) {
+    ) async throws {
         try Auth.checkEmail(email)
         let auth = try requireAuth()
-        let idToken = try await getIDToken()
+        let idToken = try await idToken()
         try await auth.configuration.backend.sendOutOfBandCode(
             OutOfBandCodeRequest(kind: .verifyAndChangeEmail, idToken: idToken, newEmail: email, settings: actionCodeSettings),
             context: auth.requestContext)

@@ -64,7 +64,12 @@ public final class User: Sendable {
     /// saved to the keychain item of the app's current group, so the other apps of the group get it
     /// too; when the user was signed out or replaced meanwhile, it is returned but saved nowhere.
     /// - Throws: ``AuthError``; a refresh refused for good signs the user out.
-    public func getIDToken(forcingRefresh: Bool = false) async throws(AuthError) -> String {
+    public func getIDToken(forcingRefresh: Bool = false) async throws -> String {
+        try await idToken(forcingRefresh: forcingRefresh)
+    }
+
+    /// ``getIDToken(forcingRefresh:)`` with its error typed, for the package's own calls.
+    func idToken(forcingRefresh: Bool = false) async throws(AuthError) -> String {
         let current = storedRecord
         if !forcingRefresh && current.tokens.expirationDate.timeIntervalSinceNow > 5 * 60 {
             return current.tokens.idToken
@@ -80,8 +85,8 @@ public final class User: Sendable {
     /// - Throws: ``AuthError``: ``AuthErrorCode/malformedJWT`` when the token is not a Firebase ID token
     ///   (its decoding is bounded: the stored token may come from any process of the session), or what a
     ///   refresh throws.
-    public func getIDTokenResult(forcingRefresh: Bool = false) async throws(AuthError) -> AuthTokenResult {
-        try AuthTokenResult(token: try await getIDToken(forcingRefresh: forcingRefresh))
+    public func getIDTokenResult(forcingRefresh: Bool = false) async throws -> AuthTokenResult {
+        try AuthTokenResult(token: try await idToken(forcingRefresh: forcingRefresh))
     }
 
     /// Links a sign-in method to the account, as Firebase's `link(with:)`: an identity provider's
@@ -95,7 +100,7 @@ public final class User: Sendable {
     ///   (its ``AuthError/updatedCredential`` signs in to that account), ``AuthErrorCode/emailAlreadyInUse``,
     ///   ``AuthErrorCode/requiresRecentLogin``, ``AuthErrorCode/invalidCredential``, or a keychain or network
     ///   error. On failure the user is as it was.
-    public func link(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+    public func link(with credential: AuthCredential) async throws -> AuthDataResult {
         try await owningAuth().link(self, with: credential)
     }
 
@@ -105,7 +110,7 @@ public final class User: Sendable {
     /// - Throws: ``AuthError``: ``AuthErrorCode/noSuchProvider`` when the user has no method of that
     ///   provider (nothing is sent), ``AuthErrorCode/requiresRecentLogin``, or a keychain or network error.
     @discardableResult
-    public func unlink(fromProvider provider: String) async throws(AuthError) -> User {
+    public func unlink(fromProvider provider: String) async throws -> User {
         try await owningAuth().unlink(self, fromProvider: provider)
         return self
     }
@@ -117,14 +122,14 @@ public final class User: Sendable {
     ///   no account's), ``AuthErrorCode/wrongPassword``, ``AuthErrorCode/invalidCredential``, or a keychain
     ///   or network error. On failure the user is as it was.
     @discardableResult
-    public func reauthenticate(with credential: AuthCredential) async throws(AuthError) -> AuthDataResult {
+    public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
         try await owningAuth().reauthenticate(self, with: credential)
     }
 
     /// Reloads the user's profile from the backend and saves it.
     ///
     /// - Throws: ``AuthError``.
-    public func reload() async throws(AuthError) {
+    public func reload() async throws {
         try await owningAuth().reload(self)
     }
 
@@ -136,14 +141,14 @@ public final class User: Sendable {
     /// Changes the account's email address and saves the user.
     ///
     /// - Throws: ``AuthError`` (for example ``AuthErrorCode/invalidEmail``, ``AuthErrorCode/emailAlreadyInUse``).
-    public func updateEmail(to email: String) async throws(AuthError) {
+    public func updateEmail(to email: String) async throws {
         try await owningAuth().updateAccount(of: self, AccountChanges(email: email))
     }
 
     /// Changes the account's password; the backend issues new tokens, which are saved.
     ///
     /// - Throws: ``AuthError`` (for example ``AuthErrorCode/weakPassword``).
-    public func updatePassword(to password: String) async throws(AuthError) {
+    public func updatePassword(to password: String) async throws {
         try await owningAuth().updateAccount(of: self, AccountChanges(password: password))
     }
 
@@ -154,7 +159,7 @@ public final class User: Sendable {
     /// Deletes the account on the backend and signs the user out.
     ///
     /// - Throws: ``AuthError``.
-    public func delete() async throws(AuthError) {
+    public func delete() async throws {
         try await owningAuth().deleteAccount(of: self)
     }
 }

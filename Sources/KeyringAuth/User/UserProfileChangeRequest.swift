@@ -35,7 +35,7 @@ public final class UserProfileChangeRequest: Sendable {
     /// Sends the changes to the backend and saves the updated user.
     ///
     /// - Throws: ``AuthError``; on failure the stored user is unchanged.
-    public func commitChanges() async throws(AuthError) {
+    public func commitChanges() async throws {
         try await user.update(changes.withLock { $0 })
     }
 }
