@@ -261,6 +261,17 @@ do {
     check("useUserAccessGroup", false, error.localizedDescription)
 }
 
+// MARK: Settings and provider IDs
+
+Auth.auth().useAppLanguage()
+Auth.auth().languageCode = Auth.auth().languageCode ?? "en"
+let providerID: AuthProviderID = .custom("microsoft.com")
+switch providerID {
+case .apple, .google: check("switch on AuthProviderID with .custom(…)", false)
+case .custom("microsoft.com"): check("switch on AuthProviderID with .custom(…)", Auth.auth().languageCode != nil)
+default: check("switch on AuthProviderID with .custom(…)", false)
+}
+
 // MARK: Listeners removed; what they heard
 
 try? Auth.auth().signOut()
