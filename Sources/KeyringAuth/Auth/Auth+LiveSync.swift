@@ -61,37 +61,40 @@ extension Auth {
     /// user out; an item that cannot be read, or holds a user of another tenant, is logged and the
     /// current user kept. A user start-up could not read becomes current once it can be read.
     func adoptStoredUser(of group: AccessGroup) {
-        transitions.withLock { _ in
-            guard state.withLock({ !$0.choiceUnknown && $0.group == group }) else { return }
-            let stored: StoredUserRecord?
-            do throws(AuthError) {
-                stored = try Self.readRecord(configuration, in: group)
-                if let stored { try checkTenant(of: stored, from: "The user stored in group \(group)") }
-            } catch {
-                logger.warning(
-                    "The shared user changed but cannot be adopted; keeping the current user",
-                    metadata: ["group": "\(group)", "error": "\(error)"])
+        transitions.withLock { _ in adoptStoredUserHoldingTransitions(of: group) }
+    }
+
+    /// ``adoptStoredUser(of:)`` for the group or private scope the app is in, with `transitions` held.
+    func adoptStoredUserHoldingTransitions(of group: AccessGroup?) {
+        guard state.withLock({ !$0.choiceUnknown && $0.group == group }) else { return }
+        let stored: StoredUserRecord?
+        do throws(AuthError) {
+            stored = try Self.readRecord(configuration, in: group)
+            if let stored { try checkTenant(of: stored, from: "The user stored in \(Self.describe(group))") }
+        } catch {
+            logger.warning(
+                "The shared user changed but cannot be adopted; keeping the current user",
+                metadata: ["scope": "\(Self.describe(group))", "error": "\(error)"])
+            return
+        }
+        state.withLock { state in
+            if state.userUnread {
+                state.userUnread = false
+                state.startupError = nil
+            }
+            let current = state.currentUser
+            switch (current, stored) {
+            case (nil, nil):
                 return
+            case (let current?, let stored?) where current.uid == stored.uid:
+                // Compared as stored: the record in memory has finer dates than the stored one.
+                guard current.storedRecord.encoded() != stored.encoded() else { return }
+                current.record.withLock { $0 = stored }
+            default:
+                state.currentUser = stored.map { User(record: $0, auth: self) }
             }
-            state.withLock { state in
-                if state.userUnread {
-                    state.userUnread = false
-                    state.startupError = nil
-                }
-                let current = state.currentUser
-                switch (current, stored) {
-                case (nil, nil):
-                    return
-                case (let current?, let stored?) where current.uid == stored.uid:
-                    // Compared as stored: the record in memory has finer dates than the stored one.
-                    guard current.storedRecord.encoded() != stored.encoded() else { return }
-                    current.record.withLock { $0 = stored }
-                default:
-                    state.currentUser = stored.map { User(record: $0, auth: self) }
-                }
-                logger.debug("Adopted a change of the shared user", metadata: ["group": "\(group)"])
-                publish(&state)
-            }
+            logger.debug("Adopted a change of the shared user", metadata: ["scope": "\(Self.describe(group))"])
+            publish(&state)
         }
     }
 }

@@ -237,11 +237,24 @@ extension Auth {
         }
     }
 
-    /// ``signOut()`` of `user` if it is still the current user, off the cooperative pool.
+    /// ``signOut()`` of `user` if it is still the current user, off the cooperative pool. When the item no longer
+    /// holds its sign-in (another process signed another user in, or out), the item is left as it is and what
+    /// it holds becomes current; an item that cannot be decoded is left too, and the user signed out here only.
     func signOutIfCurrent(_ user: User) async throws(AuthError) {
         try await transitionOffPool { () throws(AuthError) in
             guard self.currentUser === user else { return }
-            try self.signOutHoldingTransitions()
+            let group = self.state.withLock { $0.group }
+            switch try self.storeHoldsSignIn(of: user, in: group) {
+            case true?:
+                try self.signOutHoldingTransitions()
+            case false?:
+                self.adoptStoredUserHoldingTransitions(of: group)
+            case nil:
+                self.state.withLock { state in
+                    state.currentUser = nil
+                    self.publish(&state)
+                }
+            }
         }
     }
 

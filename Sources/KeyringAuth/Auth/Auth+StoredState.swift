@@ -37,6 +37,21 @@ extension Auth {
         }
     }
 
+    /// Whether the user item of `group` still holds the sign-in this app holds for `user`: its uid and
+    /// refresh token. Another process may have signed another user in, signed out, or signed the same
+    /// account in again since this app last read the item; a write on `user`'s behalf then leaves the
+    /// item alone. `nil` when the item cannot be decoded (it is left as it is too).
+    func storeHoldsSignIn(of user: User, in group: AccessGroup?) throws(AuthError) -> Bool? {
+        let stored: StoredUserRecord?
+        do throws(AuthError) {
+            stored = try Self.readRecord(configuration, in: group)
+        } catch where error.code == .corruptStoredUser {
+            return nil
+        }
+        let held = user.storedRecord
+        return stored?.uid == held.uid && stored?.tokens.refreshToken == held.tokens.refreshToken
+    }
+
     /// The item's label, for a person looking at the keyring: the user's uid when it is known.
     func label(of uid: String?, in group: AccessGroup?) -> String {
         "Firebase user\(uid.map { " \($0)" } ?? "") of \(group.map { "group \($0)" } ?? "app \(options.appName)")"

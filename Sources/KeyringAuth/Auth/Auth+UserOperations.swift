@@ -136,7 +136,9 @@ extension Auth {
         }
     }
 
-    /// Changes `user`'s record and, when it is the current user, saves it and tells token listeners.
+    /// Changes `user`'s record and, when it is the current user and the item still holds its sign-in, saves it
+    /// and tells token listeners. When another process replaced the sign-in (another user, a sign-out, a new
+    /// sign-in of the account), the item is left as it is and what it holds becomes current.
     func updateIfCurrent(_ user: User, _ change: @escaping @Sendable (inout StoredUserRecord) -> Void) async throws(AuthError) {
         guard currentUser === user else {
             user.record.withLock { change(&$0) }
@@ -149,9 +151,15 @@ extension Auth {
                 user.record.withLock { change(&$0) }
                 return
             }
+            let group = self.state.withLock { $0.group }
+            guard try self.storeHoldsSignIn(of: user, in: group) == true else {
+                user.record.withLock { change(&$0) }
+                self.adoptStoredUserHoldingTransitions(of: group)
+                return
+            }
             var record = user.storedRecord
             change(&record)
-            try self.save(record, in: self.state.withLock { $0.group })
+            try self.save(record, in: group)
             user.record.withLock { $0 = record }
             self.state.withLock { self.publish(&$0) }
         }
