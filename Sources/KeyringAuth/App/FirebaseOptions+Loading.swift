@@ -19,7 +19,8 @@ extension FirebaseOptions {
 
     /// The options of the file ``FirebaseApp/configure()`` reads: the file `$GOOGLE_SERVICE_INFO_PATH`
     /// names when it is set; otherwise the first of `GoogleService-Info.plist` and `google-services.json`
-    /// found in the main bundle (on Linux, the executable's directory), then in the working directory.
+    /// found in the main bundle (on Linux, the executable's directory), then in the working directory (there only
+    /// a file the user owns and others cannot write: anyone may write to a directory such as `/tmp`).
     /// The first file found is the one read: when it is not usable, that is the error (no other is tried).
     /// Among the apps of a `google-services.json`, `$GOOGLE_APP_ID` chooses when there are several.
     ///
@@ -46,36 +47,32 @@ extension FirebaseOptions {
         let places = [bundleDirectory, currentDirectory].flatMap { directory in
             [plistName, jsonName].map { URL(fileURLWithPath: directory).appendingPathComponent($0).path }
         }
-        guard let found = places.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+        guard let index = places.firstIndex(where: { FileManager.default.fileExists(atPath: $0) }) else {
             throw LoadError(description: "No Firebase options file was found. Looked at: "
                 + places.map { String(reflecting: $0) }.joined(separator: ", ") + " (\(pathVariable) is not set). "
                 + "Download the app's \(plistName) from the Firebase console (Project settings, Your apps) and put it "
                 + "beside the executable or in the working directory, set \(pathVariable) to its path, or call "
                 + "FirebaseApp.configure(options:).")
         }
-        return try load(contentsOfFile: found, appID: appID)
+        // The working directory may be one others write to (`/tmp`): a file there must be the user's own.
+        let found = places[index]
+        return try load(OptionsFile.read(found, ownedByTheUser: index >= 2), from: found, appID: appID)
     }
 
     /// The options of a `GoogleService-Info.plist` (XML or binary) or a `google-services.json` (told apart by
     /// their content) at `path`. Of a `google-services.json` with several apps, the one whose
     /// `mobilesdk_app_id` is `appID`.
     ///
-    /// - Throws: ``LoadError`` naming the file and what is wrong: unreadable, too large (over 1 MiB), neither
-    ///   format, a required key missing (`GOOGLE_APP_ID`; in JSON `client[].client_info.mobilesdk_app_id`),
+    /// - Throws: ``LoadError`` naming the file and what is wrong: unreadable, not a regular file (a FIFO is
+    ///   refused without waiting on it), too large (over 1 MiB), a binary property list that expands past
+    ///   10,000 objects or 16 levels through shared references, neither format, a required key missing (`GOOGLE_APP_ID`; in JSON `client[].client_info.mobilesdk_app_id`),
     ///   a value of the wrong type, or no app or several without `appID`.
     public static func load(contentsOfFile path: String, appID: String? = nil) throws(LoadError) -> FirebaseOptions {
-        let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: maximumFileBytes + 1) ?? Data()
-        } catch {
-            throw LoadError(description: "Cannot read the Firebase options file \(String(reflecting: path)): \(error.localizedDescription)")
-        }
-        guard data.count <= maximumFileBytes else {
-            throw LoadError(description: "The Firebase options file \(String(reflecting: path)) is over 1 MiB; "
-                + "it is not a \(plistName) or \(jsonName) from the Firebase console.")
-        }
+        try load(OptionsFile.read(path), from: path, appID: appID)
+    }
+
+    /// ``load(contentsOfFile:appID:)`` of the bytes read from `path`.
+    static func load(_ data: Data, from path: String, appID: String?) throws(LoadError) -> FirebaseOptions {
         do throws(FileProblem) {
             return FirebaseOptions(values: startsAsJSONObject(data) ? try googleServicesJSON(data, appID: appID) : try serviceInfoPlist(data))
         } catch {
@@ -95,6 +92,11 @@ extension FirebaseOptions {
 
     /// A `GoogleService-Info.plist`: a dictionary with `GOOGLE_APP_ID` and Firebase's other keys.
     static func serviceInfoPlist(_ data: Data) throws(FileProblem) -> Values {
+        do throws(BinaryPropertyListBounds.Refusal) {
+            try BinaryPropertyListBounds.check(data)
+        } catch {
+            throw FileProblem(reason: "it is a binary property list, but \(error.reason)")
+        }
         guard let object = try? PropertyListSerialization.propertyList(from: data, format: nil) else {
             throw FileProblem(reason: "it is neither a property list (\(plistName)) nor JSON (\(jsonName))")
         }

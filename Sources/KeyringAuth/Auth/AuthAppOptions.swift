@@ -98,15 +98,10 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
     /// - Throws: ``LoadError`` naming the file and what is wrong with it.
     public static func load(from file: URL) throws(LoadError) -> AuthAppOptions {
         let data: Data
-        do {
-            let handle = try FileHandle(forReadingFrom: file)
-            defer { try? handle.close() }
-            data = try handle.read(upToCount: FirebaseOptions.maximumFileBytes + 1) ?? Data()
+        do throws(FirebaseOptions.LoadError) {
+            data = try OptionsFile.read(file.path)
         } catch {
-            throw LoadError(description: "Cannot read the app options file \(file.path): \(error.localizedDescription)")
-        }
-        guard data.count <= FirebaseOptions.maximumFileBytes else {
-            throw LoadError(description: "The app options file \(file.path) is over 1 MiB; it is not an options file.")
+            throw LoadError(description: error.description)
         }
         // This package's JSON: an object without google-services.json's project_info, or text that starts as one.
         let isOwnJSON: Bool
@@ -118,7 +113,7 @@ public struct AuthAppOptions: Hashable, Sendable, Codable {
         if !isOwnJSON {
             do {
                 let appID = ProcessInfo.processInfo.environment[FirebaseOptions.appIDVariable].flatMap { $0.isEmpty ? nil : $0 }
-                let options = try FirebaseOptions.load(contentsOfFile: file.path, appID: appID)
+                let options = try FirebaseOptions.load(data, from: file.path, appID: appID)
                 return try AuthAppOptions(options, appName: defaultAppName, from: file.path)
             } catch let error as LoadError {
                 throw error
