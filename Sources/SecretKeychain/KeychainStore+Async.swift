@@ -61,6 +61,11 @@ extension KeychainStore {
 
 // Defaults of the requirements a store may leave out.
 extension KeychainStore {
+    /// Reads once, as ``data(for:)``: only a provider known to garble secrets needs more.
+    public func data(for key: KeychainKey, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) -> Data? {
+        try data(for: key)
+    }
+
     /// For stores that hold nothing but valid keys: their items, nothing unrecognized.
     ///
     /// - Throws: ``KeychainError``, as ``items(in:)``.

@@ -50,6 +50,14 @@ public protocol KeychainStore: Sendable {
     /// - Throws: ``KeychainError``; absence is `nil`, never an error.
     func data(for key: KeychainKey) throws(KeychainError) -> Data?
 
+    /// The secret stored under `key`, for data that can tell whether it is intact (a JSON record that
+    /// decodes): where the provider is known to return another value now and then without an error
+    /// (KWallet 5's session bug), a secret `isIntact` refuses is read again on a fresh session before it
+    /// is returned as it is. The default reads once, as ``data(for:)``.
+    ///
+    /// - Throws: ``KeychainError``; absence is `nil`, never an error.
+    func data(for key: KeychainKey, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) -> Data?
+
     /// Stores `data` under `key`, replacing what was there, and leaves exactly one item for the key.
     ///
     /// - Parameters:

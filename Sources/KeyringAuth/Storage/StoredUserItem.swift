@@ -46,7 +46,7 @@ package struct StoredUserItem: Sendable {
             } else {
                 let data: Data?
                 do throws(KeychainError) {
-                    data = try store.data(for: item.key)
+                    data = try store.userRecordData(for: item.key)
                 } catch .oversizedItem(let name, let size, let limit) {
                     // Grew since the listing.
                     records.append(StoredUserItem(
@@ -72,7 +72,7 @@ package struct StoredUserItem: Sendable {
         of options: AuthAppOptions, in group: AccessGroup?, store: any KeychainStore
     ) throws(AuthError) -> StoredUserSummary? {
         let key = StoredUserKeys.user(options, in: group)
-        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try store.data(for: key) }
+        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try store.userRecordData(for: key) }
         return try data.map { (data) throws(AuthError) in StoredUserSummary(try StoredUserRecord.decode(data, key: key)) }
     }
 

@@ -94,3 +94,11 @@ extension StoredUserRecord {
         secondFactors = account.secondFactors.isEmpty ? nil : account.secondFactors.map(StoredSecondFactor.init)
     }
 }
+
+extension KeychainStore {
+    /// The bytes of the user record stored under `key`, read again where the provider may have garbled them
+    /// (KWallet 5's session bug) when they do not decode: see ``KeychainStore/data(for:checkedBy:)``.
+    func userRecordData(for key: KeychainKey) throws(KeychainError) -> Data? {
+        try data(for: key, checkedBy: { (try? StoredUserRecord.decode($0, key: key)) != nil })
+    }
+}

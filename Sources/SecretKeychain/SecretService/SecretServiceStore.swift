@@ -46,12 +46,27 @@ public final class SecretServiceStore: KeychainStore {
     // MARK: KeychainStore
 
     public func data(for key: KeychainKey) throws(KeychainError) -> Data? {
+        try data(for: key, checkedBy: { _ in true })
+    }
+
+    /// On KWallet 5 (KDE bug 514194) a broken session can hand back another value with no error: a secret
+    /// `isIntact` refuses is read again on a fresh session, up to four reads in all (as a failed session is), the
+    /// last one returned as it is (a record that is really corrupt is the caller's to report).
+    public func data(for key: KeychainKey, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
         let secret: StoredSecret?
+        var reads = 0
         do {
             secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
-                try attempt.readSecret(matching: attributes)
+                let read = try attempt.readSecret(matching: attributes)
+                reads += 1
+                if let read, reads < KeychainError.sessionTries, provider(using: attempt.client).garblesSecretsOnBrokenSessions,
+                    !isIntact(read.data)
+                {
+                    throw .brokenSession(detail: "the secret read does not decode")
+                }
+                return read
             }
         } catch .oversizedItem(let path, let size, let limit) {
             throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
@@ -70,9 +85,15 @@ public final class SecretServiceStore: KeychainStore {
             // gnome-keyring and KWallet replace atomically: a search for duplicates after every
             // write would find none of ours, and doubled a write's calls. Others' duplicates are
             // removed once a read or a listing has found them.
-            let replacesAtomically = [.gnomeKeyring, .kWallet].contains(provider(using: attempt.client))
+            let provider = provider(using: attempt.client)
+            let replacesAtomically = [.gnomeKeyring, .kWallet].contains(provider)
             if !replacesAtomically || tookDuplicates(of: attributes) {
                 attempt.removeDuplicates(of: attributes, keeping: written)
+            }
+            // A broken KWallet 5 session can store or hand back other bytes with no error: read back, and on a
+            // difference write again on a fresh session.
+            if provider.garblesSecretsOnBrokenSessions, try attempt.readSecret(matching: attributes)?.data != data {
+                throw .brokenSession(detail: "the secret read back differs from the one written")
             }
         }
         logger.debug("Stored keychain item", metadata: ["key": "\(key)", "size": "\(data.count)"])
