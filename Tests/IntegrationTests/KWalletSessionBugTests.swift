@@ -42,7 +42,9 @@ extension KeyringTests {
                 let value = Data("round \(round)".utf8)
                 do {
                     try store.setData(value, for: key, label: "session bug round")
-                    if try store.data(for: key) != value { failures.append("round \(round): read back something else") }
+                    // Read as a record is: checked by its form (garbage from a broken session is read again).
+                    let read = try store.data(for: key, checkedBy: { String(decoding: $0, as: UTF8.self).hasPrefix("round ") })
+                    if read != value { failures.append("round \(round): read back something else") }
                 } catch {
                     failures.append("round \(round): \(error)")
                 }

@@ -24,7 +24,7 @@ package struct ProviderQuirk: Hashable, Sendable, Identifiable {
 }
 
 extension Optional where Wrapped == SecretServiceDiagnosis.Provider {
-    /// Whether a broken session can store or return other bytes than sent, with no error: KWallet 5 (KDE bug 514194).
+    /// Whether a broken session can return other bytes than stored, with no error: KWallet 5 (KDE bug 514194).
     var garblesSecretsOnBrokenSessions: Bool { self == .kWallet }
 }
 
@@ -76,8 +76,8 @@ extension SecretServiceDiagnosis.Provider {
                     id: "kwallet-session-bug",
                     summary: "KDE bug 514194 (every KF5 kwalletd, fixed in KWallet 6.25): about 1 % of encrypted sessions "
                         + "fail (\"the provider returned no secret\", a write may leave an empty secret, and rarely a read or a write "
-                        + "gives other bytes with no error); the store retries the call on a fresh session, reads back each "
-                        + "write, and reads a record that does not decode again"),
+                        + "gives other bytes with no error); the store retries the call on a fresh session, and reads a "
+                        + "record that does not decode again"),
                 ProviderQuirk(
                     id: "kwallet-text-content-type",
                     summary: "secrets of a text/* content type are stored as text (bytes that are not UTF-8 come back mangled); "

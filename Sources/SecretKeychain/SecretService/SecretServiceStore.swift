@@ -85,15 +85,9 @@ public final class SecretServiceStore: KeychainStore {
             // gnome-keyring and KWallet replace atomically: a search for duplicates after every
             // write would find none of ours, and doubled a write's calls. Others' duplicates are
             // removed once a read or a listing has found them.
-            let provider = provider(using: attempt.client)
-            let replacesAtomically = [.gnomeKeyring, .kWallet].contains(provider)
+            let replacesAtomically = [.gnomeKeyring, .kWallet].contains(provider(using: attempt.client))
             if !replacesAtomically || tookDuplicates(of: attributes) {
                 attempt.removeDuplicates(of: attributes, keeping: written)
-            }
-            // A broken KWallet 5 session can store or hand back other bytes with no error: read back, and on a
-            // difference write again on a fresh session.
-            if provider.garblesSecretsOnBrokenSessions, try attempt.readSecret(matching: attributes)?.data != data {
-                throw .brokenSession(detail: "the secret read back differs from the one written")
             }
         }
         logger.debug("Stored keychain item", metadata: ["key": "\(key)", "size": "\(data.count)"])
