@@ -103,10 +103,12 @@ let package = Package(
             swiftSettings: strict
         ),
         // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator (run as keyring-auth-emulator), demo.
+        // libqrencode, the field's own QR code library (Debian's libqrencode-dev): `keyring-auth mfa enroll-totp`.
+        .systemLibrary(name: "CQRCode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .executableTarget(
             name: "keyring-auth",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "Subprocesses", "CProcessControl", "CommandLineSupport",
+                "KeyringAuth", "SecretKeychain", "Subprocesses", "CProcessControl", "CommandLineSupport", "CQRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

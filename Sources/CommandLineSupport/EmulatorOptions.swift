@@ -33,6 +33,11 @@ package struct EmulatorOptions: ParsableArguments {
     @Option(name: .customLong("import"), help: "An accounts JSON file to load at start.")
     package var importFile: String?
 
+    @Option(
+        name: .customLong("export-on-exit"),
+        help: "Write the accounts, their passwords and second factors' secrets, to this file (mode 0600) when stopped.")
+    package var exportFile: String?
+
     @Flag(help: "Log each request (method, path, status) to standard error.")
     package var verbose = false
 

@@ -19,10 +19,22 @@ package final class Interrupts: @unchecked Sendable {
     deinit { sources.forEach { $0.cancel() } }
 }
 
-/// Returns when SIGINT or SIGTERM arrives.
-package func waitForInterrupt() async {
-    let (stream, continuation) = AsyncStream<Void>.makeStream()
-    let interrupts = Interrupts { continuation.finish() }
-    for await _ in stream {}
-    withExtendedLifetime(interrupts) {}
+/// SIGINT or SIGTERM, caught from when this is made: make it before telling anyone the process is ready, so that
+/// a signal sent at once is not lost (Dispatch blocks both signals, and a blocked signal still pending when its
+/// handling turns to "ignore" is discarded: the process would then wait for ever).
+package struct InterruptSignal: Sendable {
+    private let stream: AsyncStream<Void>
+    private let interrupts: Interrupts
+
+    package init() {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        self.stream = stream
+        interrupts = Interrupts { continuation.finish() }
+    }
+
+    /// Returns when SIGINT or SIGTERM has arrived since this was made.
+    package func wait() async {
+        for await _ in stream {}
+        withExtendedLifetime(interrupts) {}
+    }
 }

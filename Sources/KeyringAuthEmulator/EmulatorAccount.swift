@@ -39,7 +39,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// Whether the account has signed in with an email link: its address is then a sign-in method without a
     /// password.
     public var emailLinkSignIn: Bool
-    /// The TOTP second factors enrolled (`mfaInfo`); kept in memory only, not in an export.
+    /// The TOTP second factors enrolled (`mfaInfo`), exported with their secrets.
     var secondFactors: [SecondFactor] = []
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
@@ -112,7 +112,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case localId, email, emailVerified, displayName, photoUrl, phoneNumber, password = "rawPassword", disabled, createdAt,
-            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth
+            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth, mfaInfo
     }
 
     init(localId: String, createdAt: Int64, tenantId: String?) {
@@ -164,6 +164,12 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
             throw DecodingError.dataCorruptedError(forKey: .customAttributes, in: container, debugDescription: problem)
         }
         customAuth = try container.decodeIfPresent(Bool.self, forKey: .customAuth) ?? false
+        let exportedFactors = try container.decodeIfPresent([ExportedSecondFactor].self, forKey: .mfaInfo) ?? []
+        do throws(EmulatorFailure) {
+            secondFactors = try ExportedSecondFactor.factors(exportedFactors, now: Date())
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .mfaInfo, in: container, debugDescription: error.message)
+        }
         tokenGeneration = 0
         refreshSecret = Self.randomID(length: 24)
     }
@@ -190,6 +196,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         if !methods.isEmpty { try container.encode(methods, forKey: .providerUserInfo) }
         try container.encodeIfPresent(customAttributes, forKey: .customAttributes)
         if customAuth { try container.encode(true, forKey: .customAuth) }
+        if !secondFactors.isEmpty { try container.encode(secondFactors.map(ExportedSecondFactor.init), forKey: .mfaInfo) }
     }
 
     /// A random identifier of letters and digits, like Firebase's 28-character uids.

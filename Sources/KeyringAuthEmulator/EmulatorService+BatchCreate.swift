@@ -109,7 +109,13 @@ extension EmulatorService {
             guard (try? Self.checkPhone(phone)) != nil else { throw EmulatorFailure("phone number format is invalid") }
             account.phoneNumber = phone
         }
-        if !(try user.objects("mfaInfo")).isEmpty { throw EmulatorFailure("Second factor not supported.") }
+        let factors = try user.objects("mfaInfo").map { (entry) throws(EmulatorFailure) -> ExportedSecondFactor in
+            guard let data = try? JSONSerialization.data(withJSONObject: entry.values),
+                let factor = try? JSONDecoder().decode(ExportedSecondFactor.self, from: data)
+            else { throw EmulatorFailure("INVALID_ARGUMENT : mfaInfo entries are objects of strings") }
+            return factor
+        }
+        account.secondFactors = try ExportedSecondFactor.factors(factors, now: now)
         return account
     }
 

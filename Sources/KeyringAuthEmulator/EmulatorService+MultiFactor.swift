@@ -1,12 +1,15 @@
 import Foundation
 
-/// A second factor enrolled on an account: a TOTP authenticator (Identity Platform's `totpInfo`). Not exported.
+/// A second factor enrolled on an account: a TOTP authenticator (Identity Platform's `totpInfo`).
 struct SecondFactor: Hashable, Sendable {
     var enrollmentID: String
     var displayName: String?
     /// Milliseconds since 1970.
     var enrolledAt: Int64
     var secret: [UInt8]
+    /// The last 30-second time step whose code was accepted (at enrollment or a sign-in): a code is accepted once
+    /// (RFC 6238, section 5.2), so a code that just finished a sign-in cannot finish another.
+    var lastUsedStep: Int64 = -1
 
     /// An `mfaInfo` entry, as sign-in and `accounts:lookup` list it (never the secret).
     var infoFields: [String: Any] {
@@ -118,12 +121,14 @@ extension EmulatorService {
             guard let pending = state.pendingEnrollments[session], pending.uid == account.localId, pending.expires > now.seconds else {
                 throw EmulatorFailure("INVALID_ARGUMENT : The enrollment session is not this user's, or it has expired; start again.")
             }
-            guard Self.accepts(verification.code, secret: pending.secret, at: now) else { throw EmulatorFailure("INVALID_CODE") }
+            guard let step = Self.acceptedStep(of: verification.code, secret: pending.secret, after: -1, at: now) else {
+                throw EmulatorFailure("INVALID_CODE")
+            }
             try Self.checkCanEnroll(account, provider: provider)
             state.pendingEnrollments[session] = nil
             account.secondFactors.append(SecondFactor(
                 enrollmentID: EmulatorAccount.randomID(length: 20), displayName: displayName, enrolledAt: now.milliseconds,
-                secret: pending.secret))
+                secret: pending.secret, lastUsedStep: step))
             state.accounts[account.localId] = account
             var reply = issueTokens(for: account, provider: provider, now: now).signInFields
             reply["totpAuthInfo"] = [String: Any]()
@@ -157,13 +162,18 @@ extension EmulatorService {
         let verification = try Self.totpVerification(fields)
         return try state.withLock { state throws(EmulatorFailure) in
             let now = clock()
-            guard let pending = state.pendingSignIns[credential], pending.expires > now.seconds, let account = state.accounts[pending.uid]
+            guard let pending = state.pendingSignIns[credential], pending.expires > now.seconds, var account = state.accounts[pending.uid]
             else { throw EmulatorFailure("INVALID_MFA_PENDING_CREDENTIAL") }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
-            guard let factor = account.secondFactors.first(where: { $0.enrollmentID == enrollmentID }) else {
+            guard let index = account.secondFactors.firstIndex(where: { $0.enrollmentID == enrollmentID }) else {
                 throw EmulatorFailure("MFA_ENROLLMENT_NOT_FOUND")
             }
-            guard Self.accepts(verification.code, secret: factor.secret, at: now) else { throw EmulatorFailure("INVALID_CODE") }
+            let factor = account.secondFactors[index]
+            guard let step = Self.acceptedStep(of: verification.code, secret: factor.secret, after: factor.lastUsedStep, at: now) else {
+                throw EmulatorFailure("INVALID_CODE")
+            }
+            account.secondFactors[index].lastUsedStep = step
+            state.accounts[account.localId] = account
             state.pendingSignIns[credential] = nil
             return issueTokens(for: account, provider: pending.provider, now: now).signInFields
         }
@@ -179,8 +189,63 @@ extension EmulatorService {
         return (code, info["sessionInfo"] as? String)
     }
 
-    /// Whether `code` is the TOTP of `secret` now, or of the time step just before or after (clock skew).
-    private static func accepts(_ code: String, secret: [UInt8], at now: Date) -> Bool {
-        [-30.0, 0, 30].contains { TOTP.code(secret: secret, at: now.addingTimeInterval($0)) == code }
+    /// The time step whose TOTP of `secret` `code` is: now, or the step just before or after (clock skew), and
+    /// later than `lastUsed`; `nil` when none is.
+    private static func acceptedStep(of code: String, secret: [UInt8], after lastUsed: Int64, at now: Date) -> Int64? {
+        [-30.0, 0, 30].lazy.map { now.addingTimeInterval($0) }.first { time in
+            time.seconds / 30 > lastUsed && TOTP.code(secret: secret, at: time) == code
+        }.map { $0.seconds / 30 }
+    }
+}
+
+/// A TOTP factor as an export writes it and an import (this emulator's file, or the Admin API's `batchCreate`)
+/// reads it: Identity Platform's `mfaInfo` entry, whose `totpInfo` here also holds the factor's secret, without
+/// which an imported factor could never be used.
+struct ExportedSecondFactor: Codable {
+    var mfaEnrollmentId: String?
+    var displayName: String?
+    var enrolledAt: String?
+    var totpInfo: TOTPInfo?
+    var phoneInfo: String?
+
+    struct TOTPInfo: Codable {
+        /// Base32, as `mfaEnrollment:start` gives it to the app.
+        var sharedSecretKey: String?
+    }
+
+    init(_ factor: SecondFactor) {
+        mfaEnrollmentId = factor.enrollmentID
+        displayName = factor.displayName
+        enrolledAt = SecondFactor.timestamp(factor.enrolledAt)
+        totpInfo = TOTPInfo(sharedSecretKey: TOTP.base32(factor.secret))
+    }
+
+    /// The factor, or why it cannot be imported.
+    func factor(now: Date) throws(EmulatorFailure) -> SecondFactor {
+        guard phoneInfo == nil else { throw EmulatorFailure("INVALID_ARGUMENT : phone second factors are not offered by this emulator") }
+        guard let key = totpInfo?.sharedSecretKey, let secret = TOTP.base32Decoded(key), (10...64).contains(secret.count) else {
+            throw EmulatorFailure("INVALID_ARGUMENT : a TOTP second factor needs totpInfo.sharedSecretKey (base32, 10 to 64 bytes)")
+        }
+        if let id = mfaEnrollmentId, id.isEmpty || id.count > 128 { throw EmulatorFailure("INVALID_ARGUMENT : mfaEnrollmentId is malformed") }
+        if let name = displayName, name.count > 256 { throw EmulatorFailure("INVALID_ARGUMENT : displayName is too long") }
+        let enrolled = try enrolledAt.map { (text) throws(EmulatorFailure) -> Int64 in
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else {
+                throw EmulatorFailure("INVALID_ARGUMENT : enrolledAt is not an RFC 3339 time")
+            }
+            return date.milliseconds
+        }
+        return SecondFactor(
+            enrollmentID: mfaEnrollmentId ?? EmulatorAccount.randomID(length: 20), displayName: displayName,
+            enrolledAt: enrolled ?? now.milliseconds, secret: secret)
+    }
+
+    /// The factors of an import's `mfaInfo`, at most ``EmulatorService/maximumSecondFactors``.
+    static func factors(_ entries: [ExportedSecondFactor], now: Date) throws(EmulatorFailure) -> [SecondFactor] {
+        guard entries.count <= EmulatorService.maximumSecondFactors else {
+            throw EmulatorFailure("SECOND_FACTOR_LIMIT_EXCEEDED")
+        }
+        return try entries.map { (entry) throws(EmulatorFailure) in try entry.factor(now: now) }
     }
 }

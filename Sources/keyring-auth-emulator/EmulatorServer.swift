@@ -44,10 +44,19 @@ struct EmulatorServer: AsyncParsableCommand {
             default: throw CLIFailure(.failure, error.description)
             }
         }
+        let interrupt = InterruptSignal()  // before the ready lines: a SIGINT sent as soon as they are read is not lost
         printNow("Auth emulator for project \(options.projectID) listening on http://\(address)")
         printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
-        await waitForInterrupt()
+        await interrupt.wait()
         await emulator.stop()
+        if let exportFile = options.exportFile {
+            // Test accounts with what signs them in: readable by the user only.
+            let data = emulator.exportAccounts(includingPasswords: true)
+            guard FileManager.default.createFile(atPath: exportFile, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw CLIFailure(.failure, "Cannot write the accounts to \(exportFile).")
+            }
+            print("Accounts written to \(exportFile).")
+        }
         print("Auth emulator stopped.")
     }
 }

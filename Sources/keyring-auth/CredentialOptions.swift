@@ -81,13 +81,11 @@ func readSecretLines(_ names: [String], flag: String) throws -> [String] {
             "\(flag) reads \(names.joined(separator: " then ")) from standard input; pipe \(names.count == 1 ? "it" : "them, one a line,") in, "
                 + "for example: printf '%s\\n' \"$TOKEN\" | keyring-auth …")
     }
-    let text = String(decoding: try SecretInput.readAll(names.joined(separator: " then ")), as: UTF8.self)
-    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-        line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+    return try names.enumerated().map { index, name in
+        guard let line = try PipedLines.shared.next(names.joined(separator: " then ")), !line.isEmpty else {
+            throw ValidationError("No \(name) on line \(index + 1) of standard input; pipe \(names.joined(separator: " then ")) in, one a line.")
+        }
+        return line
     }
-    for (index, name) in names.enumerated() where index >= lines.count || lines[index].isEmpty {
-        throw ValidationError("No \(name) on line \(index + 1) of standard input; pipe \(names.joined(separator: " then ")) in, one a line.")
-    }
-    return Array(lines.prefix(names.count))
 }
 

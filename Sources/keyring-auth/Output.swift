@@ -56,6 +56,7 @@ extension StoredUserSummary {
             "uid": uid, "isAnonymous": isAnonymous, "providers": providers, "apiKey": shortened(apiKey), "appID": appID,
             "accessGroup": nullable(group?.rawValue), "tokenExpiration": timestamp(tokens.expirationDate),
             "email": nullable(email), "emailVerified": isEmailVerified, "displayName": nullable(displayName),
+            "secondFactors": secondFactors.map(factorJSON),
         ]
         if showingTokens {
             object["idToken"] = tokens.idToken
@@ -74,11 +75,23 @@ extension StoredUserSummary {
         if let displayName { field("display name", displayName) }
         field("sign-in methods", providers.isEmpty ? "none" : providers.joined(separator: ", "))
         field("token expires", timestamp(tokens.expirationDate))
+        for factor in secondFactors { print("second factor: \(factorLine(factor))") }
         if showingTokens {
             field("id token", tokens.idToken)
             field("refresh token", tokens.refreshToken)
         }
     }
+}
+
+/// A second factor as `show --json` and `mfa list --json` print it.
+func factorJSON(_ factor: MultiFactorInfo) -> [String: Any] {
+    ["uid": factor.uid, "displayName": nullable(factor.displayName), "enrollmentDate": timestamp(factor.enrollmentDate), "factorID": factor.factorID]
+}
+
+/// A second factor on one line, stored values escaped: `UID "NAME" (totp, enrolled DATE)`.
+func factorLine(_ factor: MultiFactorInfo) -> String {
+    "\(factor.uid.escapedForTerminal) \(String(reflecting: factor.displayName ?? "").escapedForTerminal) "
+        + "(\(factor.factorID.escapedForTerminal), enrolled \(timestamp(factor.enrollmentDate)))"
 }
 
 /// Decoded claims as a JSON value: the types ``AuthTokenResult/claims`` holds, anything else as text.

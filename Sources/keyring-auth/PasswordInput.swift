@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 
-/// The password for `sign-in --password-stdin`. Piped in: standard input up to its end, without
-/// the final line break. On a terminal: a `Password: ` prompt on standard error, one line read
+/// The password for `sign-in --password-stdin`. Piped in: the first line of standard input (the next
+/// one may hold an authenticator's code). On a terminal: a `Password: ` prompt on standard error, one line read
 /// with echo off, the terminal restored afterwards (also when interrupted), and a line break.
 ///
 /// - Throws: `ValidationError` when no password was given.
@@ -11,8 +11,7 @@ func readPassword() throws -> String {
     if isatty(STDIN_FILENO) == 1 {
         password = readPasswordFromTerminal()
     } else {
-        password = String(decoding: try SecretInput.readAll("the password"), as: UTF8.self)
-        if password.hasSuffix("\n") { password.removeLast() }
+        password = try PipedLines.shared.next("the password") ?? ""
     }
     if password.hasSuffix("\r") { password.removeLast() }
     guard !password.isEmpty else {

@@ -11,7 +11,8 @@ struct SignIn: AsyncParsableCommand {
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
-            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \
+            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
+            [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
@@ -23,7 +24,9 @@ struct SignIn: AsyncParsableCommand {
             naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
             and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'. With --google or --oidc the provider's \
             sign-in page opens in the browser (its URL is printed on standard error, to open by hand with --no-browser) \
-            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed.
+            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed. \
+            An account with an authenticator (TOTP) second factor then needs its code: at a prompt on a terminal, else \
+            on the line of standard input after the password; nothing is stored until it is accepted.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -42,6 +45,9 @@ struct SignIn: AsyncParsableCommand {
 
     @Flag(help: "Sign in with a custom token the app's server minted, read from standard input.")
     var customTokenStdin = false
+
+    @Option(help: "The second factor to finish with, when the account has several (its uid, as `mfa list` shows it).")
+    var factor: String?
 
     func validate() throws {
         let methods = [anonymous, credential.given, customTokenStdin, browser.given].filter { $0 }.count
@@ -62,9 +68,9 @@ struct SignIn: AsyncParsableCommand {
         let clientSecret = try browser.readSecret()
         let store = storeOptions.makeStore()
         let auth = try app.makeAuth(store: store, logger: storeOptions.logger, backend: backend)
-        let create = create
+        let create = create, factor = factor
         let browser = browser, logger = storeOptions.logger
-        let result = try await reporting { () async throws -> AuthDataResult in
+        @Sendable func firstFactor() async throws -> AuthDataResult {
             if browser.given {
                 // The browser first: nothing stored changes until the provider's credential is in hand and accepted.
                 let credential = try await browser.credential(secret: clientSecret, logger: logger)
@@ -76,6 +82,15 @@ struct SignIn: AsyncParsableCommand {
             if let given { return try await auth.signIn(with: given.credential, switchingTo: group) }
             if let customToken { return try await auth.signIn(withCustomToken: customToken, switchingTo: group) }
             return try await auth.signInAnonymously(switchingTo: group)
+        }
+        let result = try await reporting { () async throws -> AuthDataResult in
+            do {
+                return try await firstFactor()
+            } catch let error as AuthError where error.code == .secondFactorRequired {
+                // The account has a second factor: nothing is stored until its code finishes the sign-in.
+                guard let resolver = error.multiFactorResolver else { throw error }
+                return try await resolveSecondFactor(resolver, factor: factor)
+            }
         }
         let user = result.user
         let scope = scopeName(group)

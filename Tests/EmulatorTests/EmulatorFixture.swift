@@ -43,10 +43,12 @@ struct EmulatorFixture {
     }
 
     /// One request straight to the server, as a client other than ours would send it.
-    func post(_ path: String, body: String, contentType: String = "application/json") async throws -> (Int, [String: Any]) {
+    /// `bearer` is sent as `Authorization: Bearer …` (the Admin API's `owner`).
+    func post(_ path: String, body: String, contentType: String = "application/json", bearer: String? = nil) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: "http://\(address)\(path)")!)
         request.httpMethod = "POST"
         request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         request.httpBody = Data(body.utf8)
         let (data, response) = try await URLSession.shared.data(for: request)
         let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]

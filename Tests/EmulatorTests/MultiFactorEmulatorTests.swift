@@ -70,7 +70,10 @@ import Testing
                 Self.v2 + "mfaSignIn:finalize?key=k",
                 body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
         }
-        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        // The next time step's code: the enrollment used this step's, and a code is accepted once (RFC 6238, 5.2).
+        let enrollmentCode = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        #expect(Self.message(try await finalizeSignIn(enrollmentCode).1) == "INVALID_CODE", "the code that enrolled the factor")
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date().addingTimeInterval(30)))
         #expect(Self.message(try await finalizeSignIn("000000" == code ? "111111" : "000000").1) == "INVALID_CODE")
         #expect(Self.message(try await finalizeSignIn(code, enrollment: "nope").1) == "MFA_ENROLLMENT_NOT_FOUND")
         let (signedInStatus, signedIn) = try await finalizeSignIn(code)
@@ -121,7 +124,9 @@ import Testing
             "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start?key=k", body: #"{"idToken": "\#(idToken)", "totpEnrollmentInfo": {}}"#)
         let info = try #require(started["totpSessionInfo"] as? [String: Any])
         let secret = try #require(info["sharedSecretKey"] as? String)
-        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        // The previous time step's code (still accepted, for clock skew): the current one is left for the sign-in,
+        // since a code is accepted once.
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date().addingTimeInterval(-30)))
         let (status, _) = try await fixture.post(
             "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize?key=k",
             body: #"{"idToken": "\#(idToken)", "displayName": "phone app", "totpVerificationInfo": {"sessionInfo": "\#(info["sessionInfo"] as? String ?? "")", "verificationCode": "\#(code)"}}"#)
@@ -223,5 +228,59 @@ import Testing
         #expect(user.multiFactor.enrolledFactors.isEmpty)
         _ = try await tokensOfB.next(where: { _ in appB.currentUser?.multiFactor.enrolledFactors.isEmpty == true })
         #expect(appB.currentUser?.multiFactor.enrolledFactors.isEmpty == true)
+    }
+}
+
+extension MultiFactorEmulatorTests {
+
+    /// A factor's code is accepted once: the code that finished a sign-in does not finish another (RFC 6238,
+    /// section 5.2), and the next time step's does.
+    @Test func aCodeThatFinishedASignInDoesNotFinishAnother() async throws {
+        let (fixture, idToken) = try await verifiedAccount()
+        let (secret, _) = try await enroll(fixture, idToken)
+        func signIn(_ code: String) async throws -> (Int, [String: Any]) {
+            let (_, pending) = try await fixture.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+            let credential = try #require(pending["mfaPendingCredential"] as? String)
+            let enrollment = try #require((pending["mfaInfo"] as? [[String: Any]])?.first?["mfaEnrollmentId"] as? String)
+            return try await fixture.post(
+                Self.v2 + "mfaSignIn:finalize?key=k",
+                body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
+        }
+        let next = try #require(TOTP.code(base32Secret: secret, at: Date().addingTimeInterval(30)))
+        #expect(try await signIn(next).0 == 200)
+        let again = try await signIn(next)
+        #expect(again.0 == 400 && Self.message(again.1) == "INVALID_CODE", "\(again.1)")
+    }
+
+    /// An export holds each TOTP factor with its secret, and an import (this emulator's file, or the Admin API's
+    /// batchCreate) brings it back usable: the first factor asks for it, and its code signs in.
+    @Test func factorsSurviveAnExportAndAnImport() async throws {
+        let (fixture, idToken) = try await verifiedAccount()
+        let (secret, _) = try await enroll(fixture, idToken)
+        let exported = fixture.emulator.exportAccounts(includingPasswords: true)
+        let users = try #require((try JSONSerialization.jsonObject(with: exported) as? [String: Any])?["users"] as? [[String: Any]])
+        let factor = try #require((users.first?["mfaInfo"] as? [[String: Any]])?.first)
+        #expect((factor["totpInfo"] as? [String: Any])?["sharedSecretKey"] as? String == secret && factor["displayName"] as? String == "phone app")
+
+        let other = try await EmulatorFixture.start()
+        try other.emulator.importAccounts(exported)
+        let (_, pending) = try await other.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
+        let credential = try #require(pending["mfaPendingCredential"] as? String, "the imported factor is asked for: \(pending)")
+        let enrollment = try #require((pending["mfaInfo"] as? [[String: Any]])?.first?["mfaEnrollmentId"] as? String)
+        #expect(enrollment == factor["mfaEnrollmentId"] as? String)
+        let code = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        let (status, signedIn) = try await other.post(
+            Self.v2 + "mfaSignIn:finalize?key=k",
+            body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
+        #expect(status == 200 && signedIn["idToken"] is String, "\(signedIn)")
+
+        // The Admin API's batchCreate takes the same mfaInfo; a factor without its secret, or a phone factor, is refused.
+        let admin = try await EmulatorFixture.start()
+        let body = #"{"users": [{"localId": "grace", "email": "grace@example.com", "emailVerified": true, "rawPassword": "compiler-1", "mfaInfo": [{"displayName": "watch", "totpInfo": {"sharedSecretKey": "\#(secret)"}}]}, {"localId": "hopper", "mfaInfo": [{"totpInfo": {}}]}, {"localId": "lin", "mfaInfo": [{"phoneInfo": "+15555550100"}]}]}"#
+        let (created, reply) = try await admin.post("/identitytoolkit.googleapis.com/v1/projects/\(admin.emulator.configuration.projectID)/accounts:batchCreate", body: body, bearer: "owner")
+        #expect(created == 200, "\(reply)")
+        #expect((reply["error"] as? [[String: Any]])?.map { $0["index"] as? Int } == [1, 2], "\(reply)")
+        let (_, graced) = try await admin.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "grace@example.com", "password": "compiler-1"}"#)
+        #expect((graced["mfaInfo"] as? [[String: Any]])?.first?["displayName"] as? String == "watch", "\(graced)")
     }
 }

@@ -44,6 +44,33 @@ extension KeyringTests {
             #expect(result.standardError.contains("scripts/install"))
         }
 
+        /// `--export-on-exit` writes the accounts, with what signs them in, to a file only the user can read, which
+        /// `--import` takes back.
+        @Test func accountsAreExportedOnExitAndImportedAgain() async throws {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("emulator-export-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let file = directory.appendingPathComponent("accounts.json").path
+            let (server, hostAndPort) = try await start(["--port", "0", "--export-on-exit", file])
+            let signUp = Array(("POST /identitytoolkit.googleapis.com/v1/accounts:signUp?key=k HTTP/1.1\r\nHost: \(hostAndPort)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 57\r\nConnection: close\r\n\r\n"
+                + #"{"email": "kept@example.com", "password": "kept-secret1"}"#).utf8)
+            let port = try #require(Int(hostAndPort.split(separator: ":").last ?? ""))
+            let answer = try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: signUp)
+            #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "\(String(decoding: answer, as: UTF8.self))")
+            server.child.send(SIGINT)
+            #expect(try await server.nextLine() == "Accounts written to \(file).")
+            #expect(try await server.nextLine() == "Auth emulator stopped.")
+            #expect(await server.finish() == 0)
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let exported = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(exported.contains("kept@example.com") && exported.contains("kept-secret1"))
+
+            let (again, _) = try await start(["--port", "0", "--import", file])
+            try await stop(again)
+        }
+
         @Test func aHostOtherThanLoopbackNeedsTheOptInAndIsWarnedAbout() async throws {
             let refused = try await Subprocess.run(program, ["emulator", "--host", "0.0.0.0", "--port", "0"])
             #expect(refused.status == 2, "bad input")

@@ -74,6 +74,9 @@ extension KeyringTests {
             // Line-buffered, as on a terminal: the test answers what the app asks.
             let app = try LineChannel(["stdbuf", "-oL", try Harness.product("firebase-idioms-example")], environment: environment)
             var passed: [String] = [], failed: [String] = [], secret = ""
+            // Each code of a later time step than the one before: a code is accepted once. The first is the previous
+            // step's, which the emulator still takes (clock skew).
+            var nextCodeTime = Date().addingTimeInterval(-30)
             reading: while true {
                 let line = try await app.nextLine(within: .seconds(120))
                 let words = line.split(separator: " ").map(String.init)
@@ -83,7 +86,9 @@ extension KeyringTests {
                 case "done": break reading
                 case "totp" where words.count == 3: secret = words[2]
                 case "ask" where words.count == 2 && words[1] == "totp-code":
-                    app.send(try #require(TOTP.code(base32Secret: secret, at: Date())))
+                    let time = max(Date().addingTimeInterval(-30), nextCodeTime)
+                    nextCodeTime = time.addingTimeInterval(30)
+                    app.send(try #require(TOTP.code(base32Secret: secret, at: time)))
                 case "ask" where words.count == 3 && words[1] == "custom-token":
                     app.send(AuthEmulator.unsignedCustomToken(uid: words[2]))
                 case "ask" where words.count == 4 && words[1] == "email-link":

@@ -1,3 +1,4 @@
+import SecretKeychain
 import Foundation
 
 // Second factors at sign-in: a first factor answered with a challenge becomes `secondFactorRequired` carrying
@@ -6,7 +7,7 @@ extension Auth {
     /// Runs a first factor's backend call; a second factor asked for becomes an error carrying this `Auth`'s
     /// ``MultiFactorResolver`` for `method`.
     func askingForSecondFactor(
-        _ method: SignInMethod, _ body: () async throws(AuthError) -> BackendSignIn
+        _ method: SignInMethod, switchingTo group: AccessGroup?? = .none, _ body: () async throws(AuthError) -> BackendSignIn
     ) async throws(AuthError) -> BackendSignIn {
         do throws(AuthError) {
             return try await body()
@@ -17,7 +18,8 @@ extension Auth {
                 MultiFactorInfo(uid: factor.enrollmentID, displayName: factor.displayName, enrollmentDate: factor.enrolledAt, factorID: factor.factorID)
             }
             asked.multiFactorResolver = MultiFactorResolver(
-                session: MultiFactorSession(pendingCredential: challenge.pendingCredential), hints: hints, auth: self, method: method)
+                session: MultiFactorSession(pendingCredential: challenge.pendingCredential), hints: hints, auth: self, method: method,
+                switchingTo: group)
             throw asked
         }
     }
@@ -46,6 +48,9 @@ extension Auth {
         }
         let signedIn = try await configuration.backend.finalizeSecondFactorSignIn(
             pendingCredential: pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword, context: context)
+        if case .some(let group) = resolver.switchingTo {
+            return try await finishSignIn(signedIn, method: resolver.method, context: context, switchingTo: group)
+        }
         return try await finishSignIn(signedIn, method: resolver.method, context: context)
     }
 }

@@ -156,7 +156,7 @@ extension Auth {
         let group = try Self.validated(accessGroup)
         guard needsSwitch(to: group) else { return try await AuthError.typed { try await signIn(withEmail: email, password: password) } }
         let context = requestContext
-        let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+        let signedIn = try await askingForSecondFactor(.password, switchingTo: group) { () async throws(AuthError) in
             try await self.configuration.backend.signIn(email: email, password: password, context: context)
         }
         return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
@@ -181,13 +181,13 @@ extension Auth {
         }
         let context = requestContext
         if let emailLink = credential as? EmailLinkCredential {
-            let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
+            let signedIn = try await askingForSecondFactor(.password, switchingTo: group) { () async throws(AuthError) in
                 try await self.signInWithEmailLink(emailLink, context: context)
             }
             return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
         }
         let oauth = try Self.oauth(credential)
-        let signedIn = try await askingForSecondFactor(.provider(oauth.provider)) { () async throws(AuthError) in
+        let signedIn = try await askingForSecondFactor(.provider(oauth.provider), switchingTo: group) { () async throws(AuthError) in
             try await self.configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
         }
         return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context, switchingTo: group)

@@ -1,4 +1,5 @@
 import Dispatch
+import SecretKeychain
 
 /// Finishes a sign-in whose account needs a second factor, as Firebase's `MultiFactorResolver`: the
 /// ``AuthErrorCode/secondFactorRequired`` error carries it (``AuthError/multiFactorResolver``, and
@@ -18,12 +19,15 @@ public final class MultiFactorResolver: Sendable {
     public let auth: Auth
     /// How the first factor signed in (for the user's record and the result).
     let method: SignInMethod
+    /// The scope a sign-in into another scope (the CLI's `sign-in --group`) leaves the app in once finished.
+    let switchingTo: AccessGroup??
 
-    init(session: MultiFactorSession, hints: [MultiFactorInfo], auth: Auth, method: SignInMethod) {
+    init(session: MultiFactorSession, hints: [MultiFactorInfo], auth: Auth, method: SignInMethod, switchingTo: AccessGroup?? = .none) {
         self.session = session
         self.hints = hints
         self.auth = auth
         self.method = method
+        self.switchingTo = switchingTo
     }
 
     /// Finishes the sign-in with the second factor: the user is then signed in and saved, as any sign-in

@@ -18,6 +18,8 @@ package struct StoredUserSummary: Hashable, Sendable {
     /// The app that stored the record.
     package let appID: String
     package let tokens: AuthTokens
+    /// The second factors enrolled, as the last sign-in or change found them.
+    package let secondFactors: [MultiFactorInfo]
 
     init(_ record: StoredUserRecord) {
         uid = record.uid
@@ -30,5 +32,6 @@ package struct StoredUserSummary: Hashable, Sendable {
         apiKey = record.apiKey
         appID = record.appID
         tokens = record.tokens
+        secondFactors = (record.secondFactors ?? []).map(\.info)
     }
 }
