@@ -272,6 +272,13 @@ case .custom("microsoft.com"): check("switch on AuthProviderID with .custom(…)
 default: check("switch on AuthProviderID with .custom(…)", false)
 }
 
+// MARK: The async sequence of state changes (Firebase 11's authStateChanges)
+
+for await user in Auth.auth().authStateChanges {
+    check("for await user in Auth.auth().authStateChanges", user?.uid == Auth.auth().currentUser?.uid, "\(String(describing: user?.uid))")
+    break
+}
+
 // MARK: Listeners removed; what they heard
 
 try? Auth.auth().signOut()

@@ -99,7 +99,7 @@ extension KeyringTests {
             }
             #expect(await app.finish() == 0, "\(app.standardError)")
             #expect(failed.isEmpty, "\(failed)")
-            #expect(passed.count == 31, "every idiom ran: \(passed)")
+            #expect(passed.count == 32, "every idiom ran: \(passed)")
             #expect(passed.contains("catch let error as NSError where … && … in a throwing function"))
             #expect(passed.contains("a weak password's reason under NSLocalizedFailureReasonErrorKey"))
             #expect(passed.contains("secondFactorRequired, userInfo[AuthErrorUserInfoMultiFactorResolverKey] as! MultiFactorResolver, resolveSignIn"))
