@@ -25,8 +25,11 @@ import Testing
 
     private static func message(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
 
-    /// Enrolls a TOTP factor for `idToken`; returns its base32 secret and the new ID token.
-    private func enroll(_ fixture: EmulatorFixture, _ idToken: String) async throws -> (secret: String, idToken: String) {
+    /// Enrolls a TOTP factor for `idToken`; returns its base32 secret, the new ID token, and the code and time it
+    /// enrolled with.
+    private func enroll(
+        _ fixture: EmulatorFixture, _ idToken: String
+    ) async throws -> (secret: String, idToken: String, code: String, time: Date) {
         let (status, started) = try await fixture.post(Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(idToken)", "totpEnrollmentInfo": {}}"#)
         #expect(status == 200, "\(started)")
         let info = try #require(started["totpSessionInfo"] as? [String: Any])
@@ -38,18 +41,25 @@ import Testing
                 Self.v2 + "mfaEnrollment:finalize?key=k",
                 body: #"{"idToken": "\#(idToken)", "displayName": "phone app", "totpVerificationInfo": {"sessionInfo": "\#(session)", "verificationCode": "\#(code)"}}"#)
         }
-        let current = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        let time = Date()
+        let current = try #require(TOTP.code(base32Secret: secret, at: time))
         let wrong = String(format: "%06d", (Int(current)! + 500_000) % 1_000_000)
         let refused = try await finalize(wrong)
         #expect(refused.0 == 400 && Self.message(refused.1) == "INVALID_CODE", "\(refused.1)")
         let (finalStatus, finalized) = try await finalize(current)
         #expect(finalStatus == 200, "\(finalized)")
-        return (secret, try #require(finalized["idToken"] as? String))
+        return (secret, try #require(finalized["idToken"] as? String), current, time)
+    }
+
+    /// A time whose code the emulator takes after an enrollment at `enrolled`: a later time step than the
+    /// enrollment's (a code is accepted once), within its window (the step before now, now, the step after).
+    private static func timeAfter(_ enrolled: Date) -> Date {
+        max(enrolled.addingTimeInterval(30), Date().addingTimeInterval(-29))
     }
 
     @Test func aTOTPFactorIsEnrolledThenAskedForAtEverySignInUntilWithdrawn() async throws {
         let (fixture, idToken) = try await verifiedAccount()
-        let (secret, enrolledToken) = try await enroll(fixture, idToken)
+        let (secret, enrolledToken, enrollmentCode, enrolledAt) = try await enroll(fixture, idToken)
 
         let (_, lookup) = try await fixture.post(Self.v1 + "lookup?key=k", body: #"{"idToken": "\#(enrolledToken)"}"#)
         let user = try #require((lookup["users"] as? [[String: Any]])?.first)
@@ -70,10 +80,9 @@ import Testing
                 Self.v2 + "mfaSignIn:finalize?key=k",
                 body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
         }
-        // The next time step's code: the enrollment used this step's, and a code is accepted once (RFC 6238, 5.2).
-        let enrollmentCode = try #require(TOTP.code(base32Secret: secret, at: Date()))
+        // A later time step's code: a code is accepted once (RFC 6238, 5.2), the enrollment's too.
         #expect(Self.message(try await finalizeSignIn(enrollmentCode).1) == "INVALID_CODE", "the code that enrolled the factor")
-        let code = try #require(TOTP.code(base32Secret: secret, at: Date().addingTimeInterval(30)))
+        let code = try #require(TOTP.code(base32Secret: secret, at: Self.timeAfter(enrolledAt)))
         #expect(Self.message(try await finalizeSignIn("000000" == code ? "111111" : "000000").1) == "INVALID_CODE")
         #expect(Self.message(try await finalizeSignIn(code, enrollment: "nope").1) == "MFA_ENROLLMENT_NOT_FOUND")
         let (signedInStatus, signedIn) = try await finalizeSignIn(code)
@@ -237,7 +246,7 @@ extension MultiFactorEmulatorTests {
     /// section 5.2), and the next time step's does.
     @Test func aCodeThatFinishedASignInDoesNotFinishAnother() async throws {
         let (fixture, idToken) = try await verifiedAccount()
-        let (secret, _) = try await enroll(fixture, idToken)
+        let (secret, _, _, enrolledAt) = try await enroll(fixture, idToken)
         func signIn(_ code: String) async throws -> (Int, [String: Any]) {
             let (_, pending) = try await fixture.post(Self.v1 + "signInWithPassword?key=k", body: #"{"email": "ada@example.com", "password": "analytical"}"#)
             let credential = try #require(pending["mfaPendingCredential"] as? String)
@@ -246,7 +255,7 @@ extension MultiFactorEmulatorTests {
                 Self.v2 + "mfaSignIn:finalize?key=k",
                 body: #"{"mfaPendingCredential": "\#(credential)", "mfaEnrollmentId": "\#(enrollment)", "totpVerificationInfo": {"verificationCode": "\#(code)"}}"#)
         }
-        let next = try #require(TOTP.code(base32Secret: secret, at: Date().addingTimeInterval(30)))
+        let next = try #require(TOTP.code(base32Secret: secret, at: Self.timeAfter(enrolledAt)))
         #expect(try await signIn(next).0 == 200)
         let again = try await signIn(next)
         #expect(again.0 == 400 && Self.message(again.1) == "INVALID_CODE", "\(again.1)")
@@ -256,7 +265,7 @@ extension MultiFactorEmulatorTests {
     /// batchCreate) brings it back usable: the first factor asks for it, and its code signs in.
     @Test func factorsSurviveAnExportAndAnImport() async throws {
         let (fixture, idToken) = try await verifiedAccount()
-        let (secret, _) = try await enroll(fixture, idToken)
+        let (secret, _, _, _) = try await enroll(fixture, idToken)
         let exported = fixture.emulator.exportAccounts(includingPasswords: true)
         let users = try #require((try JSONSerialization.jsonObject(with: exported) as? [String: Any])?["users"] as? [[String: Any]])
         let factor = try #require((users.first?["mfaInfo"] as? [[String: Any]])?.first)

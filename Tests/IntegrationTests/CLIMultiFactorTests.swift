@@ -110,8 +110,9 @@ extension KeyringTests {
             #expect(wrongCode.status == 5 && wrongCode.standardError.contains("invalidVerificationCode"), "\(wrongCode.standardError)")
             #expect(try await stored(["--group", group] + a) == nil, "a wrong code stored nothing")
 
-            // The right code (the next time step's: the enrollment's was used, and a code is accepted once).
-            let code = try #require(TOTP.code(base32Secret: secret, at: enrolledAt.addingTimeInterval(30)))
+            // The right code, of a later time step than the enrollment's (a code is accepted once) and within the
+            // emulator's window (the step before now, now, the step after).
+            let code = try #require(TOTP.code(base32Secret: secret, at: max(enrolledAt.addingTimeInterval(30), Date().addingTimeInterval(-29))))
             let signedIn = try await cli.run(signIn + ["--factor", factorUID] + b, input: "second-factor\n\(code)\n")
             #expect(signedIn.status == 0, "\(signedIn.standardError)")
             #expect(try await stored(["--group", group] + a)?["uid"] as? String == "mfa-user", "both apps are signed in")
