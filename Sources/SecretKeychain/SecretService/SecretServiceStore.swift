@@ -50,26 +50,32 @@ public final class SecretServiceStore: KeychainStore {
     }
 
     /// On KWallet 5 (KDE bug 514194) a broken session can hand back another value with no error: a secret
-    /// `isIntact` refuses is read again on a fresh session, up to four reads in all (as a failed session is), the
-    /// last one returned as it is (a record that is really corrupt is the caller's to report).
+    /// `isIntact` refuses is read again on a fresh session, up to four reads in all, the last one returned as it is
+    /// (a record that is really corrupt is the caller's to report). Each read has its own tries for a session that
+    /// fails outright, so a re-read never turns a corrupt record into ``KeychainError/sessionFailed``.
     public func data(for key: KeychainKey, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
-        let secret: StoredSecret?
-        var reads = 0
-        do {
-            secret = try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
-                let read = try attempt.readSecret(matching: attributes)
-                reads += 1
-                if let read, reads < KeychainError.sessionTries, provider(using: attempt.client).garblesSecretsOnBrokenSessions,
-                    !isIntact(read.data)
-                {
-                    throw .brokenSession(detail: "the secret read does not decode")
+        func read() throws(KeychainError) -> StoredSecret? {
+            do {
+                return try perform("Reading \(key)", writes: false) { attempt throws(SecretServiceFailure) -> StoredSecret? in
+                    try attempt.readSecret(matching: attributes)
                 }
-                return read
+            } catch .oversizedItem(let path, let size, let limit) {
+                throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
             }
-        } catch .oversizedItem(let path, let size, let limit) {
-            throw .oversizedItem("\(key) (\(path))", size: size, limit: limit)
+        }
+        var secret = try read()
+        for reread in 1..<KeychainError.sessionTries {
+            // Which provider answers is asked only here, for a secret that is not intact: a read costs no more call.
+            guard let data = secret?.data, !isIntact(data),
+                try perform("Reading \(key)", writes: false, { attempt throws(SecretServiceFailure) in provider(using: attempt.client) })
+                    .garblesSecretsOnBrokenSessions
+            else { break }
+            logger.debug("The secret read does not decode; reading it again with a fresh session", metadata: ["key": "\(key)", "read": "\(reread)"])
+            SecretServiceClient.disconnect()
+            forgetConnection()
+            secret = try read()
         }
         logger.debug("Read keychain item", metadata: ["key": "\(key)", "found": "\(secret != nil)"])
         return secret?.data
