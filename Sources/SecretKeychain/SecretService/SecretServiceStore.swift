@@ -52,7 +52,7 @@ public final class SecretServiceStore: KeychainStore {
     /// On KWallet 5 (KDE bug 514194) a broken session can hand back another value with no error: a secret
     /// `isIntact` refuses is read again on a fresh session, up to four reads in all, the last one returned as it is
     /// (a record that is really corrupt is the caller's to report). Each read has its own tries for a session that
-    /// fails outright, so a re-read never turns a corrupt record into ``KeychainError/sessionFailed``.
+    /// fails outright, so a re-read never turns a corrupt record into `KeychainError.sessionFailed`.
     public func data(for key: KeychainKey, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) -> Data? {
         try key.validate()
         let attributes = SecretServiceSchema.attributes(for: key)
