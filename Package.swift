@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "KeyringAuthEmulator", targets: ["KeyringAuthEmulator"]),
         .executable(name: "keyring-auth", targets: ["keyring-auth"]),
         .executable(name: "keyring-auth-emulator", targets: ["keyring-auth-emulator"]),
+        .executable(name: "keyring-auth-broker", targets: ["keyring-auth-broker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
@@ -120,6 +121,17 @@ let package = Package(
             name: "keyring-auth-emulator",
             dependencies: [
                 "KeyringAuthEmulator", "SecretKeychain", "CommandLineSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The sign-in broker: the same Auth on the session bus (io.github.keyringauth.Broker1), for apps in any
+        // language and sandboxed apps, with the access group enforced by who is calling. GDBus comes with libsecret.
+        .executableTarget(
+            name: "keyring-auth-broker",
+            dependencies: [
+                "KeyringAuth", "SecretKeychain", "CSecret",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -277,6 +289,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The broker's rules, unit by unit (its behaviour on a bus is in IntegrationTests' BrokerTests).
+        .testTarget(
+            name: "KeyringAuthBrokerTests",
+            dependencies: ["keyring-auth-broker", "KeyringAuth", "SecretKeychain"],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SecretKeychainTests",
             dependencies: ["SecretKeychain", "Subprocesses"],
@@ -296,7 +314,7 @@ let package = Package(
             dependencies: [
                 "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "main-queue-probe", "desktop-app-example",
-                "keyring-auth", "keyring-auth-emulator", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
+                "keyring-auth", "keyring-auth-emulator", "keyring-auth-broker", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
                 "firebase-port-example", "firebase-idioms-example",
             ],

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Signs in through KeyringAuth's broker from a shell script, with gdbus (GLib's, in every desktop):
+#
+#   KEYRING_AUTH_APP="{'apiKey': <'AIza…'>, 'appID': <'1:1234:linux:abcd'>, 'projectID': <'my-project'>}" \
+#       broker-client.sh TEAMID.com.example.shared
+#
+# Uses the group's user when one is signed in, else signs in anonymously; prints who, and the length of
+# a fresh ID token (a script would send the token itself to its backend, never print it).
+set -euo pipefail
+group=${1:?usage: broker-client.sh GROUP (an access group, or "" for the private scope)}
+app=${KEYRING_AUTH_APP:?set KEYRING_AUTH_APP to the app dictionary: apiKey, appID and projectID}
+
+broker() {  # broker METHOD [ARG…]: one call, its answer in GVariant text
+    gdbus call --session --dest io.github.keyringauth.Broker1 --object-path /io/github/keyringauth/Broker1 \
+        --method "io.github.keyringauth.Broker1.$1" "$app" "$group" "${@:2}"
+}
+
+user=$(broker GetUser)
+if [[ "$user" == "(@a{sv} {},)" ]]; then
+    user=$(broker SignInAnonymously)
+fi
+uid=$(sed -n "s/.*'uid': <'\([^']*\)'>.*/\1/p" <<<"$user")
+echo "signed in as $uid"
+token=$(broker GetIDToken false | sed -n "s/^('\(.*\)',)$/\1/p")
+echo "token of ${#token} characters"

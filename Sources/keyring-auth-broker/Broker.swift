@@ -1,0 +1,314 @@
+import Dispatch
+import Foundation
+import KeyringAuth
+import Logging
+import SecretKeychain
+import Synchronization
+
+/// The broker: one `Auth` per (app, scope) its clients use, over the session's Secret Service items,
+/// so that broker clients, Swift apps and the CLI of a group share one sign-in.
+///
+/// Threads: calls arrive on the main thread (``BusServer``), are checked there, and run as tasks;
+/// whatever blocks (the bus's credentials, the keychain in `Auth`'s start-up and sign-out) runs on
+/// ``blocking``, never on the cooperative pool. `Auth` calls its listeners on ``listenerQueue``.
+final class Broker: Sendable {
+    /// Bounds that keep one client from growing the broker without limit.
+    static let maximumApps = 64
+    static let maximumWatchesPerClient = 32
+
+    let logger: Logger
+    private let store: any KeychainStore
+    private let endpoint: IdentityToolkitEndpoint
+    private let policy: AccessPolicy
+    private let bus = Mutex<BusServer?>(nil)
+    private let blocking = DispatchQueue(label: "keyring-auth-broker.blocking", attributes: .concurrent)
+    /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
+    private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
+    private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
+    private let state = Mutex(State())
+    /// The forced refresh in progress for each scope, which concurrent forced calls join.
+    private let refreshes = Mutex<[Scope: Task<String, any Error>]>([:])
+    let activity: Activity
+
+    private struct State {
+        var auths: [Scope: Auth] = [:]
+        var callers: [String: Caller] = [:]
+        var watches: [Scope: ScopeWatch] = [:]
+    }
+
+    /// The clients watching one scope, and what they were last sent.
+    private struct ScopeWatch {
+        var clients: [String: [String: GVariants.Value]] = [:]
+        var handle: AuthListenerHandle?
+        var lastSent: [String: GVariants.Value] = [:]
+    }
+
+    /// One `Auth`: the app as the broker stores it (its private scope keyed by the caller) and the group.
+    struct Scope: Hashable, Sendable {
+        var options: AuthAppOptions
+        var group: AccessGroup?
+    }
+
+    init(store: any KeychainStore, endpoint: IdentityToolkitEndpoint, policy: AccessPolicy, idleTimeout: Duration?, logger: Logger) {
+        self.store = store
+        self.endpoint = endpoint
+        self.policy = policy
+        self.logger = logger
+        activity = Activity(idleTimeout: idleTimeout)
+    }
+
+    /// Starts serving on `bus`, whose handlers call ``handle(_:)`` and ``peerLeft(_:)``.
+    func start(on bus: BusServer) {
+        self.bus.withLock { $0 = bus }
+        activity.start { [weak self] in self?.becameIdle() }
+    }
+
+    var handlers: BusServer.Handlers {
+        BusServer.Handlers(
+            methodCall: { [weak self] call in self?.handle(call) },
+            peerLeft: { [weak self] name in self?.peerLeft(name) })
+    }
+
+    // MARK: Calls
+
+    /// Checks a call's arguments on the main thread and runs it as a task.
+    func handle(_ call: MethodCall) {
+        activity.begin()
+        let request: Request
+        do throws(BrokerError) {
+            request = try Request(call)
+        } catch {
+            logger.info("Refused a call", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])
+            call.fail(error)
+            activity.end()
+            return
+        }
+        Task {
+            defer { activity.end() }
+            do {
+                try await perform(request, for: call)
+            } catch let error as BrokerError {
+                logger.info("A call failed", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])
+                call.fail(error)
+            } catch {
+                call.fail(Self.brokerError(from: error))
+            }
+        }
+    }
+
+    private func perform(_ request: Request, for call: MethodCall) async throws {
+        let caller = try await identify(call.sender)
+        try policy.check(caller, group: request.arguments.group)
+        let scope = Scope(options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group)
+        let auth = try await auth(for: scope)
+        switch request.operation {
+        case .signInAnonymously:
+            call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
+        case .signInWithEmail(let email, let password):
+            call.reply([UserDictionary.variant(of: try await auth.signIn(withEmail: email, password: password).user)])
+        case .createUserWithEmail(let email, let password):
+            call.reply([UserDictionary.variant(of: try await auth.createUser(withEmail: email, password: password).user)])
+        case .signInWithEmailLink(let email, let link):
+            call.reply([UserDictionary.variant(of: try await auth.signIn(withEmail: email, link: link).user)])
+        case .signInWithCustomToken(let token):
+            call.reply([UserDictionary.variant(of: try await auth.signIn(withCustomToken: token).user)])
+        case .signInWithCredential(let credential):
+            call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
+        case .getUser:
+            call.reply([UserDictionary.variant(of: auth.currentUser)])
+        case .getIDToken(let forceRefresh):
+            guard let user = auth.currentUser else {
+                throw BrokerError(.notSignedIn, "Nobody is signed in to \(Self.describe(scope)); sign in first.")
+            }
+            let token = forceRefresh ? try await refreshedToken(of: user, in: scope) : try await user.getIDToken()
+            call.reply([GVariants.string(token)])
+        case .signOut:
+            try await blocking.run { () throws(BrokerError) in
+                do { try auth.signOut() } catch { throw Self.brokerError(from: error) }
+            }
+            call.reply()
+        case .watch:
+            try watch(scope, auth: auth, client: call.sender, app: request.arguments.appDictionary)
+            call.reply()
+        case .unwatch:
+            unwatch(scope, client: call.sender)
+            call.reply()
+        }
+    }
+
+    /// A token refreshed for `user` now: calls that force a refresh while one is in progress for the scope
+    /// get that one's token, so that any number of concurrent calls send one request.
+    private func refreshedToken(of user: User, in scope: Scope) async throws -> String {
+        let refresh = refreshes.withLock { refreshes in
+            if let refresh = refreshes[scope] { return refresh }
+            let refresh = Task { try await user.getIDToken(forcingRefresh: true) }
+            refreshes[scope] = refresh
+            return refresh
+        }
+        defer { refreshes.withLock { if $0[scope] == refresh { $0[scope] = nil } } }
+        return try await refresh.value
+    }
+
+    /// The options under which `caller`'s app is stored: a sandboxed app's private scope is keyed by
+    /// its verified identity (its app name gets the prefix `flatpak:APPID:` or `snap:NAME:`), so
+    /// no other app reaches it, whatever Firebase app ID it passes.
+    static func storedOptions(_ options: AuthAppOptions, for caller: Caller) -> AuthAppOptions {
+        var options = options
+        switch caller {
+        case .host: break
+        case .flatpak(let appID): options.appName = "flatpak:\(appID):\(options.appName)"
+        case .snap(let name): options.appName = "snap:\(name):\(options.appName)"
+        }
+        return options
+    }
+
+    // MARK: Who is calling
+
+    /// Who `sender` is: from the cache, or from its process, which must still hold the connection
+    /// once its files are read (so that the process ID was not reused meanwhile).
+    private func identify(_ sender: String) async throws(BrokerError) -> Caller {
+        if let caller = state.withLock({ $0.callers[sender] }) { return caller }
+        guard let bus = bus.withLock({ $0 }) else { throw BrokerError(.failed, "The broker is not started yet; call again.") }
+        let caller = try await blocking.run { () throws(BrokerError) -> Caller in
+            do {
+                let pid = try bus.processID(of: sender)
+                let caller = try CallerIdentification.identify(pid: pid)
+                guard bus.hasOwner(sender) else { throw BrokerError(.accessDenied, "The caller left the bus.") }
+                return caller
+            } catch let error as BrokerError {
+                throw error
+            } catch {
+                throw BrokerError(.accessDenied, "The broker cannot tell who is calling (\(error)), so it refuses the call.")
+            }
+        }
+        logger.debug("Identified a client", metadata: ["client": "\(sender)", "caller": "\(caller)"])
+        state.withLock { $0.callers[sender] = caller }
+        return caller
+    }
+
+    /// A client left the bus: forget who it was and end its watches.
+    func peerLeft(_ name: String) {
+        let emptied = state.withLock { state -> [(Auth, AuthListenerHandle)] in
+            state.callers[name] = nil
+            var emptied: [(Auth, AuthListenerHandle)] = []
+            for (scope, var watch) in state.watches where watch.clients[name] != nil {
+                watch.clients[name] = nil
+                if watch.clients.isEmpty {
+                    state.watches[scope] = nil
+                    if let handle = watch.handle, let auth = state.auths[scope] { emptied.append((auth, handle)) }
+                    activity.watchEnded()
+                } else {
+                    state.watches[scope] = watch
+                }
+            }
+            return emptied
+        }
+        for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
+    }
+
+    // MARK: The Auths
+
+    private func auth(for scope: Scope) async throws(BrokerError) -> Auth {
+        if let auth = state.withLock({ $0.auths[scope] }) { return auth }
+        return try await registryQueue.run { () throws(BrokerError) -> Auth in
+            if let auth = self.state.withLock({ $0.auths[scope] }) { return auth }
+            guard self.state.withLock({ $0.auths.count }) < Self.maximumApps else {
+                throw BrokerError(.failed, "The broker serves at most \(Self.maximumApps) apps and scopes at once; try again after it restarts.")
+            }
+            let backend = IdentityToolkitBackend(
+                apiKey: scope.options.apiKey, endpoint: self.endpoint, requestTimeout: .seconds(15), logger: self.logger)
+            let auth = Auth(configuration: AuthConfiguration(
+                options: scope.options, store: self.store, backend: backend, callbackQueue: self.listenerQueue, logger: self.logger,
+                liveSync: scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID)))
+            // A corrupt stored user is replaced by the next sign-in; anything else is tried again by the next call.
+            if let error = auth.startupError, error.code != .corruptStoredUser { throw Self.brokerError(from: error) }
+            self.state.withLock { $0.auths[scope] = auth }
+            return auth
+        }
+    }
+
+    // MARK: Watching
+
+    private func watch(_ scope: Scope, auth: Auth, client: String, app: [String: GVariants.Value]) throws(BrokerError) {
+        let outcome = state.withLock { state -> (isFirst: Bool, refused: Bool) in
+            let watchesOfClient = state.watches.values.filter { $0.clients[client] != nil }.count
+            if state.watches[scope]?.clients[client] == nil, watchesOfClient >= Self.maximumWatchesPerClient { return (false, true) }
+            let isFirst = state.watches[scope] == nil
+            if isFirst {
+                state.watches[scope] = ScopeWatch(lastSent: UserDictionary.values(of: auth.currentUser))
+                activity.watchBegan()
+            }
+            state.watches[scope]!.clients[client] = app
+            return (isFirst, false)
+        }
+        if outcome.refused {
+            throw BrokerError(.invalidArgument, "A client may watch at most \(Self.maximumWatchesPerClient) apps and scopes; unwatch one first.")
+        }
+        guard outcome.isFirst else { return }
+        let handle = auth.addIDTokenDidChangeListener { [weak self] _, user in self?.userChanged(in: scope, to: user) }
+        let stale = state.withLock { state -> Bool in
+            guard state.watches[scope] != nil else { return true }
+            state.watches[scope]!.handle = handle
+            return false
+        }
+        if stale { auth.removeIDTokenDidChangeListener(handle) }
+    }
+
+    private func unwatch(_ scope: Scope, client: String) {
+        let ended = state.withLock { state -> (Auth, AuthListenerHandle)? in
+            guard state.watches[scope]?.clients.removeValue(forKey: client) != nil else { return nil }
+            guard state.watches[scope]!.clients.isEmpty else { return nil }
+            let watch = state.watches.removeValue(forKey: scope)!
+            activity.watchEnded()
+            guard let handle = watch.handle, let auth = state.auths[scope] else { return nil }
+            return (auth, handle)
+        }
+        if let (auth, handle) = ended { auth.removeIDTokenDidChangeListener(handle) }
+    }
+
+    /// Sends `UserChanged` to each client watching `scope`, when what they were last sent differs.
+    private func userChanged(in scope: Scope, to user: User?) {
+        let values = UserDictionary.values(of: user)
+        let recipients = state.withLock { state -> [String: [String: GVariants.Value]] in
+            guard var watch = state.watches[scope], watch.lastSent != values else { return [:] }
+            watch.lastSent = values
+            state.watches[scope] = watch
+            return watch.clients
+        }
+        guard !recipients.isEmpty, let bus = bus.withLock({ $0 }) else { return }
+        let group = scope.group?.rawValue ?? ""
+        for (client, app) in recipients {
+            let parameters = GVariants.tuple([GVariants.dictionary(app), GVariants.string(group), GVariants.dictionary(values)])
+            bus.emitSignal("UserChanged", to: client, parameters: parameters)
+        }
+        logger.debug("Sent UserChanged", metadata: ["clients": "\(recipients.count)"])
+    }
+
+    // MARK: Idle
+
+    private func becameIdle() {
+        guard let bus = bus.withLock({ $0 }) else { return }
+        logger.info("Idle: giving the name back and exiting")
+        bus.releaseName(BrokerInterface.name)
+        activity.whenDrained { bus.stop() }
+    }
+
+    // MARK: Errors
+
+    static func brokerError(from error: any Error) -> BrokerError {
+        if let error = error as? BrokerError { return error }
+        guard let error = error as? AuthError else { return BrokerError(.failed, "\(error)") }
+        switch error.code {
+        case .keychainError:
+            return BrokerError(.keychainUnavailable, error.message)
+        case .nullUser:
+            return BrokerError(.notSignedIn, error.message)
+        default:
+            return BrokerError(.backend, "\(error.code.userInfoName): \(error.message)")
+        }
+    }
+
+    static func describe(_ scope: Scope) -> String {
+        scope.group.map { "the access group \($0)" } ?? "the app's private scope"
+    }
+}

@@ -1,0 +1,72 @@
+import KeyringAuth
+import SecretKeychain
+
+/// The arguments every method shares, checked: who the app is to Firebase (`app`, an `a{sv}`) and
+/// which scope it means (`group`; `""` for its private scope). Nothing is trusted beyond its type.
+struct BrokerArguments: Sendable {
+    /// The largest `app` value and the largest of the other strings a call may carry, in bytes.
+    static let maximumAppValueSize = 512
+    static let maximumEmailSize = 320
+    static let maximumPasswordSize = 4096
+    static let maximumTokenSize = 64 * 1024
+
+    /// The app's options as the caller gave them (its own app name, not yet scoped to the caller).
+    let options: AuthAppOptions
+    /// `nil` for the private scope.
+    let group: AccessGroup?
+    /// The app dictionary as it is sent back in `UserChanged`: the keys the caller gave.
+    let appDictionary: [String: GVariants.Value]
+
+    private static let requiredKeys = ["apiKey", "appID", "projectID"]
+    private static let optionalKeys = ["tenantID", "appName"]
+
+    /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
+    init(app: OpaquePointer, group: String) throws(BrokerError) {
+        guard let entries = GVariants.dictionary(of: app) else {
+            throw BrokerError(.invalidArgument, "app must be a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID and appName.")
+        }
+        var strings: [String: String] = [:]
+        for (key, value) in entries {
+            guard Self.requiredKeys.contains(key) || Self.optionalKeys.contains(key) else {
+                throw BrokerError(.invalidArgument, "app has an unknown key \(Self.quoted(key)); it takes apiKey, appID, projectID, tenantID and appName.")
+            }
+            guard case .string(let string)? = value else {
+                throw BrokerError(.invalidArgument, "app's \(key) must be a string.")
+            }
+            try Self.checkSize(string, of: "app's \(key)", limit: Self.maximumAppValueSize)
+            strings[key] = string
+        }
+        for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
+            throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
+        }
+        if let appName = strings["appName"], appName.isEmpty {
+            throw BrokerError(.invalidArgument, "app's appName must not be empty; leave it out for the default app.")
+        }
+        options = AuthAppOptions(
+            appName: strings["appName"] ?? AuthAppOptions.defaultAppName, apiKey: strings["apiKey"]!, appID: strings["appID"]!,
+            projectID: strings["projectID"]!, tenantID: strings["tenantID"].flatMap { $0.isEmpty ? nil : $0 })
+        appDictionary = strings.mapValues { .string($0) }
+        if group.isEmpty {
+            self.group = nil
+        } else {
+            do throws(KeychainError) {
+                self.group = try AccessGroup(group)
+            } catch {
+                throw BrokerError(.invalidArgument, "\(error.description) Pass an access group such as TEAMID.com.example.shared, or \"\" for the app's private scope.")
+            }
+        }
+    }
+
+    /// Refuses a string longer than `limit` bytes, naming it.
+    static func checkSize(_ string: String, of name: String, limit: Int) throws(BrokerError) {
+        guard string.utf8.count <= limit else {
+            throw BrokerError(.invalidArgument, "\(name) is \(string.utf8.count) bytes long; the broker takes at most \(limit).")
+        }
+    }
+
+    /// A string from a caller, quoted with everything unprintable escaped, cut to a readable length.
+    static func quoted(_ string: String) -> String {
+        let cut = string.count > 80 ? String(string.prefix(80)) + "…" : string
+        return "\"\(cut.escapedForTerminal)\""
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import KeyringAuth
+import Logging
+import SecretKeychain
+
+/// `keyring-auth-broker`: KeyringAuth's `Auth` on the session bus as `io.github.keyringauth.Broker1`,
+/// normally started by D-Bus activation (`io.github.keyringauth.Broker1.service`, which `scripts/install` installs).
+@main
+struct BrokerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keyring-auth-broker",
+        abstract: "Serve Firebase sign-in on the session bus as io.github.keyringauth.Broker1, for apps in any language and sandboxed apps.",
+        discussion: """
+            Started by D-Bus activation at the first call; exits when idle. Signs in with Firebase, or with the emulator named by \
+            FIREBASE_AUTH_EMULATOR_HOST; stores users in the Secret Service's default collection, where KeyringAuth's Swift apps \
+            and keyring-auth find them.
+            """)
+
+    @Option(help: ArgumentHelp("Exit after this many seconds without a call or a watching client; 0 never exits.", valueName: "seconds"))
+    var idleTimeout: Double = 120
+
+    @Option(help: ArgumentHelp("The longest any one D-Bus call to the Secret Service may take.", valueName: "seconds"))
+    var keychainTimeout: Double = 5
+
+    @Flag(help: "Print the D-Bus interface (introspection XML) and exit.")
+    var printInterface = false
+
+    @Flag(help: "Log each call's outcome to standard error (never a secret).")
+    var verbose = false
+
+    func validate() throws {
+        guard idleTimeout.isFinite, idleTimeout >= 0, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout takes 0 (never) to 86400 seconds")
+        }
+        guard keychainTimeout.isFinite, keychainTimeout >= 0.001, keychainTimeout <= 3600 else {
+            throw ValidationError("--keychain-timeout takes 0.001 to 3600 seconds")
+        }
+    }
+
+    func run() throws {
+        if printInterface {
+            print(BrokerInterface.introspectionXML, terminator: "")
+            return
+        }
+        var logger = Logger(label: "keyring-auth-broker") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = verbose ? .debug : .warning
+        let endpoint: IdentityToolkitEndpoint
+        do throws(AuthError) {
+            endpoint = try .fromEnvironment()
+        } catch {
+            throw ValidationError(error.message)
+        }
+        let store = SecretServiceStore(configuration: .init(
+            timeout: .milliseconds(max(1, Int((keychainTimeout * 1000).rounded()))), logger: logger))
+        let broker = Broker(
+            store: store, endpoint: endpoint, policy: AccessPolicy(snapGrants: .load()),
+            idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int((idleTimeout * 1000).rounded())), logger: logger)
+        let bus: BusServer
+        do throws(BrokerStartFailure) {
+            bus = try BusServer(handlers: broker.handlers)
+            broker.start(on: bus)
+            try bus.requestName(BrokerInterface.name)
+        } catch {
+            FileHandle.standardError.write(Data("keyring-auth-broker: \(error.description)\n".utf8))
+            Foundation.exit(1)
+        }
+        logger.info("Serving", metadata: ["name": "\(BrokerInterface.name)", "backend": "\(endpoint)"])
+        bus.run()
+    }
+}

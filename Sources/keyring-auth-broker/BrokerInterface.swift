@@ -1,0 +1,101 @@
+/// The broker's D-Bus interface: its names and its introspection XML, which `scripts/install` installs
+/// as `share/dbus-1/interfaces/io.github.keyringauth.Broker1.xml` (`keyring-auth-broker --print-interface`).
+enum BrokerInterface {
+    /// The well-known bus name, the interface's name, and the prefix of its errors' names.
+    static let name = "io.github.keyringauth.Broker1"
+    /// The one object.
+    static let objectPath = "/io/github/keyringauth/Broker1"
+
+    static let introspectionXML = """
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <!--
+          io.github.keyringauth.Broker1: Firebase Authentication's shared sign-in for any app of the session,
+          on the Secret Service items KeyringAuth's Swift apps use.
+
+          app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName (optional).
+          group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
+          user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
+                 displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs).
+                 An empty dictionary when nobody is signed in. Never a token.
+          Errors: io.github.keyringauth.Broker1.Error.AccessDenied, .InvalidArgument, .NotSignedIn,
+                  .KeychainUnavailable, .Backend (the message starts with Firebase's error name, for
+                  example ERROR_WRONG_PASSWORD: ...), .Failed.
+        -->
+        <node>
+          <interface name="io.github.keyringauth.Broker1">
+            <method name="SignInAnonymously">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="SignInWithEmail">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="email" type="s" direction="in"/>
+              <arg name="password" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="CreateUserWithEmail">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="email" type="s" direction="in"/>
+              <arg name="password" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="SignInWithEmailLink">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="email" type="s" direction="in"/>
+              <arg name="link" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="SignInWithCustomToken">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="token" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <!-- credential: providerID (google.com, facebook.com, github.com, twitter.com, apple.com, or an
+                 oidc./saml. ID), and idToken and/or accessToken, secret (twitter.com), rawNonce. -->
+            <method name="SignInWithCredential">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="credential" type="a{sv}" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="GetUser">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
+            <method name="GetIDToken">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="forceRefresh" type="b" direction="in"/>
+              <arg name="token" type="s" direction="out"/>
+            </method>
+            <method name="SignOut">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+            </method>
+            <method name="Watch">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+            </method>
+            <method name="Unwatch">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+            </method>
+            <!-- Sent to each client that watches (app, group), and to no one else, when the signed-in user
+                 or what the user dictionary holds changes, whoever changed it. -->
+            <signal name="UserChanged">
+              <arg name="app" type="a{sv}"/>
+              <arg name="group" type="s"/>
+              <arg name="user" type="a{sv}"/>
+            </signal>
+          </interface>
+        </node>
+
+        """
+}

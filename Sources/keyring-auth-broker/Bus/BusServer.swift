@@ -1,0 +1,183 @@
+import CSecret
+import Foundation
+import Synchronization
+
+/// The broker's side of the session bus, through GDBus: the connection, the exported object, the
+/// well-known name, the calls it receives, the signals it sends and the bus's own answers about peers.
+///
+/// Threads: GLib's default main context runs on the main thread (``run()``), where GDBus delivers
+/// method calls and `NameOwnerChanged`; ``Handlers`` must return at once and do their work elsewhere.
+/// Answering a call, sending a signal and the bus queries are safe from any thread (GDBus's own
+/// worker thread does the I/O); the queries block the calling thread, bounded by ``callTimeout``.
+final class BusServer: Sendable {
+    /// What the server hands its owner. Called on the main thread; each must return promptly.
+    struct Handlers: Sendable {
+        /// A call of one of the interface's methods, already checked against its signature by GDBus.
+        var methodCall: @Sendable (MethodCall) -> Void
+        /// A unique name left the bus (a client disconnected).
+        var peerLeft: @Sendable (String) -> Void
+    }
+
+    /// How long a query to the bus itself may take.
+    static let callTimeout: Duration = .seconds(5)
+
+    private let connection: Connection
+    private let loop: MainLoop
+
+    /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`) and exports the broker's object, without a name yet.
+    ///
+    /// - Throws: ``BrokerStartFailure`` when there is no session bus or the object cannot be exported.
+    init(handlers: Handlers) throws(BrokerStartFailure) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
+            defer { g_error_free(error) }
+            throw BrokerStartFailure(
+                "No session bus: \(Self.message(of: error)). Run the broker inside a desktop session, or under dbus-run-session.")
+        }
+        self.connection = Connection(pointer: connection)
+        loop = MainLoop(pointer: g_main_loop_new(nil, 0))
+        let box = Unmanaged.passRetained(HandlerBox(handlers)).toOpaque()
+        try export(userData: box)
+        subscribeToPeersLeaving(userData: box)
+    }
+
+    private func export(userData: UnsafeMutableRawPointer) throws(BrokerStartFailure) {
+        var error: UnsafeMutablePointer<GError>?
+        guard let node = g_dbus_node_info_new_for_xml(BrokerInterface.introspectionXML, &error) else {
+            defer { g_error_free(error) }
+            throw BrokerStartFailure("The broker's interface description does not parse: \(Self.message(of: error))")
+        }
+        defer { g_dbus_node_info_unref(node) }
+        let interface = g_dbus_node_info_lookup_interface(node, BrokerInterface.name)
+        // GDBus keeps its own copy of the table; this one lives as long as the process in any case.
+        let vtable = UnsafeMutablePointer<GDBusInterfaceVTable>.allocate(capacity: 1)
+        vtable.initialize(to: GDBusInterfaceVTable())
+        vtable.pointee.method_call = { _, sender, _, _, method, parameters, invocation, userData in
+            let handlers = Unmanaged<HandlerBox>.fromOpaque(userData!).takeUnretainedValue().handlers
+            let call = MethodCall(
+                invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
+                method: String(cString: method!), parameters: parameters!)
+            handlers.methodCall(call)
+        }
+        let id = g_dbus_connection_register_object(
+            connection.pointer, BrokerInterface.objectPath, interface, vtable, userData, nil, &error)
+        guard id != 0 else {
+            defer { g_error_free(error) }
+            throw BrokerStartFailure("The broker's object cannot be exported: \(Self.message(of: error))")
+        }
+    }
+
+    private func subscribeToPeersLeaving(userData: UnsafeMutableRawPointer) {
+        g_dbus_connection_signal_subscribe(
+            connection.pointer, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
+            nil, G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, userData in
+                guard let parameters, GVariants.hasType(parameters, "(sss)") else { return }
+                let name = GVariants.string(at: 0, of: parameters)
+                let newOwner = GVariants.string(at: 2, of: parameters)
+                guard name.hasPrefix(":"), newOwner.isEmpty else { return }
+                Unmanaged<HandlerBox>.fromOpaque(userData!).takeUnretainedValue().handlers.peerLeft(name)
+            }, userData, nil)
+    }
+
+    /// Asks for the well-known name, without queueing behind another owner.
+    ///
+    /// - Throws: ``BrokerStartFailure`` when another process owns it or the bus refuses.
+    func requestName(_ name: String) throws(BrokerStartFailure) {
+        let reply = try callBus("RequestName", GVariants.tuple([g_variant_new_string(name), g_variant_new_uint32(4)]), replyType: "(u)")
+        defer { g_variant_unref(reply) }
+        let result = GVariants.uint32(at: 0, of: reply)
+        guard result == 1 || result == 4 else {
+            throw BrokerStartFailure("\(name) is owned by another process (a broker is already running on this bus).")
+        }
+    }
+
+    /// Gives the well-known name back, so that the next call activates a new broker.
+    func releaseName(_ name: String) {
+        if let reply = try? callBus("ReleaseName", GVariants.tuple([g_variant_new_string(name)]), replyType: "(u)") {
+            g_variant_unref(reply)
+        }
+    }
+
+    /// The process ID the bus has for `uniqueName`'s connection.
+    func processID(of uniqueName: String) throws(BrokerStartFailure) -> pid_t {
+        let reply = try callBus("GetConnectionCredentials", GVariants.tuple([g_variant_new_string(uniqueName)]), replyType: "(a{sv})")
+        defer { g_variant_unref(reply) }
+        let credentials = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(credentials) }
+        guard let pid = g_variant_lookup_value(credentials, "ProcessID", nil) else {
+            throw BrokerStartFailure("the bus gave no process ID for \(uniqueName)")
+        }
+        defer { g_variant_unref(pid) }
+        guard GVariants.hasType(pid, "u") else { throw BrokerStartFailure("the bus gave a malformed process ID for \(uniqueName)") }
+        return pid_t(bitPattern: g_variant_get_uint32(pid))
+    }
+
+    /// Whether `name` has an owner on the bus now.
+    func hasOwner(_ name: String) -> Bool {
+        guard let reply = try? callBus("NameHasOwner", GVariants.tuple([g_variant_new_string(name)]), replyType: "(b)") else {
+            return false
+        }
+        defer { g_variant_unref(reply) }
+        let value = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(value) }
+        return g_variant_get_boolean(value) != 0
+    }
+
+    /// Sends the interface's signal `name` to `destination` only (a unicast signal: no other peer receives it).
+    func emitSignal(_ name: String, to destination: String, parameters: OpaquePointer) {
+        var error: UnsafeMutablePointer<GError>?
+        g_dbus_connection_emit_signal(
+            connection.pointer, destination, BrokerInterface.objectPath, BrokerInterface.name, name, parameters, &error)
+        if let error { g_error_free(error) }
+    }
+
+    /// Runs GLib's default main context on the calling (main) thread until ``stop()``.
+    func run() {
+        g_main_loop_run(loop.pointer)
+    }
+
+    /// Makes ``run()`` return; from any thread.
+    func stop() {
+        g_main_loop_quit(loop.pointer)
+    }
+
+    private func callBus(_ method: String, _ parameters: OpaquePointer, replyType: String) throws(BrokerStartFailure) -> OpaquePointer {
+        let type = g_variant_type_new(replyType)
+        defer { g_variant_type_free(type) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let reply = g_dbus_connection_call_sync(
+            connection.pointer, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
+            type, G_DBUS_CALL_FLAGS_NONE, gint(Self.callTimeout.components.seconds * 1000), nil, &error)
+        else {
+            defer { g_error_free(error) }
+            throw BrokerStartFailure("the bus did not answer \(method): \(Self.message(of: error))")
+        }
+        return reply
+    }
+
+    static func message(of error: UnsafeMutablePointer<GError>?) -> String {
+        error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+    }
+
+    private final class HandlerBox {
+        let handlers: Handlers
+        init(_ handlers: Handlers) { self.handlers = handlers }
+    }
+
+    /// GDBus's connection, used from any thread (GDBus locks it).
+    private struct Connection: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// GLib's main loop; `g_main_loop_quit` may be called from any thread.
+    private struct MainLoop: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+}
+
+/// Why the broker cannot start or cannot ask the bus something, said so that the reader knows what to do.
+struct BrokerStartFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

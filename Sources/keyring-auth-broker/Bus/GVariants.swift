@@ -1,0 +1,105 @@
+import CSecret
+
+/// Conversions between Swift values and GVariants, for the broker's messages. Each function frees
+/// what it allocates; a function that returns a `GVariant` returns it floating unless it says otherwise.
+enum GVariants {
+    /// A value of an `a{sv}` dictionary, as the broker takes and gives them.
+    enum Value: Equatable, Sendable {
+        case string(String)
+        case bool(Bool)
+        case int64(Int64)
+    }
+
+    /// A tuple of `children` (each floating, consumed).
+    static func tuple(_ children: [OpaquePointer?]) -> OpaquePointer {
+        var children = children
+        return children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+    }
+
+    /// A string.
+    static func string(_ string: String) -> OpaquePointer {
+        g_variant_new_string(string)
+    }
+
+    /// An `a{sv}` of `dictionary`, its keys sorted.
+    static func dictionary(_ dictionary: [String: Value]) -> OpaquePointer {
+        let entryType = g_variant_type_new("{sv}")
+        defer { g_variant_type_free(entryType) }
+        var entries: [OpaquePointer?] = dictionary.sorted { $0.key < $1.key }.map { key, value in
+            g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_variant(variant(of: value)))
+        }
+        return entries.withUnsafeMutableBufferPointer { g_variant_new_array(entryType, $0.baseAddress, gsize($0.count)) }
+    }
+
+    private static func variant(of value: Value) -> OpaquePointer {
+        switch value {
+        case .string(let string): g_variant_new_string(string)
+        case .bool(let bool): g_variant_new_boolean(bool ? 1 : 0)
+        case .int64(let number): g_variant_new_int64(gint64(number))
+        }
+    }
+
+    /// The entries of an `a{sv}`; a value of another type than `s`, `b` or `x` is `nil`, so that the
+    /// caller can say which key is wrong. `nil` when `variant` is not an `a{sv}`.
+    static func dictionary(of variant: OpaquePointer) -> [String: Value?]? {
+        guard hasType(variant, "a{sv}") else { return nil }
+        var dictionary: [String: Value?] = [:]
+        for index in 0..<g_variant_n_children(variant) {
+            let entry = g_variant_get_child_value(variant, index)!
+            defer { g_variant_unref(entry) }
+            let key = string(at: 0, of: entry)
+            let boxed = g_variant_get_child_value(entry, 1)!
+            defer { g_variant_unref(boxed) }
+            let value = g_variant_get_variant(boxed)!
+            defer { g_variant_unref(value) }
+            dictionary[key] = if hasType(value, "s") {
+                .string(String(cString: g_variant_get_string(value, nil)))
+            } else if hasType(value, "b") {
+                .bool(g_variant_get_boolean(value) != 0)
+            } else if hasType(value, "x") {
+                .int64(Int64(g_variant_get_int64(value)))
+            } else {
+                Value?.none
+            }
+        }
+        return dictionary
+    }
+
+    /// The string (`s` or `o`) child `index` of a tuple.
+    static func string(at index: Int, of tuple: OpaquePointer) -> String {
+        let child = g_variant_get_child_value(tuple, gsize(index))!
+        defer { g_variant_unref(child) }
+        return String(cString: g_variant_get_string(child, nil))
+    }
+
+    /// The boolean child `index` of a tuple.
+    static func bool(at index: Int, of tuple: OpaquePointer) -> Bool {
+        let child = g_variant_get_child_value(tuple, gsize(index))!
+        defer { g_variant_unref(child) }
+        return g_variant_get_boolean(child) != 0
+    }
+
+    /// The `u` child `index` of a tuple.
+    static func uint32(at index: Int, of tuple: OpaquePointer) -> UInt32 {
+        let child = g_variant_get_child_value(tuple, gsize(index))!
+        defer { g_variant_unref(child) }
+        return g_variant_get_uint32(child)
+    }
+
+    /// Child `index` of a tuple, which the caller unrefs.
+    static func child(at index: Int, of tuple: OpaquePointer) -> OpaquePointer {
+        g_variant_get_child_value(tuple, gsize(index))!
+    }
+
+    /// Drops a reference the caller holds (from ``child(at:of:)``).
+    static func release(_ variant: OpaquePointer) {
+        g_variant_unref(variant)
+    }
+
+    /// Whether `variant` is of the type written as `typeString`.
+    static func hasType(_ variant: OpaquePointer, _ typeString: String) -> Bool {
+        let type = g_variant_type_new(typeString)
+        defer { g_variant_type_free(type) }
+        return g_variant_is_of_type(variant, type) != 0
+    }
+}

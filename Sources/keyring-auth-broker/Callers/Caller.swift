@@ -1,0 +1,18 @@
+/// Who is calling the broker, as xdg-desktop-portal tells it: a Flatpak app by the app ID in its
+/// sandbox's `/.flatpak-info`, a Snap by its cgroup, anything else a process of the host.
+enum Caller: Hashable, Sendable, CustomStringConvertible {
+    /// An app in a Flatpak sandbox, by its verified app ID (for example `com.example.Notes`).
+    case flatpak(appID: String)
+    /// A Snap, by its snap name.
+    case snap(name: String)
+    /// A process outside any sandbox the broker knows: it can read the keyring itself anyway.
+    case host
+
+    var description: String {
+        switch self {
+        case .flatpak(let appID): "the Flatpak app \(appID)"
+        case .snap(let name): "the snap \(name)"
+        case .host: "a host process"
+        }
+    }
+}

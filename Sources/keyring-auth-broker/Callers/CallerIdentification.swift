@@ -1,0 +1,153 @@
+import Foundation
+
+/// Tells who a process is from what the kernel shows of it, as xdg-desktop-portal does
+/// (`xdp-app-info-flatpak.c`, `xdp-app-info-snap.c`): first Flatpak, then Snap, else the host.
+///
+/// For a Flatpak app, the process connected to the bus is Flatpak's xdg-dbus-proxy, which runs in a
+/// sandbox holding the app's own `/.flatpak-info`; the file is bind-mounted by Flatpak, so the app
+/// cannot replace it. A process that cannot be read (it ended, `/proc` is hidden) is not taken for
+/// the host: identification fails and the call is refused.
+enum CallerIdentification {
+    /// The largest `.flatpak-info` read (Flatpak's are about a kilobyte).
+    static let maximumInfoSize = 64 * 1024
+
+    /// Why a process could not be identified.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Who process `pid` is. `procRoot` is `/proc` except in tests.
+    static func identify(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> Caller {
+        if let appID = try flatpakAppID(pid: pid, procRoot: procRoot) { return .flatpak(appID: appID) }
+        if let snap = try snapName(pid: pid, procRoot: procRoot) { return .snap(name: snap) }
+        return .host
+    }
+
+    /// The app ID in `/proc/PID/root/.flatpak-info`, or `nil` when the process has no such file.
+    static func flatpakAppID(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> String? {
+        let rootPath = "\(procRoot)/\(pid)/root"
+        let root = open(rootPath, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)
+        guard root >= 0 else { throw Failure(description: "process \(pid) cannot be inspected (\(String(cString: strerror(errno))))") }
+        defer { close(root) }
+        // O_NONBLOCK: a FIFO planted there must not hang the broker (it is then refused as not a regular file).
+        let file = openat(root, ".flatpak-info", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+        guard file >= 0 else {
+            if errno == ENOENT { return nil }
+            throw Failure(description: "the .flatpak-info of process \(pid) cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        defer { close(file) }
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw Failure(description: "the .flatpak-info of process \(pid) is not a regular file")
+        }
+        guard let contents = readBounded(file, limit: maximumInfoSize) else {
+            throw Failure(description: "the .flatpak-info of process \(pid) cannot be read, or is larger than \(maximumInfoSize) bytes")
+        }
+        return try FlatpakInfo.appID(in: contents)
+    }
+
+    /// The snap name in `/proc/PID/cgroup` (a `snap.NAME.…` unit), or `nil`.
+    static func snapName(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> String? {
+        let file = open("\(procRoot)/\(pid)/cgroup", O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard file >= 0 else { throw Failure(description: "the cgroup of process \(pid) cannot be read") }
+        defer { close(file) }
+        guard let contents = readBounded(file, limit: maximumInfoSize) else {
+            throw Failure(description: "the cgroup of process \(pid) cannot be read")
+        }
+        return SnapCgroup.snapName(in: contents)
+    }
+
+    private static func readBounded(_ file: Int32, limit: Int) -> String? {
+        var data = [UInt8](repeating: 0, count: limit + 1)
+        var total = 0
+        while total <= limit {
+            let count = data.withUnsafeMutableBytes { read(file, $0.baseAddress! + total, limit + 1 - total) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return nil }
+            if count == 0 { break }
+            total += count
+        }
+        guard total <= limit else { return nil }
+        return String(decoding: data[..<total], as: UTF8.self)
+    }
+}
+
+/// The parts of a `.flatpak-info` key file the broker reads: `[Application] name`, which must be a
+/// valid app ID, and `[Instance] instance-id`, which must be there.
+enum FlatpakInfo {
+    static func appID(in contents: String) throws(CallerIdentification.Failure) -> String {
+        let file = KeyFile(contents)
+        guard let name = file.value(section: "Application", key: "name"), AppID.isValid(name) else {
+            throw .init(description: "a .flatpak-info without a valid [Application] name")
+        }
+        guard let instance = file.value(section: "Instance", key: "instance-id"), !instance.isEmpty else {
+            throw .init(description: "a .flatpak-info without [Instance] instance-id")
+        }
+        return name
+    }
+}
+
+/// GLib's key-file format, as far as `.flatpak-info` uses it: `[Section]` lines, `key=value` lines,
+/// comments and blank lines. The first value of a key in a section counts.
+struct KeyFile {
+    private var values: [String: [String: String]] = [:]
+
+    init(_ contents: String) {
+        var section: String?
+        for rawLine in contents.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                section = String(line.dropFirst().dropLast())
+                continue
+            }
+            guard let section, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if values[section]?[key] == nil { values[section, default: [:]][key] = value }
+        }
+    }
+
+    func value(section: String, key: String) -> String? { values[section]?[key] }
+}
+
+/// Flatpak's rules for an application ID (`flatpak_is_valid_name`): at most 255 bytes, at least three
+/// dot-separated elements, each of ASCII letters, digits, `_` and `-` (`-` only in the last), none
+/// empty or starting with a digit.
+enum AppID {
+    static func isValid(_ candidate: String) -> Bool {
+        guard candidate.utf8.count <= 255 else { return false }
+        let elements = candidate.split(separator: ".", omittingEmptySubsequences: false)
+        guard elements.count >= 3 else { return false }
+        for (index, element) in elements.enumerated() {
+            guard let first = element.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+            let last = index == elements.count - 1
+            for scalar in element.unicodeScalars {
+                let allowed = ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || scalar == "_" || (last && scalar == "-")
+                guard allowed else { return false }
+            }
+        }
+        return true
+    }
+
+    /// The domain an app ID belongs to: its elements but the last (`com.example` for `com.example.Notes`).
+    static func domain(of appID: String) -> [Substring] {
+        Array(appID.split(separator: ".").dropLast())
+    }
+}
+
+/// A Snap's processes run in a cgroup named for it: `snap.NAME.APP-UUID.scope` or `snap.NAME.APP.service`.
+enum SnapCgroup {
+    static func snapName(in cgroup: String) -> String? {
+        for line in cgroup.split(separator: "\n") {
+            // hierarchy-ID:controllers:path
+            guard let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last else { continue }
+            for component in path.split(separator: "/") where component.hasPrefix("snap.") {
+                let parts = component.split(separator: ".")
+                if parts.count >= 3, !parts[1].isEmpty { return String(parts[1]) }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+import KeyringAuth
+
+/// A call to the broker, its arguments read and checked on arrival.
+struct Request: Sendable {
+    enum Operation: Sendable {
+        case signInAnonymously
+        case signInWithEmail(email: String, password: String)
+        case createUserWithEmail(email: String, password: String)
+        case signInWithEmailLink(email: String, link: String)
+        case signInWithCustomToken(String)
+        case signInWithCredential(AuthCredential)
+        case getUser
+        case getIDToken(forceRefresh: Bool)
+        case signOut
+        case watch
+        case unwatch
+    }
+
+    let arguments: BrokerArguments
+    let operation: Operation
+
+    /// Reads `call`'s arguments, whose types GDBus has checked against the interface.
+    init(_ call: MethodCall) throws(BrokerError) {
+        let parameters = call.parameters
+        let app = GVariants.child(at: 0, of: parameters)
+        defer { GVariants.release(app) }
+        arguments = try BrokerArguments(app: app, group: GVariants.string(at: 1, of: parameters))
+        func string(_ index: Int, _ name: String, limit: Int) throws(BrokerError) -> String {
+            let value = GVariants.string(at: index, of: parameters)
+            try BrokerArguments.checkSize(value, of: name, limit: limit)
+            guard !value.isEmpty else { throw BrokerError(.invalidArgument, "\(name) must not be empty.") }
+            return value
+        }
+        switch call.method {
+        case "SignInAnonymously": operation = .signInAnonymously
+        case "SignInWithEmail", "CreateUserWithEmail":
+            let email = try string(2, "email", limit: BrokerArguments.maximumEmailSize)
+            let password = try string(3, "password", limit: BrokerArguments.maximumPasswordSize)
+            operation = call.method == "SignInWithEmail"
+                ? .signInWithEmail(email: email, password: password) : .createUserWithEmail(email: email, password: password)
+        case "SignInWithEmailLink":
+            operation = .signInWithEmailLink(
+                email: try string(2, "email", limit: BrokerArguments.maximumEmailSize),
+                link: try string(3, "link", limit: BrokerArguments.maximumTokenSize))
+        case "SignInWithCustomToken":
+            operation = .signInWithCustomToken(try string(2, "token", limit: BrokerArguments.maximumTokenSize))
+        case "SignInWithCredential":
+            let dictionary = GVariants.child(at: 2, of: parameters)
+            defer { GVariants.release(dictionary) }
+            operation = .signInWithCredential(try Self.credential(from: dictionary))
+        case "GetUser": operation = .getUser
+        case "GetIDToken": operation = .getIDToken(forceRefresh: GVariants.bool(at: 2, of: parameters))
+        case "SignOut": operation = .signOut
+        case "Watch": operation = .watch
+        case "Unwatch": operation = .unwatch
+        default: throw BrokerError(.invalidArgument, "The broker has no method \(BrokerArguments.quoted(call.method)).")
+        }
+    }
+
+    /// A provider's credential from `providerID` and its tokens.
+    static func credential(from variant: OpaquePointer) throws(BrokerError) -> AuthCredential {
+        let keys = ["providerID", "idToken", "accessToken", "secret", "rawNonce"]
+        guard let entries = GVariants.dictionary(of: variant) else {
+            throw BrokerError(.invalidArgument, "credential must be a dictionary (a{sv}) of providerID, idToken, accessToken, secret, rawNonce.")
+        }
+        var strings: [String: String] = [:]
+        for (key, value) in entries {
+            guard keys.contains(key) else {
+                throw BrokerError(.invalidArgument, "credential has an unknown key \(BrokerArguments.quoted(key)); it takes \(keys.joined(separator: ", ")).")
+            }
+            guard case .string(let string)? = value else { throw BrokerError(.invalidArgument, "credential's \(key) must be a string.") }
+            try BrokerArguments.checkSize(string, of: "credential's \(key)", limit: BrokerArguments.maximumTokenSize)
+            if !string.isEmpty { strings[key] = string }
+        }
+        guard let providerID = strings["providerID"] else {
+            throw BrokerError(.invalidArgument, "credential needs providerID, for example google.com.")
+        }
+        guard providerID != "password" else {
+            throw BrokerError(.invalidArgument, "A password is signed in with SignInWithEmail, not as a credential.")
+        }
+        if providerID == "twitter.com" {
+            guard let token = strings["accessToken"], let secret = strings["secret"] else {
+                throw BrokerError(.invalidArgument, "A twitter.com credential needs accessToken and secret.")
+            }
+            return TwitterAuthProvider.credential(withToken: token, secret: secret)
+        }
+        switch (strings["idToken"], strings["accessToken"]) {
+        case (let idToken?, let accessToken):
+            if let rawNonce = strings["rawNonce"] {
+                return OAuthProvider.credential(withProviderID: providerID, idToken: idToken, rawNonce: rawNonce, accessToken: accessToken)
+            }
+            return OAuthProvider.credential(withProviderID: providerID, idToken: idToken, accessToken: accessToken)
+        case (nil, let accessToken?):
+            return OAuthProvider.credential(withProviderID: providerID, accessToken: accessToken)
+        case (nil, nil):
+            throw BrokerError(.invalidArgument, "A \(BrokerArguments.quoted(providerID)) credential needs idToken or accessToken.")
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import KeyringAuth
+
+/// A user as the broker sends it: an `a{sv}` of what an app shows and decides on, keys absent when
+/// empty, an empty dictionary for nobody; never a token.
+enum UserDictionary {
+    static func values(of user: User?) -> [String: GVariants.Value] {
+        guard let user else { return [:] }
+        var values: [String: GVariants.Value] = [
+            "uid": .string(user.uid), "isAnonymous": .bool(user.isAnonymous), "emailVerified": .bool(user.isEmailVerified),
+            "providerID": .string(user.providerID),
+        ]
+        let optional: [String: String?] = [
+            "email": user.email, "displayName": user.displayName, "phoneNumber": user.phoneNumber,
+            "photoURL": user.photoURL?.absoluteString, "tenantID": user.tenantID,
+            "providers": user.providerData.map(\.providerID).sorted().joined(separator: ","),
+        ]
+        for case let (key, value?) in optional where !value.isEmpty { values[key] = .string(value) }
+        return values
+    }
+
+    /// The `a{sv}` of `user`, floating.
+    static func variant(of user: User?) -> OpaquePointer {
+        GVariants.dictionary(values(of: user))
+    }
+}

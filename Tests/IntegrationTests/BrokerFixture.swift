@@ -1,0 +1,130 @@
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import KeyringTestSupport
+import Logging
+import SecretKeychain
+
+/// The broker as a session has it: `keyring-auth-broker` D-Bus-activated on the harness's bus (its service
+/// file in `$KEYRING_AUTH_HARNESS_SERVICES`), signing in with an emulator of the test's own, and clients
+/// in other languages, in Flatpak-like sandboxes or on the host.
+struct BrokerFixture {
+    static let name = "io.github.keyringauth.Broker1"
+    static let group = "TEAMID.com.example.shared"
+
+    let harness: Harness
+    let emulator: AuthEmulator
+    let address: AuthEmulator.Address
+    /// The app every client uses: an API key of the test's own.
+    let app: [String: String]
+    let packageRoot: URL
+
+    /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running.
+    static func start(idleTimeout: Int = 120) async throws -> BrokerFixture {
+        let harness = try Harness.require()
+        var logger = Logger(label: "BrokerTests")
+        logger.logLevel = .warning
+        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+        let address = try await emulator.start()
+        let fixture = BrokerFixture(
+            harness: harness, emulator: emulator, address: address,
+            app: ["apiKey": "AIza-broker-\(UUID().uuidString.prefix(8))", "appID": "1:42:linux:broker", "projectID": "demo-keyring-auth"],
+            packageRoot: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        try await fixture.stopBroker()
+        try await fixture.installService(idleTimeout: idleTimeout, emulatorHost: address.description)
+        return fixture
+    }
+
+    /// The service file, as `scripts/install` writes it, naming the built broker; and the emulator in the
+    /// activation environment.
+    func installService(idleTimeout: Int, emulatorHost: String) async throws {
+        guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
+            throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
+        }
+        let file = "[D-BUS Service]\nName=\(Self.name)\nExec=\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)\n"
+        try Data(file.utf8).write(to: URL(fileURLWithPath: services).appendingPathComponent("\(Self.name).service"))
+        try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
+            ["{'FIREBASE_AUTH_EMULATOR_HOST': '\(emulatorHost)'}"]).requireSuccess("UpdateActivationEnvironment")
+        try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig", [])
+            .requireSuccess("ReloadConfig")
+    }
+
+    /// The running broker's process ID, or `nil` when none runs.
+    func brokerPID() async throws -> pid_t? {
+        let result = try await busCall(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", [Self.name])
+        guard result.status == 0 else { return nil }
+        let text = String(decoding: result.standardOutput, as: UTF8.self)
+        return pid_t(text.filter(\.isNumber).dropFirst(text.hasPrefix("(uint32") ? 2 : 0))
+    }
+
+    /// Kills the running broker, if any (SIGKILL: nothing of it runs after), and waits until its name is free.
+    func stopBroker() async throws {
+        guard let pid = try await brokerPID() else { return }
+        kill(pid, SIGKILL)
+        let waited = try await Subprocess.run("sh", ["-c", "while gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus "
+            + "-m org.freedesktop.DBus.NameHasOwner \(Self.name) | grep -q true; do sleep 0.05; done"], limit: .seconds(30))
+        try waited.requireSuccess("waiting for the broker's name to be free")
+    }
+
+    /// `gdbus call` on the session bus.
+    func busCall(_ destination: String, _ path: String, _ method: String, _ arguments: [String]) async throws -> Subprocess.Result {
+        try await Subprocess.run("gdbus", ["call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments)
+    }
+
+    /// The app as a `gdbus call` argument.
+    var appArgument: String {
+        "{" + app.sorted { $0.key < $1.key }.map { "'\($0.key)': <'\($0.value)'>" }.joined(separator: ", ") + "}"
+    }
+
+    /// Calls one of the broker's methods with `gdbus`, as a shell script does.
+    func call(_ method: String, group: String = group, _ arguments: [String] = []) async throws -> Subprocess.Result {
+        try await busCall(Self.name, "/io/github/keyringauth/Broker1", "\(Self.name).\(method)", [appArgument, group] + arguments)
+    }
+
+    var pythonClient: String { packageRoot.appendingPathComponent("Examples/BrokerClients/python/broker_client.py").path }
+
+    /// The Python client (Gio), as the Flatpak app `appID` when given (`dbus/run-as-flatpak`), else on the host;
+    /// started, and ready when this returns.
+    func python(as appID: String?, group: String = group) async throws -> LineChannel {
+        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app, options: .sortedKeys), as: UTF8.self)
+        let command = ["/usr/bin/python3", pythonClient, appJSON, group]
+        let arguments = appID.map { [harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", pythonClient, $0] + command } ?? command
+        let client = try LineChannel(arguments)
+        let ready = try await client.nextLine(within: .seconds(60))
+        guard ready == "ready" else { throw BrokerTestFailure(description: "the Python client said \(ready): \(client.standardError)") }
+        return client
+    }
+
+    /// Sends `command` and returns the client's answer, skipping `changed` lines (kept for ``nextChange(of:)``).
+    func ask(_ client: LineChannel, _ command: String) async throws -> String {
+        client.send(command)
+        return try await client.nextLine(within: .seconds(60)) { !$0.hasPrefix("changed ") }
+    }
+
+    /// The next `UserChanged` the client printed: the user as JSON.
+    func nextChange(of client: LineChannel) async throws -> [String: Any] {
+        let line = try await client.nextLine(within: .seconds(60)) { $0.hasPrefix("changed ") }
+        return try Self.user(in: String(line.dropFirst("changed ".count)))
+    }
+
+    /// The user of a `user {...}` answer.
+    static func user(in answer: String) throws -> [String: Any] {
+        let json = answer.hasPrefix("user ") ? String(answer.dropFirst(5)) : answer
+        return try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+    }
+
+    /// A Swift app of the group on the harness's keyring, following it live, signing in with the emulator.
+    func swiftApp(_ name: String = "swift-app") throws -> Auth {
+        let options = AuthAppOptions(
+            appName: name, apiKey: app["apiKey"]!, appID: "1:42:linux:\(name)", projectID: app["projectID"]!)
+        let backend = IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try .emulator(host: address.host, port: address.port))
+        return Auth(configuration: AuthConfiguration(
+            options: options, store: SecretServiceStore(), backend: backend,
+            groupChoices: .pinned(to: try AccessGroup(Self.group), forAppID: options.appID)))
+    }
+}
+
+struct BrokerTestFailure: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,0 +1,173 @@
+import Foundation
+import KeyringAuth
+import KeyringAuthEmulator
+import KeyringTestSupport
+import Testing
+
+/// The sign-in broker on the harness's bus, D-Bus-activated as a session activates it, with clients in other
+/// languages: on the host, and in sandboxes as Flatpak makes them (bubblewrap, xdg-dbus-proxy, `/.flatpak-info`).
+/// One broker per bus: the tests run one at a time.
+@Suite(.serialized) struct BrokerTests {
+    /// A sandboxed `com.example.Notes` (Python, Gio) and an unsandboxed Swift app of `TEAMID.com.example.shared`
+    /// share one sign-in, live, both ways.
+    @Test func aSandboxedAppAndASwiftAppShareTheGroupLive() async throws {
+        let broker = try await BrokerFixture.start()
+        let notes = try await broker.python(as: "com.example.Notes")
+        #expect(try await broker.ask(notes, "watch") == "ok")
+        let swiftApp = try broker.swiftApp()
+        let log = ListenerLog()
+        let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
+        defer { swiftApp.removeStateDidChangeListener(handle) }
+        #expect(try await log.next() == nil)
+
+        // The sandboxed app signs in: the Swift app follows.
+        let signedIn = try BrokerFixture.user(in: try await broker.ask(notes, "anonymous"))
+        let uid = try #require(signedIn["uid"] as? String)
+        #expect(signedIn["isAnonymous"] as? Bool == true)
+        #expect(try await log.next { $0 != nil } == uid)
+        #expect(try await broker.nextChange(of: notes)["uid"] as? String == uid)
+        let token = try await broker.ask(notes, "token")
+        #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
+
+        // The Swift app signs out, then in with a password: the sandboxed app is told each time.
+        try swiftApp.signOut()
+        #expect(try await broker.nextChange(of: notes).isEmpty)
+        let adas = try await swiftApp.createUser(withEmail: "ada@example.com", password: "correct horse").user
+        let change = try await broker.nextChange(of: notes)
+        #expect(change["uid"] as? String == adas.uid)
+        #expect(change["email"] as? String == "ada@example.com")
+        #expect(change["providers"] as? String == "password")
+        let read = try BrokerFixture.user(in: try await broker.ask(notes, "user"))
+        #expect(read["uid"] as? String == adas.uid)
+        #expect(read.keys.allSatisfy { !$0.lowercased().contains("token") }, "no token in a user: \(read.keys)")
+
+        #expect(try await broker.ask(notes, "unwatch") == "ok")
+        #expect(await notes.finish() == 0, "\(notes.standardError)")
+    }
+
+    /// `org.evil.App` is refused the group for every method, cannot reach `com.example.Notes`'s private user
+    /// whatever app it names, and its sandbox cannot reach the Secret Service.
+    @Test func anotherAppIsRefusedTheGroupAndCannotReachAPrivateUser() async throws {
+        let broker = try await BrokerFixture.start()
+        let notesPrivately = try await broker.python(as: "com.example.Notes", group: "")
+        let notesUser = try BrokerFixture.user(in: try await broker.ask(notesPrivately, "anonymous"))
+        #expect(notesUser["uid"] != nil)
+        let shared = try await broker.python(as: "com.example.Notes")
+        _ = try await broker.ask(shared, "anonymous")
+
+        let evil = try await broker.python(as: "org.evil.App")
+        for command in ["user", "token", "anonymous", "sign-out", "watch"] {
+            let answer = try await broker.ask(evil, command)
+            #expect(answer.hasPrefix("error AccessDenied "), "\(command): \(answer)")
+        }
+        let evilPrivately = try await broker.python(as: "org.evil.App", group: "")
+        #expect(try await broker.ask(evilPrivately, "user") == "user {}")
+        // Notes's private user is still signed in, and the group's too: nothing the refused calls did reached them.
+        #expect(try BrokerFixture.user(in: try await broker.ask(notesPrivately, "user"))["uid"] as? String == notesUser["uid"] as? String)
+        #expect(try BrokerFixture.user(in: try await broker.ask(shared, "user"))["uid"] != nil)
+
+        let secrets = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
+            "org.evil.App", "gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+            "--method", "org.freedesktop.Secret.Service.SearchItems", "{}",
+        ])
+        #expect(secrets.status != 0)
+        #expect(secrets.standardError.contains("ServiceUnknown"), "\(secrets.standardError)")
+        for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
+    }
+
+    /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
+    /// `InvalidArgument` while the broker keeps serving.
+    @Test func aShellScriptSignsInAndBadInputIsRefused() async throws {
+        let broker = try await BrokerFixture.start()
+        let script = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/shell/broker-client.sh").path
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYRING_AUTH_APP"] = broker.appArgument
+        let run = try await Subprocess.run("bash", [script, BrokerFixture.group], environment: environment)
+        try run.requireSuccess("the shell client")
+        let output = String(decoding: run.standardOutput, as: UTF8.self)
+        #expect(output.contains("signed in as "), "\(output)")
+        #expect(output.contains("token of "), "\(output)")
+
+        let bad: [(String, String, [String])] = [
+            ("GetUser", BrokerFixture.group, []),
+            ("GetUser", "bad group", []),
+            ("SignInWithEmail", BrokerFixture.group, ["''", "'x'"]),
+            ("SignInWithEmail", BrokerFixture.group, ["'\(String(repeating: "a", count: 5000))@example.com'", "'x'"]),
+            ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <'google.com'>}"]),
+            ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <42>}"]),
+        ]
+        for (index, (method, group, arguments)) in bad.enumerated() {
+            let app = index == 0 ? "{'apiKey': <'x'>}" : broker.appArgument
+            let result = try await broker.busCall(BrokerFixture.name, "/io/github/keyringauth/Broker1", "\(BrokerFixture.name).\(method)",
+                [app, "'\(group)'"] + arguments)
+            #expect(result.status != 0)
+            #expect(result.standardError.contains("\(BrokerFixture.name).Error.InvalidArgument"),
+                "\(method) \(group): \(result.standardError)")
+        }
+        let user = try await broker.call("GetUser")
+        try user.requireSuccess("GetUser after the refused calls")
+        #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'uid'"))
+    }
+
+    /// The broker killed while a sign-in waits on the backend loses nothing stored; the next call activates a new one.
+    @Test func theBrokerKilledMidCallLosesNothingAndIsActivatedAgain() async throws {
+        let broker = try await BrokerFixture.start()
+        try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+        let stored = try await broker.call("GetUser")
+        let firstPID = try #require(try await broker.brokerPID())
+
+        // A backend that accepts the connection and never answers: the next sign-in waits there.
+        let silent = try SilentBackend()
+        try await broker.stopBroker()
+        try await broker.installService(idleTimeout: 120, emulatorHost: "127.0.0.1:\(silent.port)")
+        // An email sign-in always asks the backend (an anonymous one returns the anonymous user already signed in).
+        let pending = Task { try await broker.call("SignInWithEmail", ["'ada@example.com'", "'correct horse'"]) }
+        try await silent.connected.next(within: .seconds(60))
+        let midCallPID = try #require(try await broker.brokerPID())
+        #expect(midCallPID != firstPID)
+        kill(midCallPID, SIGKILL)
+        #expect(try await pending.value.status != 0)
+
+        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description)
+        let after = try await broker.call("GetUser")
+        try after.requireSuccess("GetUser from a new broker")
+        #expect(after.standardOutput == stored.standardOutput)
+        let newPID = try #require(try await broker.brokerPID())
+        #expect(newPID != midCallPID)
+        silent.stop()
+    }
+
+    /// Idle, the broker gives its name back and exits; the next call activates it again.
+    @Test func anIdleBrokerExitsAndIsActivatedAgain() async throws {
+        let broker = try await BrokerFixture.start(idleTimeout: 1)
+        try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+        let pid = try #require(try await broker.brokerPID())
+        // Its exit is the event: the process ends by itself.
+        let exited = try await Subprocess.run("sh", ["-c", "while kill -0 \(pid) 2>/dev/null; do sleep 0.05; done"], limit: .seconds(60))
+        try exited.requireSuccess("waiting for the idle broker to exit")
+        let user = try await broker.call("GetUser")
+        try user.requireSuccess("GetUser after the idle exit")
+        #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'isAnonymous': <true>"))
+    }
+}
+
+/// A backend that accepts connections and never answers; `connected` gets one event per connection.
+final class SilentBackend: Sendable {
+    let port: Int
+    let connected = Mailbox<Void>()
+    private let listener: Int32
+
+    init() throws {
+        (listener, port) = try RawTCP.silentListener()
+        let (listener, connected) = (listener, connected)
+        Thread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                connected.post(())
+            }
+        }.start()
+    }
+
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+}

@@ -1,0 +1,73 @@
+import KeyringAuth
+import SecretKeychain
+import Testing
+@testable import keyring_auth_broker
+
+/// The broker's rule for sandboxed callers, and what it reads to tell who is calling.
+@Suite struct AccessPolicyTests {
+    let policy = AccessPolicy(snapGrants: SnapGrants(text: "snap notes TEAMID.com.example.shared\nsnap tools *  # any group\nsnap private -\n"))
+
+    private func allows(_ caller: Caller, _ group: String?) -> Bool {
+        do {
+            try policy.check(caller, group: try group.map(AccessGroup.init))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    @Test func aFlatpakAppUsesGroupsUnderItsOwnDomainOnly() {
+        let notes = Caller.flatpak(appID: "com.example.Notes")
+        for group in ["TEAMID.com.example.shared", "ABCDE12345.com.example.shared", "group.com.example.shared", "com.example.shared",
+                      "com.example.Notes.sub", "TEAMID.com.example.a.b"] {
+            #expect(allows(notes, group), "\(group)")
+        }
+        for group in ["TEAMID.org.evil.shared", "TEAMID.com.example", "com.examples.shared", "team.com.example.shared",
+                      "TEAMID.com", "TEAMID.com.exampleX.shared", "group.com.example", "TEAMID.TEAMID.com.example.shared"] {
+            #expect(!allows(notes, group), "\(group)")
+        }
+        #expect(allows(notes, nil), "its private scope")
+        #expect(!allows(.flatpak(appID: "org.evil.App"), "TEAMID.com.example.shared"))
+        #expect(allows(.flatpak(appID: "io.github.someone.App"), "TEAMID.io.github.someone.shared"))
+        #expect(!allows(.flatpak(appID: "io.github.someone.App"), "TEAMID.io.github.other.shared"))
+    }
+
+    @Test func hostProcessesUseAnyGroupAndSnapsOnlyWhatIsGranted() {
+        #expect(allows(.host, "TEAMID.org.anything.at.all"))
+        #expect(allows(.host, nil))
+        #expect(allows(.snap(name: "notes"), "TEAMID.com.example.shared"))
+        #expect(!allows(.snap(name: "notes"), "TEAMID.com.example.other"))
+        #expect(!allows(.snap(name: "notes"), nil))
+        #expect(allows(.snap(name: "tools"), "TEAMID.org.any"))
+        #expect(allows(.snap(name: "private"), nil))
+        #expect(!allows(.snap(name: "unlisted"), nil))
+    }
+
+    @Test func aSandboxedAppsPrivateScopeIsKeyedByItsVerifiedIdentity() {
+        let options = AuthAppOptionsFixture.options
+        #expect(Broker.storedOptions(options, for: .host) == options)
+        #expect(Broker.storedOptions(options, for: .flatpak(appID: "com.example.Notes")).appName == "flatpak:com.example.Notes:[DEFAULT]")
+        #expect(Broker.storedOptions(options, for: .snap(name: "notes")).appName == "snap:notes:[DEFAULT]")
+    }
+
+    @Test func flatpakInfoIsReadAsFlatpakWritesIt() throws {
+        let info = "[Application]\nname=com.example.Notes\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n\n[Instance]\ninstance-id=123\n"
+        #expect(try FlatpakInfo.appID(in: info) == "com.example.Notes")
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\n") }
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=not valid\n[Instance]\ninstance-id=1\n") }
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Instance]\ninstance-id=1\nname=com.example.Notes\n") }
+        for valid in ["com.example.Notes", "io.github.some_one.My-App", "org.gnome.Calculator"] { #expect(AppID.isValid(valid), "\(valid)") }
+        for invalid in ["com.example", "com.1example.App", "com.ex-ample.App", "com..App", "com.example.App.", String(repeating: "a.", count: 200) + "b"] {
+            #expect(!AppID.isValid(invalid), "\(invalid)")
+        }
+    }
+
+    @Test func aSnapIsToldByItsCgroup() {
+        #expect(SnapCgroup.snapName(in: "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.notes.notes-1234.scope\n") == "notes")
+        #expect(SnapCgroup.snapName(in: "0::/user.slice/user-1000.slice/session-2.scope\n") == nil)
+    }
+}
+
+enum AuthAppOptionsFixture {
+    static let options = AuthAppOptions(apiKey: "AIza-x", appID: "1:1:linux:1", projectID: "demo")
+}
