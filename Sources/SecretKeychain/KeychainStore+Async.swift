@@ -66,6 +66,11 @@ extension KeychainStore {
         try data(for: key)
     }
 
+    /// Writes once, as ``setData(_:for:label:)``: only a provider known to garble secrets needs more.
+    public func setData(_ data: Data, for key: KeychainKey, label: String, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) {
+        try setData(data, for: key, label: label)
+    }
+
     /// For stores that hold nothing but valid keys: their items, nothing unrecognized.
     ///
     /// - Throws: ``KeychainError``, as ``items(in:)``.

@@ -67,6 +67,15 @@ public protocol KeychainStore: Sendable {
     /// - Throws: ``KeychainError``; on failure what was stored before is unchanged.
     func setData(_ data: Data, for key: KeychainKey, label: String) throws(KeychainError)
 
+    /// Stores `data` as ``setData(_:for:label:)`` does, for data that can tell whether it is intact: where the
+    /// provider is known to store another value now and then without an error (KWallet 5's session bug), the
+    /// secret is read back (checked by `isIntact`), and written again on a fresh session when the check refuses
+    /// it. A secret that passes the check but differs was written by another process since: it is left. The
+    /// default writes once, as ``setData(_:for:label:)``.
+    ///
+    /// - Throws: ``KeychainError``; on failure what was stored before is unchanged.
+    func setData(_ data: Data, for key: KeychainKey, label: String, checkedBy isIntact: (Data) -> Bool) throws(KeychainError)
+
     /// Removes what is stored under `key`.
     ///
     /// - Returns: Whether anything was removed.

@@ -41,9 +41,11 @@ extension KeyringTests {
                 let store = SecretServiceStore(configuration: .init(logger: recorder.logger))
                 let value = Data("round \(round)".utf8)
                 do {
-                    try store.setData(value, for: key, label: "session bug round")
-                    // Read as a record is: checked by its form (garbage from a broken session is read again).
-                    let read = try store.data(for: key, checkedBy: { String(decoding: $0, as: UTF8.self).hasPrefix("round ") })
+                    // Written and read as a record is: checked by its form (garbage from a broken session is written or
+                    // read again).
+                    let isIntact: (Data) -> Bool = { String(decoding: $0, as: UTF8.self).hasPrefix("round ") }
+                    try store.setData(value, for: key, label: "session bug round", checkedBy: isIntact)
+                    let read = try store.data(for: key, checkedBy: isIntact)
                     if read != value { failures.append("round \(round): read back something else") }
                 } catch {
                     failures.append("round \(round): \(error)")

@@ -33,7 +33,7 @@ extension Auth {
 
     func save(_ record: StoredUserRecord, in group: AccessGroup?) throws(AuthError) {
         try AuthError.catchingKeychain { () throws(KeychainError) in
-            try store.setData(record.encoded(), for: StoredUserKeys.user(options, in: group), label: label(of: record.uid, in: group))
+            try store.setUserRecordData(record.encoded(), for: StoredUserKeys.user(options, in: group), label: label(of: record.uid, in: group))
         }
     }
 

@@ -99,6 +99,19 @@ extension KeychainStore {
     /// The bytes of the user record stored under `key`, read again where the provider may have garbled them
     /// (KWallet 5's session bug) when they do not decode: see ``KeychainStore/data(for:checkedBy:)``.
     func userRecordData(for key: KeychainKey) throws(KeychainError) -> Data? {
-        try data(for: key, checkedBy: { (try? StoredUserRecord.decode($0, key: key)) != nil })
+        try data(for: key, checkedBy: { StoredUserRecord.isIntact($0, key: key) })
+    }
+
+    /// Stores the user record `data` under `key`, written again where the provider may have garbled it
+    /// (KWallet 5's session bug): see ``KeychainStore/setData(_:for:label:checkedBy:)``.
+    func setUserRecordData(_ data: Data, for key: KeychainKey, label: String) throws(KeychainError) {
+        try setData(data, for: key, label: label, checkedBy: { StoredUserRecord.isIntact($0, key: key) })
+    }
+}
+
+extension StoredUserRecord {
+    /// Whether `data` decodes as the user record of `key`.
+    static func isIntact(_ data: Data, key: KeychainKey) -> Bool {
+        (try? decode(data, key: key)) != nil
     }
 }

@@ -99,6 +99,21 @@ public final class SecretServiceStore: KeychainStore {
         logger.debug("Stored keychain item", metadata: ["key": "\(key)", "size": "\(data.count)"])
     }
 
+    public func setData(_ data: Data, for key: KeychainKey, label: String, checkedBy isIntact: (Data) -> Bool) throws(KeychainError) {
+        try setData(data, for: key, label: label)
+        for rewrite in 1..<KeychainError.sessionTries {
+            // The provider is asked once per connection (cached): elsewhere a write costs no more call.
+            guard try perform("Storing \(key)", writes: false, { attempt throws(SecretServiceFailure) in provider(using: attempt.client) })
+                .garblesSecretsOnBrokenSessions,
+                let stored = try self.data(for: key, checkedBy: isIntact), !isIntact(stored)
+            else { return }
+            logger.debug("The secret written reads back garbled; writing it again with a fresh session", metadata: ["key": "\(key)", "write": "\(rewrite)"])
+            SecretServiceClient.disconnect()
+            forgetConnection()
+            try setData(data, for: key, label: label)
+        }
+    }
+
     @discardableResult
     public func removeData(for key: KeychainKey) throws(KeychainError) -> Bool {
         try key.validate()
