@@ -112,6 +112,9 @@ final class Broker: Sendable {
             call.reply([UserDictionary.variant(of: try await auth.signIn(withEmail: email, link: link).user)])
         case .signInWithCustomToken(let token):
             call.reply([UserDictionary.variant(of: try await auth.signIn(withCustomToken: token).user)])
+        case .signInWithBrowser(let browser):
+            let credential = try await browser.credential(logger: logger)
+            call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
         case .signInWithCredential(let credential):
             call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
         case .getUser:
@@ -139,12 +142,13 @@ final class Broker: Sendable {
     /// A token refreshed for `user` now: calls that force a refresh while one is in progress for the scope
     /// get that one's token, so that any number of concurrent calls send one request.
     private func refreshedToken(of user: User, in scope: Scope) async throws -> String {
-        let refresh = refreshes.withLock { refreshes in
-            if let refresh = refreshes[scope] { return refresh }
+        let (refresh, joined) = refreshes.withLock { refreshes in
+            if let refresh = refreshes[scope] { return (refresh, true) }
             let refresh = Task { try await user.getIDToken(forcingRefresh: true) }
             refreshes[scope] = refresh
-            return refresh
+            return (refresh, false)
         }
+        if joined { logger.debug("Joined the refresh in progress") }
         defer { refreshes.withLock { if $0[scope] == refresh { $0[scope] = nil } } }
         return try await refresh.value
     }

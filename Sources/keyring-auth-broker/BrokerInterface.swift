@@ -64,6 +64,15 @@ enum BrokerInterface {
               <arg name="credential" type="a{sv}" direction="in"/>
               <arg name="user" type="a{sv}" direction="out"/>
             </method>
+            <!-- The desktop OAuth flow in the user's browser, run by the broker (at most five minutes: give the call
+                 a timeout that long). provider: providerID (google.com, or the oidc. ID set up in Firebase), clientID
+                 (the app's desktop OAuth client), issuer (for oidc.), clientSecret (where the client has one). -->
+            <method name="SignInWithBrowser">
+              <arg name="app" type="a{sv}" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="provider" type="a{sv}" direction="in"/>
+              <arg name="user" type="a{sv}" direction="out"/>
+            </method>
             <method name="GetUser">
               <arg name="app" type="a{sv}" direction="in"/>
               <arg name="group" type="s" direction="in"/>

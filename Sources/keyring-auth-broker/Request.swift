@@ -1,4 +1,5 @@
 import KeyringAuth
+import Logging
 
 /// A call to the broker, its arguments read and checked on arrival.
 struct Request: Sendable {
@@ -9,6 +10,7 @@ struct Request: Sendable {
         case signInWithEmailLink(email: String, link: String)
         case signInWithCustomToken(String)
         case signInWithCredential(AuthCredential)
+        case signInWithBrowser(BrowserSignIn)
         case getUser
         case getIDToken(forceRefresh: Bool)
         case signOut
@@ -48,6 +50,10 @@ struct Request: Sendable {
             let dictionary = GVariants.child(at: 2, of: parameters)
             defer { GVariants.release(dictionary) }
             operation = .signInWithCredential(try Self.credential(from: dictionary))
+        case "SignInWithBrowser":
+            let dictionary = GVariants.child(at: 2, of: parameters)
+            defer { GVariants.release(dictionary) }
+            operation = .signInWithBrowser(try BrowserSignIn(dictionary))
         case "GetUser": operation = .getUser
         case "GetIDToken": operation = .getIDToken(forceRefresh: GVariants.bool(at: 2, of: parameters))
         case "SignOut": operation = .signOut
@@ -95,5 +101,51 @@ struct Request: Sendable {
         case (nil, nil):
             throw BrokerError(.invalidArgument, "A \(BrokerArguments.quoted(providerID)) credential needs idToken or accessToken.")
         }
+    }
+}
+
+/// The desktop OAuth flow a client asks the broker to run in the user's browser: Google, or an OpenID Connect
+/// provider by its issuer, with the app's desktop OAuth client.
+struct BrowserSignIn: Sendable {
+    var providerID: String
+    var issuer: String?
+    var clientID: String
+    var clientSecret: String?
+
+    private static let keys = ["providerID", "issuer", "clientID", "clientSecret"]
+
+    init(_ variant: OpaquePointer) throws(BrokerError) {
+        guard let entries = GVariants.dictionary(of: variant) else {
+            throw BrokerError(.invalidArgument, "provider must be a dictionary (a{sv}) of providerID, clientID, and issuer and clientSecret where needed.")
+        }
+        var strings: [String: String] = [:]
+        for (key, value) in entries {
+            guard Self.keys.contains(key) else {
+                throw BrokerError(.invalidArgument, "provider has an unknown key \(BrokerArguments.quoted(key)); it takes \(Self.keys.joined(separator: ", ")).")
+            }
+            guard case .string(let string)? = value else { throw BrokerError(.invalidArgument, "provider's \(key) must be a string.") }
+            try BrokerArguments.checkSize(string, of: "provider's \(key)", limit: BrokerArguments.maximumAppValueSize * 4)
+            if !string.isEmpty { strings[key] = string }
+        }
+        guard let providerID = strings["providerID"], let clientID = strings["clientID"] else {
+            throw BrokerError(.invalidArgument, "provider needs providerID (google.com, or the oidc. ID set up in Firebase) and clientID (the app's desktop OAuth client).")
+        }
+        guard providerID == "google.com" || strings["issuer"] != nil else {
+            throw BrokerError(.invalidArgument, "provider \(BrokerArguments.quoted(providerID)) needs issuer, the OpenID Connect issuer URL.")
+        }
+        self.providerID = providerID
+        issuer = providerID == "google.com" ? nil : strings["issuer"]
+        self.clientID = clientID
+        clientSecret = strings["clientSecret"]
+    }
+
+    /// Runs the flow: opens the browser (the desktop portal where the session has one, else `xdg-open`) and waits
+    /// for the provider's redirect, at most five minutes.
+    func credential(logger: Logger) async throws(AuthError) -> OAuthCredential {
+        var provider = DesktopOAuthProvider.google
+        if let issuer { provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: issuer) }
+        var flow = DesktopOAuthFlow(provider: provider, clientID: clientID, clientSecret: clientSecret)
+        flow.logger = logger
+        return try await flow.getCredential()
     }
 }

@@ -37,14 +37,16 @@ struct BrokerFixture {
 
     /// The service file, as `scripts/install` writes it, naming the built broker; and the emulator in the
     /// activation environment.
-    func installService(idleTimeout: Int, emulatorHost: String) async throws {
+    func installService(idleTimeout: Int, emulatorHost: String, path: String? = nil) async throws {
         guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
             throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
         }
         let file = "[D-BUS Service]\nName=\(Self.name)\nExec=\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)\n"
         try Data(file.utf8).write(to: URL(fileURLWithPath: services).appendingPathComponent("\(Self.name).service"))
+        let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
-            ["{'FIREBASE_AUTH_EMULATOR_HOST': '\(emulatorHost)'}"]).requireSuccess("UpdateActivationEnvironment")
+            ["{'FIREBASE_AUTH_EMULATOR_HOST': '\(emulatorHost)', 'PATH': '\(path.map { $0 + ":" } ?? "")\(systemPath)'}"])
+            .requireSuccess("UpdateActivationEnvironment")
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig", [])
             .requireSuccess("ReloadConfig")
     }
@@ -127,4 +129,66 @@ struct BrokerFixture {
 
 struct BrokerTestFailure: Error, CustomStringConvertible {
     let description: String
+}
+
+/// An HTTP forwarder in front of the emulator that holds every token refresh (`/token` on the secure-token
+/// path) until ``open()``: `refreshes` gets one event per refresh request that arrives. One request per
+/// connection (`Connection: close` towards both sides).
+final class GatedForwarder: Sendable {
+    let port: Int
+    let refreshes = Mailbox<Void>()
+    private let listener: Int32
+    private let gate = Mailbox<Void>()
+
+    init(to target: AuthEmulator.Address) throws {
+        (listener, port) = try RawTCP.silentListener()
+        let (listener, refreshes, gate) = (listener, refreshes, gate)
+        Thread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return }
+                Thread { Self.forward(connection, to: target, refreshes: refreshes, gate: gate) }.start()
+            }
+        }.start()
+    }
+
+    /// Lets every held and later refresh through.
+    func open() {
+        gate.post(())
+        gate.close()
+    }
+
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private static func forward(_ connection: Int32, to target: AuthEmulator.Address, refreshes: Mailbox<Void>, gate: Mailbox<Void>) {
+        defer { close(connection) }
+        guard var request = readRequest(connection), let headerEnd = request.range(of: Data("\r\n".utf8)) else { return }
+        let requestLine = String(decoding: request[..<headerEnd.lowerBound], as: UTF8.self)
+        if requestLine.contains("/token") {
+            refreshes.post(())
+            let held = DispatchSemaphore(value: 0)
+            Task { _ = try? await gate.next(within: .seconds(120)); held.signal() }
+            held.wait()
+        }
+        request.insert(contentsOf: Data("Connection: close\r\n".utf8), at: headerEnd.upperBound)
+        guard let answer = try? RawTCP.exchange(host: target.host, port: target.port, bytes: Array(request), halfClose: false) else { return }
+        _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// One request: its head, and as many bytes of body as its Content-Length says.
+    private static func readRequest(_ connection: Int32) -> Data? {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = received.range(of: Data("\r\n\r\n".utf8)) {
+                let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if received.count >= end.upperBound + length { return received }
+            }
+            let count = recv(connection, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            received.append(contentsOf: buffer[0..<count])
+        }
+    }
 }

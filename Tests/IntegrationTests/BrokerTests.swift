@@ -45,6 +45,60 @@ import Testing
         #expect(await notes.finish() == 0, "\(notes.standardError)")
     }
 
+    /// The C client (GDBus), built here with `cc`, as the Flatpak app `com.example.Notes`: it signs in, reads the
+    /// user and a token, and follows the Swift app's sign-out.
+    @Test func aCClientInASandboxFollowsTheGroup() async throws {
+        let broker = try await BrokerFixture.start()
+        let source = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/c/broker-client.c").path
+        let binary = broker.harness.root.appendingPathComponent("broker-client-\(UUID().uuidString.prefix(8))").path
+        let flags = try await Subprocess.run("pkg-config", ["--cflags", "--libs", "gio-2.0"])
+        try flags.requireSuccess("pkg-config gio-2.0")
+        let words = String(decoding: flags.standardOutput, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+        try await Subprocess.run("cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-o", binary, source] + words).requireSuccess("cc broker-client.c")
+        try await sandboxedClientFollowsTheGroup(binary, broker: broker)
+    }
+
+    /// The Rust client (zbus, built offline against Debian's crates with Debian's cargo), likewise.
+    @Test func aRustClientInASandboxFollowsTheGroup() async throws {
+        let broker = try await BrokerFixture.start()
+        let crate = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/rust").path
+        // Kept between runs in the package's build folder: the first build takes a minute or two.
+        let target = broker.packageRoot.appendingPathComponent(".build/broker-client-rust").path
+        // Debian's cargo and rustc, which Debian's crates are packaged for (rustup's need the caller's own HOME).
+        var environment = ProcessInfo.processInfo.environment
+        environment["RUSTC"] = "/usr/bin/rustc"
+        // From the crate's folder: cargo finds its .cargo/config.toml (Debian's crates, offline) from where it runs.
+        let build = try await Subprocess.run(
+            "sh", ["-c", "cd \"$0\" && exec /usr/bin/cargo build --quiet --target-dir \"$1\"", crate, target],
+            environment: environment, limit: .seconds(900))
+        try build.requireSuccess("cargo build (Examples/BrokerClients/rust)")
+        try await sandboxedClientFollowsTheGroup(target + "/debug/broker-client", broker: broker)
+    }
+
+    /// Runs `binary` (a client that prints `user UID`, `token N`, `watching`, then `changed UID` once another user
+    /// or nobody is signed in) as `com.example.Notes`, and signs out from a Swift app of the group meanwhile.
+    private func sandboxedClientFollowsTheGroup(_ binary: String, broker: BrokerFixture) async throws {
+        let swiftApp = try broker.swiftApp()
+        let log = ListenerLog()
+        let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
+        defer { swiftApp.removeStateDidChangeListener(handle) }
+        #expect(try await log.next() == nil)
+
+        let client = try LineChannel([
+            broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", binary, "com.example.Notes",
+            binary, broker.app["apiKey"]!, broker.app["appID"]!, broker.app["projectID"]!, BrokerFixture.group,
+        ])
+        let user = try await client.nextLine(within: .seconds(60))
+        let uid = try #require(user.hasPrefix("user ") ? String(user.dropFirst(5)) : nil, "\(user): \(client.standardError)")
+        let token = try await client.nextLine(within: .seconds(60))
+        #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
+        #expect(try await client.nextLine(within: .seconds(60)) == "watching")
+        #expect(try await log.next { $0 != nil } == uid)
+        try swiftApp.signOut()
+        #expect(try await client.nextLine(within: .seconds(60)) == "changed none")
+        #expect(await client.finish() == 0, "\(client.standardError)")
+    }
+
     /// `org.evil.App` is refused the group for every method, cannot reach `com.example.Notes`'s private user
     /// whatever app it names, and its sandbox cannot reach the Secret Service.
     @Test func anotherAppIsRefusedTheGroupAndCannotReachAPrivateUser() async throws {
@@ -73,6 +127,27 @@ import Testing
         #expect(secrets.status != 0)
         #expect(secrets.standardError.contains("ServiceUnknown"), "\(secrets.standardError)")
         for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
+    }
+
+    /// `SignInWithBrowser`: the broker runs the desktop OAuth flow in the user's browser (a stand-in `xdg-open` on
+    /// the activation environment's `PATH`) with an OpenID Connect provider, and signs the group in.
+    @Test func aBrowserSignInRunsInTheUsersBrowser() async throws {
+        let broker = try await BrokerFixture.start()
+        let provider = try FakeOAuthProvider(user: ["sub": "grace", "email": "grace@example.com", "name": "Grace"])
+        defer { provider.stop() }
+        let (browserPath, _) = try FakeBrowser.make()
+        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath)
+        let signedIn = try await broker.call("SignInWithBrowser", [
+            "{'providerID': <'oidc.example'>, 'issuer': <'\(provider.issuer)'>, 'clientID': <'\(provider.clientID)'>, "
+                + "'clientSecret': <'\(provider.clientSecret!)'>}",
+        ])
+        try signedIn.requireSuccess("SignInWithBrowser")
+        let output = String(decoding: signedIn.standardOutput, as: UTF8.self)
+        #expect(output.contains("'email': <'grace@example.com'>"), "\(output)")
+        #expect(output.contains("'providers': <'oidc.example'>"), "\(output)")
+        #expect(provider.tokenRequests == 1)
+        let refused = try await broker.call("SignInWithBrowser", ["{'providerID': <'oidc.example'>, 'clientID': <'x'>}"])
+        #expect(refused.standardError.contains("Error.InvalidArgument"), "\(refused.standardError)")
     }
 
     /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
@@ -107,6 +182,15 @@ import Testing
         let user = try await broker.call("GetUser")
         try user.requireSuccess("GetUser after the refused calls")
         #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'uid'"))
+
+        // --follow: the script sees the Swift app's sign-out.
+        let swiftApp = try broker.swiftApp()
+        let follower = try LineChannel(["bash", script, BrokerFixture.group, "--follow"], environment: environment)
+        #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("signed in as "))
+        #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("token of "))
+        try swiftApp.signOut()
+        #expect(try await follower.nextLine(within: .seconds(60)) == "changed none")
+        #expect(await follower.finish() == 0, "\(follower.standardError)")
     }
 
     /// The broker killed while a sign-in waits on the backend loses nothing stored; the next call activates a new one.
@@ -149,6 +233,54 @@ import Testing
         try user.requireSuccess("GetUser after the idle exit")
         #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'isAnonymous': <true>"))
     }
+
+    /// Fifty concurrent `GetIDToken(…, true)` from one client send one refresh request: the refresh is held at the
+    /// backend until the broker has said that the other 49 joined it.
+    @Test func concurrentForcedRefreshesSendOneRequest() async throws {
+        let fixture = try await BrokerFixture.start()
+        let forwarder = try GatedForwarder(to: fixture.address)
+        defer { forwarder.stop() }
+        var environment = ProcessInfo.processInfo.environment
+        environment["FIREBASE_AUTH_EMULATOR_HOST"] = "127.0.0.1:\(forwarder.port)"
+        let broker = try LineChannel(
+            ["sh", "-c", "exec \"$0\" --verbose --idle-timeout 0 2>&1", try Harness.product("keyring-auth-broker")], environment: environment)
+        _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Serving") }
+        try await fixture.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+        let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
+
+        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: fixture.app), as: UTF8.self)
+        let burst = try LineChannel(["/usr/bin/python3", "-c", Self.fiftyForcedRefreshes, appJSON, BrokerFixture.group])
+        try await forwarder.refreshes.next(within: .seconds(60))
+        for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the refresh in progress") } }
+        forwarder.open()
+        #expect(try await burst.nextLine(within: .seconds(60)) == "tokens=1 errors=0")
+        #expect(fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before == 1)
+        #expect(forwarder.refreshes.queued.isEmpty, "no other refresh reached the backend")
+        broker.child.send(SIGTERM)
+    }
+
+    /// Fifty `GetIDToken(app, group, true)` sent at once on one connection (Gio, asynchronously); prints how many
+    /// distinct tokens and errors came back.
+    static let fiftyForcedRefreshes = """
+        import json, sys
+        from gi.repository import Gio, GLib
+        NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+        app = {key: GLib.Variant("s", value) for key, value in json.loads(sys.argv[1]).items()}
+        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        loop, tokens, errors = GLib.MainLoop(), [], []
+        def done(connection, result, _):
+            try:
+                tokens.append(connection.call_finish(result).unpack()[0])
+            except GLib.Error as error:
+                errors.append(error.message)
+            if len(tokens) + len(errors) == 50:
+                loop.quit()
+        for _ in range(50):
+            bus.call(NAME, PATH, NAME, "GetIDToken", GLib.Variant("(a{sv}sb)", (app, sys.argv[2], True)), None,
+                     Gio.DBusCallFlags.NONE, 120000, None, done, None)
+        loop.run()
+        print("tokens=%d errors=%d" % (len(set(tokens)), len(errors)), flush=True)
+        """
 }
 
 /// A backend that accepts connections and never answers; `connected` gets one event per connection.

@@ -14,18 +14,7 @@ extension KeyringTests {
         let cli: CLIProgram
         init() throws { cli = try CLIProgram() }
 
-        /// A directory with an `xdg-open` that hands the URL to auth-probe's stand-in browser, which writes the
-        /// page it was left on to `page`.
-        private func fakeBrowser() throws -> (path: String, page: URL) {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-browser-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let page = directory.appendingPathComponent("page.html")
-            let script = directory.appendingPathComponent("xdg-open")
-            try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" > '\(page.path)' 2>&1\n"
-                .write(to: script, atomically: true, encoding: .utf8)
-            chmod(script.path, 0o755)
-            return (directory.path, page)
-        }
+        private func fakeBrowser() throws -> (path: String, page: URL) { try FakeBrowser.make() }
 
         private func environment(path: String) -> [String: String] {
             var environment = ProcessInfo.processInfo.environment
