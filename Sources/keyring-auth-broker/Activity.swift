@@ -48,6 +48,9 @@ final class Activity: Sendable {
         rearm()
     }
 
+    /// Whether no call is in progress.
+    var isDrained: Bool { state.withLock { $0.calls == 0 } }
+
     /// Runs `body` when no call is in progress: now, or when the last one ends.
     func whenDrained(_ body: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in

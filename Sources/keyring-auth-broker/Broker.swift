@@ -20,14 +20,13 @@ final class Broker: Sendable {
     private let store: any KeychainStore
     private let endpoint: IdentityToolkitEndpoint
     private let policy: AccessPolicy
+    private let tokenRefresh: TokenRefreshPolicy
     private let bus = Mutex<BusServer?>(nil)
     private let blocking = DispatchQueue(label: "keyring-auth-broker.blocking", attributes: .concurrent)
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
     private let state = Mutex(State())
-    /// The forced refresh in progress for each scope, which concurrent forced calls join.
-    private let refreshes = Mutex<[Scope: Task<String, any Error>]>([:])
     let activity: Activity
 
     private struct State {
@@ -49,10 +48,14 @@ final class Broker: Sendable {
         var group: AccessGroup?
     }
 
-    init(store: any KeychainStore, endpoint: IdentityToolkitEndpoint, policy: AccessPolicy, idleTimeout: Duration?, logger: Logger) {
+    init(
+        store: any KeychainStore, endpoint: IdentityToolkitEndpoint, policy: AccessPolicy, tokenRefresh: TokenRefreshPolicy,
+        idleTimeout: Duration?, logger: Logger
+    ) {
         self.store = store
         self.endpoint = endpoint
         self.policy = policy
+        self.tokenRefresh = tokenRefresh
         self.logger = logger
         activity = Activity(idleTimeout: idleTimeout)
     }
@@ -123,8 +126,8 @@ final class Broker: Sendable {
             guard let user = auth.currentUser else {
                 throw BrokerError(.notSignedIn, "Nobody is signed in to \(Self.describe(scope)); sign in first.")
             }
-            let token = forceRefresh ? try await refreshedToken(of: user, in: scope) : try await user.getIDToken()
-            call.reply([GVariants.string(token)])
+            // Concurrent calls share one refresh: `User` runs one at a time and hands its token to every caller.
+            call.reply([GVariants.string(try await user.getIDToken(forcingRefresh: forceRefresh))])
         case .signOut:
             try await blocking.run { () throws(BrokerError) in
                 do { try auth.signOut() } catch { throw Self.brokerError(from: error) }
@@ -137,20 +140,6 @@ final class Broker: Sendable {
             unwatch(scope, client: call.sender)
             call.reply()
         }
-    }
-
-    /// A token refreshed for `user` now: calls that force a refresh while one is in progress for the scope
-    /// get that one's token, so that any number of concurrent calls send one request.
-    private func refreshedToken(of user: User, in scope: Scope) async throws -> String {
-        let (refresh, joined) = refreshes.withLock { refreshes in
-            if let refresh = refreshes[scope] { return (refresh, true) }
-            let refresh = Task { try await user.getIDToken(forcingRefresh: true) }
-            refreshes[scope] = refresh
-            return (refresh, false)
-        }
-        if joined { logger.debug("Joined the refresh in progress") }
-        defer { refreshes.withLock { if $0[scope] == refresh { $0[scope] = nil } } }
-        return try await refresh.value
     }
 
     /// The options under which `caller`'s app is stored: a sandboxed app's private scope is keyed by
@@ -223,7 +212,8 @@ final class Broker: Sendable {
                 apiKey: scope.options.apiKey, endpoint: self.endpoint, requestTimeout: .seconds(15), logger: self.logger)
             let auth = Auth(configuration: AuthConfiguration(
                 options: scope.options, store: self.store, backend: backend, callbackQueue: self.listenerQueue, logger: self.logger,
-                liveSync: scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID)))
+                liveSync: scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),
+                tokenRefresh: self.tokenRefresh))
             // A corrupt stored user is replaced by the next sign-in; anything else is tried again by the next call.
             if let error = auth.startupError, error.code != .corruptStoredUser { throw Self.brokerError(from: error) }
             self.state.withLock { $0.auths[scope] = auth }
@@ -290,11 +280,22 @@ final class Broker: Sendable {
 
     // MARK: Idle
 
+    /// Gives the name back, so that the next call activates a new broker, then exits once every call that
+    /// reached this one is answered: calls sent before the release arrive before the bus's reply to it, so
+    /// they are dispatched before ``BusServer/afterPendingMessages(_:)`` runs.
     private func becameIdle() {
         guard let bus = bus.withLock({ $0 }) else { return }
         logger.info("Idle: giving the name back and exiting")
         bus.releaseName(BrokerInterface.name)
-        activity.whenDrained { bus.stop() }
+        stopWhenDrained(bus)
+    }
+
+    private func stopWhenDrained(_ bus: BusServer) {
+        activity.whenDrained { [self] in
+            bus.afterPendingMessages { [self] in
+                if activity.isDrained { bus.stop() } else { stopWhenDrained(bus) }
+            }
+        }
     }
 
     // MARK: Errors

@@ -23,6 +23,14 @@ struct BrokerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The longest any one D-Bus call to the Secret Service may take.", valueName: "seconds"))
     var keychainTimeout: Double = 5
 
+    @Option(help: ArgumentHelp(
+        "Refresh a signed-in user's ID token this many seconds before it expires, plus up to --refresh-spread more "
+            + "(as every app of a group does, so that the group makes about one refresh per expiry).", valueName: "seconds"))
+    var refreshAhead: Double = 300
+
+    @Option(help: ArgumentHelp("See --refresh-ahead.", valueName: "seconds"))
+    var refreshSpread: Double = 180
+
     @Flag(help: "Print the D-Bus interface (introspection XML) and exit.")
     var printInterface = false
 
@@ -35,6 +43,9 @@ struct BrokerCommand: ParsableCommand {
         }
         guard keychainTimeout.isFinite, keychainTimeout >= 0.001, keychainTimeout <= 3600 else {
             throw ValidationError("--keychain-timeout takes 0.001 to 3600 seconds")
+        }
+        for (name, value) in [("--refresh-ahead", refreshAhead), ("--refresh-spread", refreshSpread)] {
+            guard value.isFinite, value >= 0, value <= 3600 else { throw ValidationError("\(name) takes 0 to 3600 seconds") }
         }
     }
 
@@ -55,6 +66,8 @@ struct BrokerCommand: ParsableCommand {
             timeout: .milliseconds(max(1, Int((keychainTimeout * 1000).rounded()))), logger: logger))
         let broker = Broker(
             store: store, endpoint: endpoint, policy: AccessPolicy(snapGrants: .load()),
+            tokenRefresh: TokenRefreshPolicy(
+                headStart: .milliseconds(Int((refreshAhead * 1000).rounded())), spread: .milliseconds(Int((refreshSpread * 1000).rounded()))),
             idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int((idleTimeout * 1000).rounded())), logger: logger)
         let bus: BusServer
         do throws(BrokerStartFailure) {

@@ -20,11 +20,11 @@ struct BrokerFixture {
     let packageRoot: URL
 
     /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running.
-    static func start(idleTimeout: Int = 120) async throws -> BrokerFixture {
+    static func start(idleTimeout: Int = 120, tokenLifetime: Duration = .seconds(3600)) async throws -> BrokerFixture {
         let harness = try Harness.require()
         var logger = Logger(label: "BrokerTests")
         logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
+        let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger))
         let address = try await emulator.start()
         let fixture = BrokerFixture(
             harness: harness, emulator: emulator, address: address,
@@ -117,13 +117,13 @@ struct BrokerFixture {
     }
 
     /// A Swift app of the group on the harness's keyring, following it live, signing in with the emulator.
-    func swiftApp(_ name: String = "swift-app") throws -> Auth {
+    func swiftApp(_ name: String = "swift-app", tokenRefresh: TokenRefreshPolicy = .standard) throws -> Auth {
         let options = AuthAppOptions(
             appName: name, apiKey: app["apiKey"]!, appID: "1:42:linux:\(name)", projectID: app["projectID"]!)
         let backend = IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try .emulator(host: address.host, port: address.port))
         return Auth(configuration: AuthConfiguration(
             options: options, store: SecretServiceStore(), backend: backend,
-            groupChoices: .pinned(to: try AccessGroup(Self.group), forAppID: options.appID)))
+            groupChoices: .pinned(to: try AccessGroup(Self.group), forAppID: options.appID), tokenRefresh: tokenRefresh))
     }
 }
 

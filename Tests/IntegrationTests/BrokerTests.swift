@@ -251,12 +251,46 @@ import Testing
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: fixture.app), as: UTF8.self)
         let burst = try LineChannel(["/usr/bin/python3", "-c", Self.fiftyForcedRefreshes, appJSON, BrokerFixture.group])
         try await forwarder.refreshes.next(within: .seconds(60))
-        for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the refresh in progress") } }
+        for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the token refresh under way") } }
         forwarder.open()
         #expect(try await burst.nextLine(within: .seconds(60)) == "tokens=1 errors=0")
         #expect(fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before == 1)
         #expect(forwarder.refreshes.queued.isEmpty, "no other refresh reached the backend")
         broker.child.send(SIGTERM)
+    }
+
+    /// The broker's `Auth` and three Swift apps of the group, each refreshing ahead of expiry as apps do, refresh
+    /// about once per expiry between them: five-second tokens, refreshed 0.5 to 2.5 s before expiry.
+    @Test func theBrokerAndSwiftAppsRefreshAboutOncePerExpiryBetweenThem() async throws {
+        let fixture = try await BrokerFixture.start(tokenLifetime: .seconds(5))
+        let policy = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
+        var environment = ProcessInfo.processInfo.environment
+        environment["FIREBASE_AUTH_EMULATOR_HOST"] = fixture.address.description
+        let broker = try LineChannel(
+            [try Harness.product("keyring-auth-broker"), "--idle-timeout", "0", "--refresh-ahead", "0.5", "--refresh-spread", "2"],
+            environment: environment)
+        try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "60", BrokerFixture.name]).requireSuccess("gdbus wait")
+        let apps = try (0..<3).map { try fixture.swiftApp("swift-app-\($0)", tokenRefresh: policy) }
+        let tokens = ListenerLog()
+        let handle = apps[0].addIDTokenDidChangeListener { _, user in tokens.record(user) }
+        defer { apps[0].removeIDTokenDidChangeListener(handle) }
+        #expect(try await tokens.next() == nil)
+        let signedIn = try await fixture.call("SignInAnonymously")
+        try signedIn.requireSuccess("SignInAnonymously")
+        let uid = try #require(try await tokens.next { $0 != nil })
+        let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
+
+        // Each expiry, one of the four refreshes and the others get its token: app 0 is told once per round.
+        let rounds = 3
+        for _ in 0..<rounds { #expect(try await tokens.next(within: .seconds(60)) == uid) }
+        let refreshes = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before
+        #expect(refreshes >= rounds)
+        // Uncoordinated, each of the four would refresh each expiry (12); two firing within one refresh's round trip of
+        // each other may both refresh on a loaded machine, as among Swift apps alone: at most half of that.
+        #expect(refreshes <= 4 * rounds / 2, "\(refreshes) refreshes for \(rounds) expiries of 4 refreshing parties")
+        #expect(apps.allSatisfy { $0.currentUser?.uid == uid }, "nobody was signed out on the way")
+        broker.child.send(SIGTERM)
+        withExtendedLifetime(apps) {}
     }
 
     /// Fifty `GetIDToken(app, group, true)` sent at once on one connection (Gio, asynchronously); prints how many

@@ -1,3 +1,4 @@
+import Logging
 import Synchronization
 
 /// One token refresh at a time for a user: the first caller starts it, every caller that arrives while
@@ -12,12 +13,15 @@ final class SharedTokenRefresh: Sendable {
     }
     private let running = Mutex<Running?>(nil)
 
-    /// The result of the refresh under way, or of `refresh` started now when none is.
-    func join(_ refresh: @escaping @Sendable () async throws(AuthError) -> AuthTokens) async throws(AuthError) -> AuthTokens {
-        let task = running.withLock { running in
+    /// The result of the refresh under way, or of `refresh` started now when none is. A caller that joins a
+    /// refresh under way is logged at debug level to `logger`.
+    func join(
+        logger: Logger? = nil, _ refresh: @escaping @Sendable () async throws(AuthError) -> AuthTokens
+    ) async throws(AuthError) -> AuthTokens {
+        let (task, joined) = running.withLock { running in
             if running != nil {
                 running!.callers += 1
-                return running!.task
+                return (running!.task, true)
             }
             // Cleared by the task itself, under the lock: it cannot end before it is stored here.
             let task = Task { [self] () -> Result<AuthTokens, AuthError> in
@@ -25,8 +29,9 @@ final class SharedTokenRefresh: Sendable {
                 do throws(AuthError) { return .success(try await refresh()) } catch { return .failure(error) }
             }
             running = Running(task: task, callers: 1)
-            return task
+            return (task, false)
         }
+        if joined { logger?.debug("Joined the token refresh under way") }
         return try await task.value.get()
     }
 

@@ -75,7 +75,7 @@ public final class User: Sendable {
             return current.tokens.idToken
         }
         let auth = try owningAuth()
-        return try await tokenRefresh.join { () async throws(AuthError) in try await auth.refreshTokens(of: self) }.idToken
+        return try await tokenRefresh.join(logger: auth.logger) { () async throws(AuthError) in try await auth.refreshTokens(of: self) }.idToken
     }
 
     /// The user's ID token and what it says (expiry, sign-in time, sign-in method, custom claims),

@@ -137,6 +137,21 @@ final class BusServer: Sendable {
         g_main_loop_run(loop.pointer)
     }
 
+    /// Runs `body` on the main thread once the messages already received have been dispatched (an idle source of
+    /// low priority: GDBus dispatches each received call at the default one); from any thread.
+    func afterPendingMessages(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(CallbackBox(body)).toOpaque()
+        g_idle_add_full(G_PRIORITY_LOW, { box in
+            Unmanaged<CallbackBox>.fromOpaque(box!).takeUnretainedValue().body()
+            return 0  // G_SOURCE_REMOVE
+        }, box, { box in Unmanaged<CallbackBox>.fromOpaque(box!).release() })
+    }
+
+    private final class CallbackBox {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
     /// Makes ``run()`` return; from any thread.
     func stop() {
         g_main_loop_quit(loop.pointer)
