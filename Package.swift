@@ -289,7 +289,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The broker's rules, unit by unit (its behaviour on a bus is in IntegrationTests' BrokerTests).
+        // The broker's rules, unit by unit (its behaviour on a bus: IntegrationTests' KeyringTests.Broker).
         .testTarget(
             name: "KeyringAuthBrokerTests",
             dependencies: ["keyring-auth-broker", "KeyringAuth", "SecretKeychain"],

@@ -4,317 +4,319 @@ import KeyringAuthEmulator
 import KeyringTestSupport
 import Testing
 
-/// The sign-in broker on the harness's bus, D-Bus-activated as a session activates it, with clients in other
-/// languages: on the host, and in sandboxes as Flatpak makes them (bubblewrap, xdg-dbus-proxy, `/.flatpak-info`).
-/// One broker per bus: the tests run one at a time.
-@Suite(.serialized) struct BrokerTests {
-    /// A sandboxed `com.example.Notes` (Python, Gio) and an unsandboxed Swift app of `TEAMID.com.example.shared`
-    /// share one sign-in, live, both ways.
-    @Test func aSandboxedAppAndASwiftAppShareTheGroupLive() async throws {
-        let broker = try await BrokerFixture.start()
-        let notes = try await broker.python(as: "com.example.Notes")
-        #expect(try await broker.ask(notes, "watch") == "ok")
-        let swiftApp = try broker.swiftApp()
-        let log = ListenerLog()
-        let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
-        defer { swiftApp.removeStateDidChangeListener(handle) }
-        #expect(try await log.next() == nil)
+extension KeyringTests {
+    /// The sign-in broker on the harness's bus, D-Bus-activated as a session activates it, with clients in other
+    /// languages: on the host, and in sandboxes as Flatpak makes them (bubblewrap, xdg-dbus-proxy, `/.flatpak-info`).
+    /// Among the keyring tests, which run one at a time: one broker per bus, and tests beside it restart the provider.
+    @Suite struct Broker {
+        /// A sandboxed `com.example.Notes` (Python, Gio) and an unsandboxed Swift app of `TEAMID.com.example.shared`
+        /// share one sign-in, live, both ways.
+        @Test func aSandboxedAppAndASwiftAppShareTheGroupLive() async throws {
+            let broker = try await BrokerFixture.start()
+            let notes = try await broker.python(as: "com.example.Notes")
+            #expect(try await broker.ask(notes, "watch") == "ok")
+            let swiftApp = try broker.swiftApp()
+            let log = ListenerLog()
+            let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
+            defer { swiftApp.removeStateDidChangeListener(handle) }
+            #expect(try await log.next() == nil)
 
-        // The sandboxed app signs in: the Swift app follows.
-        let signedIn = try BrokerFixture.user(in: try await broker.ask(notes, "anonymous"))
-        let uid = try #require(signedIn["uid"] as? String)
-        #expect(signedIn["isAnonymous"] as? Bool == true)
-        #expect(try await log.next { $0 != nil } == uid)
-        #expect(try await broker.nextChange(of: notes)["uid"] as? String == uid)
-        let token = try await broker.ask(notes, "token")
-        #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
+            // The sandboxed app signs in: the Swift app follows.
+            let signedIn = try BrokerFixture.user(in: try await broker.ask(notes, "anonymous"))
+            let uid = try #require(signedIn["uid"] as? String)
+            #expect(signedIn["isAnonymous"] as? Bool == true)
+            #expect(try await log.next { $0 != nil } == uid)
+            #expect(try await broker.nextChange(of: notes)["uid"] as? String == uid)
+            let token = try await broker.ask(notes, "token")
+            #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
 
-        // The Swift app signs out, then in with a password: the sandboxed app is told each time.
-        try swiftApp.signOut()
-        #expect(try await broker.nextChange(of: notes).isEmpty)
-        let adas = try await swiftApp.createUser(withEmail: "ada@example.com", password: "correct horse").user
-        let change = try await broker.nextChange(of: notes)
-        #expect(change["uid"] as? String == adas.uid)
-        #expect(change["email"] as? String == "ada@example.com")
-        #expect(change["providers"] as? String == "password")
-        let read = try BrokerFixture.user(in: try await broker.ask(notes, "user"))
-        #expect(read["uid"] as? String == adas.uid)
-        #expect(read.keys.allSatisfy { !$0.lowercased().contains("token") }, "no token in a user: \(read.keys)")
+            // The Swift app signs out, then in with a password: the sandboxed app is told each time.
+            try swiftApp.signOut()
+            #expect(try await broker.nextChange(of: notes).isEmpty)
+            let adas = try await swiftApp.createUser(withEmail: "ada@example.com", password: "correct horse").user
+            let change = try await broker.nextChange(of: notes)
+            #expect(change["uid"] as? String == adas.uid)
+            #expect(change["email"] as? String == "ada@example.com")
+            #expect(change["providers"] as? String == "password")
+            let read = try BrokerFixture.user(in: try await broker.ask(notes, "user"))
+            #expect(read["uid"] as? String == adas.uid)
+            #expect(read.keys.allSatisfy { !$0.lowercased().contains("token") }, "no token in a user: \(read.keys)")
 
-        #expect(try await broker.ask(notes, "unwatch") == "ok")
-        #expect(await notes.finish() == 0, "\(notes.standardError)")
-    }
-
-    /// The C client (GDBus), built here with `cc`, as the Flatpak app `com.example.Notes`: it signs in, reads the
-    /// user and a token, and follows the Swift app's sign-out.
-    @Test func aCClientInASandboxFollowsTheGroup() async throws {
-        let broker = try await BrokerFixture.start()
-        let source = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/c/broker-client.c").path
-        let binary = broker.harness.root.appendingPathComponent("broker-client-\(UUID().uuidString.prefix(8))").path
-        let flags = try await Subprocess.run("pkg-config", ["--cflags", "--libs", "gio-2.0"])
-        try flags.requireSuccess("pkg-config gio-2.0")
-        let words = String(decoding: flags.standardOutput, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
-        try await Subprocess.run("cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-o", binary, source] + words).requireSuccess("cc broker-client.c")
-        try await sandboxedClientFollowsTheGroup(binary, broker: broker)
-    }
-
-    /// The Rust client (zbus, built offline against Debian's crates with Debian's cargo), likewise.
-    @Test func aRustClientInASandboxFollowsTheGroup() async throws {
-        let broker = try await BrokerFixture.start()
-        let crate = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/rust").path
-        // Kept between runs in the package's build folder: the first build takes a minute or two.
-        let target = broker.packageRoot.appendingPathComponent(".build/broker-client-rust").path
-        // Debian's cargo and rustc, which Debian's crates are packaged for (rustup's need the caller's own HOME).
-        var environment = ProcessInfo.processInfo.environment
-        environment["RUSTC"] = "/usr/bin/rustc"
-        // From the crate's folder: cargo finds its .cargo/config.toml (Debian's crates, offline) from where it runs.
-        let build = try await Subprocess.run(
-            "sh", ["-c", "cd \"$0\" && exec /usr/bin/cargo build --quiet --target-dir \"$1\"", crate, target],
-            environment: environment, limit: .seconds(900))
-        try build.requireSuccess("cargo build (Examples/BrokerClients/rust)")
-        try await sandboxedClientFollowsTheGroup(target + "/debug/broker-client", broker: broker)
-    }
-
-    /// Runs `binary` (a client that prints `user UID`, `token N`, `watching`, then `changed UID` once another user
-    /// or nobody is signed in) as `com.example.Notes`, and signs out from a Swift app of the group meanwhile.
-    private func sandboxedClientFollowsTheGroup(_ binary: String, broker: BrokerFixture) async throws {
-        let swiftApp = try broker.swiftApp()
-        let log = ListenerLog()
-        let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
-        defer { swiftApp.removeStateDidChangeListener(handle) }
-        #expect(try await log.next() == nil)
-
-        let client = try LineChannel([
-            broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", binary, "com.example.Notes",
-            binary, broker.app["apiKey"]!, broker.app["appID"]!, broker.app["projectID"]!, BrokerFixture.group,
-        ])
-        let user = try await client.nextLine(within: .seconds(60))
-        let uid = try #require(user.hasPrefix("user ") ? String(user.dropFirst(5)) : nil, "\(user): \(client.standardError)")
-        let token = try await client.nextLine(within: .seconds(60))
-        #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
-        #expect(try await client.nextLine(within: .seconds(60)) == "watching")
-        #expect(try await log.next { $0 != nil } == uid)
-        try swiftApp.signOut()
-        #expect(try await client.nextLine(within: .seconds(60)) == "changed none")
-        #expect(await client.finish() == 0, "\(client.standardError)")
-    }
-
-    /// `org.evil.App` is refused the group for every method, cannot reach `com.example.Notes`'s private user
-    /// whatever app it names, and its sandbox cannot reach the Secret Service.
-    @Test func anotherAppIsRefusedTheGroupAndCannotReachAPrivateUser() async throws {
-        let broker = try await BrokerFixture.start()
-        let notesPrivately = try await broker.python(as: "com.example.Notes", group: "")
-        let notesUser = try BrokerFixture.user(in: try await broker.ask(notesPrivately, "anonymous"))
-        #expect(notesUser["uid"] != nil)
-        let shared = try await broker.python(as: "com.example.Notes")
-        _ = try await broker.ask(shared, "anonymous")
-
-        let evil = try await broker.python(as: "org.evil.App")
-        for command in ["user", "token", "anonymous", "sign-out", "watch"] {
-            let answer = try await broker.ask(evil, command)
-            #expect(answer.hasPrefix("error AccessDenied "), "\(command): \(answer)")
+            #expect(try await broker.ask(notes, "unwatch") == "ok")
+            #expect(await notes.finish() == 0, "\(notes.standardError)")
         }
-        let evilPrivately = try await broker.python(as: "org.evil.App", group: "")
-        #expect(try await broker.ask(evilPrivately, "user") == "user {}")
-        // Notes's private user is still signed in, and the group's too: nothing the refused calls did reached them.
-        #expect(try BrokerFixture.user(in: try await broker.ask(notesPrivately, "user"))["uid"] as? String == notesUser["uid"] as? String)
-        #expect(try BrokerFixture.user(in: try await broker.ask(shared, "user"))["uid"] != nil)
 
-        let secrets = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
-            "org.evil.App", "gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
-            "--method", "org.freedesktop.Secret.Service.SearchItems", "{}",
-        ])
-        #expect(secrets.status != 0)
-        #expect(secrets.standardError.contains("ServiceUnknown"), "\(secrets.standardError)")
-        for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
-    }
-
-    /// `SignInWithBrowser`: the broker runs the desktop OAuth flow in the user's browser (a stand-in `xdg-open` on
-    /// the activation environment's `PATH`) with an OpenID Connect provider, and signs the group in.
-    @Test func aBrowserSignInRunsInTheUsersBrowser() async throws {
-        let broker = try await BrokerFixture.start()
-        let provider = try FakeOAuthProvider(user: ["sub": "grace", "email": "grace@example.com", "name": "Grace"])
-        defer { provider.stop() }
-        let (browserPath, _) = try FakeBrowser.make()
-        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath)
-        let signedIn = try await broker.call("SignInWithBrowser", [
-            "{'providerID': <'oidc.example'>, 'issuer': <'\(provider.issuer)'>, 'clientID': <'\(provider.clientID)'>, "
-                + "'clientSecret': <'\(provider.clientSecret!)'>}",
-        ])
-        try signedIn.requireSuccess("SignInWithBrowser")
-        let output = String(decoding: signedIn.standardOutput, as: UTF8.self)
-        #expect(output.contains("'email': <'grace@example.com'>"), "\(output)")
-        #expect(output.contains("'providers': <'oidc.example'>"), "\(output)")
-        #expect(provider.tokenRequests == 1)
-        let refused = try await broker.call("SignInWithBrowser", ["{'providerID': <'oidc.example'>, 'clientID': <'x'>}"])
-        #expect(refused.standardError.contains("Error.InvalidArgument"), "\(refused.standardError)")
-    }
-
-    /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
-    /// `InvalidArgument` while the broker keeps serving.
-    @Test func aShellScriptSignsInAndBadInputIsRefused() async throws {
-        let broker = try await BrokerFixture.start()
-        let script = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/shell/broker-client.sh").path
-        var environment = ProcessInfo.processInfo.environment
-        environment["KEYRING_AUTH_APP"] = broker.appArgument
-        let run = try await Subprocess.run("bash", [script, BrokerFixture.group], environment: environment)
-        try run.requireSuccess("the shell client")
-        let output = String(decoding: run.standardOutput, as: UTF8.self)
-        #expect(output.contains("signed in as "), "\(output)")
-        #expect(output.contains("token of "), "\(output)")
-
-        let bad: [(String, String, [String])] = [
-            ("GetUser", BrokerFixture.group, []),
-            ("GetUser", "bad group", []),
-            ("SignInWithEmail", BrokerFixture.group, ["''", "'x'"]),
-            ("SignInWithEmail", BrokerFixture.group, ["'\(String(repeating: "a", count: 5000))@example.com'", "'x'"]),
-            ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <'google.com'>}"]),
-            ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <42>}"]),
-        ]
-        for (index, (method, group, arguments)) in bad.enumerated() {
-            let app = index == 0 ? "{'apiKey': <'x'>}" : broker.appArgument
-            let result = try await broker.busCall(BrokerFixture.name, "/io/github/keyringauth/Broker1", "\(BrokerFixture.name).\(method)",
-                [app, "'\(group)'"] + arguments)
-            #expect(result.status != 0)
-            #expect(result.standardError.contains("\(BrokerFixture.name).Error.InvalidArgument"),
-                "\(method) \(group): \(result.standardError)")
+        /// The C client (GDBus), built here with `cc`, as the Flatpak app `com.example.Notes`: it signs in, reads the
+        /// user and a token, and follows the Swift app's sign-out.
+        @Test func aCClientInASandboxFollowsTheGroup() async throws {
+            let broker = try await BrokerFixture.start()
+            let source = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/c/broker-client.c").path
+            let binary = broker.harness.root.appendingPathComponent("broker-client-\(UUID().uuidString.prefix(8))").path
+            let flags = try await Subprocess.run("pkg-config", ["--cflags", "--libs", "gio-2.0"])
+            try flags.requireSuccess("pkg-config gio-2.0")
+            let words = String(decoding: flags.standardOutput, as: UTF8.self).split(whereSeparator: \.isWhitespace).map(String.init)
+            try await Subprocess.run("cc", ["-O2", "-Wall", "-Wextra", "-Werror", "-o", binary, source] + words).requireSuccess("cc broker-client.c")
+            try await sandboxedClientFollowsTheGroup(binary, broker: broker)
         }
-        let user = try await broker.call("GetUser")
-        try user.requireSuccess("GetUser after the refused calls")
-        #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'uid'"))
 
-        // --follow: the script sees the Swift app's sign-out.
-        let swiftApp = try broker.swiftApp()
-        let follower = try LineChannel(["bash", script, BrokerFixture.group, "--follow"], environment: environment)
-        #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("signed in as "))
-        #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("token of "))
-        try swiftApp.signOut()
-        #expect(try await follower.nextLine(within: .seconds(60)) == "changed none")
-        #expect(await follower.finish() == 0, "\(follower.standardError)")
+        /// The Rust client (zbus, built offline against Debian's crates with Debian's cargo), likewise.
+        @Test func aRustClientInASandboxFollowsTheGroup() async throws {
+            let broker = try await BrokerFixture.start()
+            let crate = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/rust").path
+            // Kept between runs in the package's build folder: the first build takes a minute or two.
+            let target = broker.packageRoot.appendingPathComponent(".build/broker-client-rust").path
+            // Debian's cargo and rustc, which Debian's crates are packaged for (rustup's need the caller's own HOME).
+            var environment = ProcessInfo.processInfo.environment
+            environment["RUSTC"] = "/usr/bin/rustc"
+            // From the crate's folder: cargo finds its .cargo/config.toml (Debian's crates, offline) from where it runs.
+            let build = try await Subprocess.run(
+                "sh", ["-c", "cd \"$0\" && exec /usr/bin/cargo build --quiet --target-dir \"$1\"", crate, target],
+                environment: environment, limit: .seconds(900))
+            try build.requireSuccess("cargo build (Examples/BrokerClients/rust)")
+            try await sandboxedClientFollowsTheGroup(target + "/debug/broker-client", broker: broker)
+        }
+
+        /// Runs `binary` (a client that prints `user UID`, `token N`, `watching`, then `changed UID` once another user
+        /// or nobody is signed in) as `com.example.Notes`, and signs out from a Swift app of the group meanwhile.
+        private func sandboxedClientFollowsTheGroup(_ binary: String, broker: BrokerFixture) async throws {
+            let swiftApp = try broker.swiftApp()
+            let log = ListenerLog()
+            let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
+            defer { swiftApp.removeStateDidChangeListener(handle) }
+            #expect(try await log.next() == nil)
+
+            let client = try LineChannel([
+                broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", binary, "com.example.Notes",
+                binary, broker.app["apiKey"]!, broker.app["appID"]!, broker.app["projectID"]!, BrokerFixture.group,
+            ])
+            let user = try await client.nextLine(within: .seconds(60))
+            let uid = try #require(user.hasPrefix("user ") ? String(user.dropFirst(5)) : nil, "\(user): \(client.standardError)")
+            let token = try await client.nextLine(within: .seconds(60))
+            #expect(token.hasPrefix("token ") && Int(token.dropFirst(6)) ?? 0 > 100, "\(token)")
+            #expect(try await client.nextLine(within: .seconds(60)) == "watching")
+            #expect(try await log.next { $0 != nil } == uid)
+            try swiftApp.signOut()
+            #expect(try await client.nextLine(within: .seconds(60)) == "changed none")
+            #expect(await client.finish() == 0, "\(client.standardError)")
+        }
+
+        /// `org.evil.App` is refused the group for every method, cannot reach `com.example.Notes`'s private user
+        /// whatever app it names, and its sandbox cannot reach the Secret Service.
+        @Test func anotherAppIsRefusedTheGroupAndCannotReachAPrivateUser() async throws {
+            let broker = try await BrokerFixture.start()
+            let notesPrivately = try await broker.python(as: "com.example.Notes", group: "")
+            let notesUser = try BrokerFixture.user(in: try await broker.ask(notesPrivately, "anonymous"))
+            #expect(notesUser["uid"] != nil)
+            let shared = try await broker.python(as: "com.example.Notes")
+            _ = try await broker.ask(shared, "anonymous")
+
+            let evil = try await broker.python(as: "org.evil.App")
+            for command in ["user", "token", "anonymous", "sign-out", "watch"] {
+                let answer = try await broker.ask(evil, command)
+                #expect(answer.hasPrefix("error AccessDenied "), "\(command): \(answer)")
+            }
+            let evilPrivately = try await broker.python(as: "org.evil.App", group: "")
+            #expect(try await broker.ask(evilPrivately, "user") == "user {}")
+            // Notes's private user is still signed in, and the group's too: nothing the refused calls did reached them.
+            #expect(try BrokerFixture.user(in: try await broker.ask(notesPrivately, "user"))["uid"] as? String == notesUser["uid"] as? String)
+            #expect(try BrokerFixture.user(in: try await broker.ask(shared, "user"))["uid"] != nil)
+
+            let secrets = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
+                "org.evil.App", "gdbus", "call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+                "--method", "org.freedesktop.Secret.Service.SearchItems", "{}",
+            ])
+            #expect(secrets.status != 0)
+            #expect(secrets.standardError.contains("ServiceUnknown"), "\(secrets.standardError)")
+            for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
+        }
+
+        /// `SignInWithBrowser`: the broker runs the desktop OAuth flow in the user's browser (a stand-in `xdg-open` on
+        /// the activation environment's `PATH`) with an OpenID Connect provider, and signs the group in.
+        @Test func aBrowserSignInRunsInTheUsersBrowser() async throws {
+            let broker = try await BrokerFixture.start()
+            let provider = try FakeOAuthProvider(user: ["sub": "grace", "email": "grace@example.com", "name": "Grace"])
+            defer { provider.stop() }
+            let (browserPath, _) = try FakeBrowser.make()
+            try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath)
+            let signedIn = try await broker.call("SignInWithBrowser", [
+                "{'providerID': <'oidc.example'>, 'issuer': <'\(provider.issuer)'>, 'clientID': <'\(provider.clientID)'>, "
+                    + "'clientSecret': <'\(provider.clientSecret!)'>}",
+            ])
+            try signedIn.requireSuccess("SignInWithBrowser")
+            let output = String(decoding: signedIn.standardOutput, as: UTF8.self)
+            #expect(output.contains("'email': <'grace@example.com'>"), "\(output)")
+            #expect(output.contains("'providers': <'oidc.example'>"), "\(output)")
+            #expect(provider.tokenRequests == 1)
+            let refused = try await broker.call("SignInWithBrowser", ["{'providerID': <'oidc.example'>, 'clientID': <'x'>}"])
+            #expect(refused.standardError.contains("Error.InvalidArgument"), "\(refused.standardError)")
+        }
+
+        /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
+        /// `InvalidArgument` while the broker keeps serving.
+        @Test func aShellScriptSignsInAndBadInputIsRefused() async throws {
+            let broker = try await BrokerFixture.start()
+            let script = broker.packageRoot.appendingPathComponent("Examples/BrokerClients/shell/broker-client.sh").path
+            var environment = ProcessInfo.processInfo.environment
+            environment["KEYRING_AUTH_APP"] = broker.appArgument
+            let run = try await Subprocess.run("bash", [script, BrokerFixture.group], environment: environment)
+            try run.requireSuccess("the shell client")
+            let output = String(decoding: run.standardOutput, as: UTF8.self)
+            #expect(output.contains("signed in as "), "\(output)")
+            #expect(output.contains("token of "), "\(output)")
+
+            let bad: [(String, String, [String])] = [
+                ("GetUser", BrokerFixture.group, []),
+                ("GetUser", "bad group", []),
+                ("SignInWithEmail", BrokerFixture.group, ["''", "'x'"]),
+                ("SignInWithEmail", BrokerFixture.group, ["'\(String(repeating: "a", count: 5000))@example.com'", "'x'"]),
+                ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <'google.com'>}"]),
+                ("SignInWithCredential", BrokerFixture.group, ["{'providerID': <42>}"]),
+            ]
+            for (index, (method, group, arguments)) in bad.enumerated() {
+                let app = index == 0 ? "{'apiKey': <'x'>}" : broker.appArgument
+                let result = try await broker.busCall(BrokerFixture.name, "/io/github/keyringauth/Broker1", "\(BrokerFixture.name).\(method)",
+                    [app, "'\(group)'"] + arguments)
+                #expect(result.status != 0)
+                #expect(result.standardError.contains("\(BrokerFixture.name).Error.InvalidArgument"),
+                    "\(method) \(group): \(result.standardError)")
+            }
+            let user = try await broker.call("GetUser")
+            try user.requireSuccess("GetUser after the refused calls")
+            #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'uid'"))
+
+            // --follow: the script sees the Swift app's sign-out.
+            let swiftApp = try broker.swiftApp()
+            let follower = try LineChannel(["bash", script, BrokerFixture.group, "--follow"], environment: environment)
+            #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("signed in as "))
+            #expect(try await follower.nextLine(within: .seconds(60)).hasPrefix("token of "))
+            try swiftApp.signOut()
+            #expect(try await follower.nextLine(within: .seconds(60)) == "changed none")
+            #expect(await follower.finish() == 0, "\(follower.standardError)")
+        }
+
+        /// The broker killed while a sign-in waits on the backend loses nothing stored; the next call activates a new one.
+        @Test func theBrokerKilledMidCallLosesNothingAndIsActivatedAgain() async throws {
+            let broker = try await BrokerFixture.start()
+            try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+            let stored = try await broker.call("GetUser")
+            let firstPID = try #require(try await broker.brokerPID())
+
+            // A backend that accepts the connection and never answers: the next sign-in waits there.
+            let silent = try SilentBackend()
+            try await broker.stopBroker()
+            try await broker.installService(idleTimeout: 120, emulatorHost: "127.0.0.1:\(silent.port)")
+            // An email sign-in always asks the backend (an anonymous one returns the anonymous user already signed in).
+            let pending = Task { try await broker.call("SignInWithEmail", ["'ada@example.com'", "'correct horse'"]) }
+            try await silent.connected.next(within: .seconds(60))
+            let midCallPID = try #require(try await broker.brokerPID())
+            #expect(midCallPID != firstPID)
+            kill(midCallPID, SIGKILL)
+            #expect(try await pending.value.status != 0)
+
+            try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description)
+            let after = try await broker.call("GetUser")
+            try after.requireSuccess("GetUser from a new broker")
+            #expect(after.standardOutput == stored.standardOutput)
+            let newPID = try #require(try await broker.brokerPID())
+            #expect(newPID != midCallPID)
+            silent.stop()
+        }
+
+        /// Idle, the broker gives its name back and exits; the next call activates it again.
+        @Test func anIdleBrokerExitsAndIsActivatedAgain() async throws {
+            let broker = try await BrokerFixture.start(idleTimeout: 1)
+            try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+            let pid = try #require(try await broker.brokerPID())
+            // Its exit is the event: the process ends by itself.
+            let exited = try await Subprocess.run("sh", ["-c", "while kill -0 \(pid) 2>/dev/null; do sleep 0.05; done"], limit: .seconds(60))
+            try exited.requireSuccess("waiting for the idle broker to exit")
+            let user = try await broker.call("GetUser")
+            try user.requireSuccess("GetUser after the idle exit")
+            #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'isAnonymous': <true>"))
+        }
+
+        /// Fifty concurrent `GetIDToken(…, true)` from one client send one refresh request: the refresh is held at the
+        /// backend until the broker has said that the other 49 joined it.
+        @Test func concurrentForcedRefreshesSendOneRequest() async throws {
+            let fixture = try await BrokerFixture.start()
+            let forwarder = try GatedForwarder(to: fixture.address)
+            defer { forwarder.stop() }
+            var environment = ProcessInfo.processInfo.environment
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "127.0.0.1:\(forwarder.port)"
+            let broker = try LineChannel(
+                ["sh", "-c", "exec \"$0\" --verbose --idle-timeout 0 2>&1", try Harness.product("keyring-auth-broker")], environment: environment)
+            _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Serving") }
+            try await fixture.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+            let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
+
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: fixture.app), as: UTF8.self)
+            let burst = try LineChannel(["/usr/bin/python3", "-c", Self.fiftyForcedRefreshes, appJSON, BrokerFixture.group])
+            try await forwarder.refreshes.next(within: .seconds(60))
+            for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the token refresh under way") } }
+            forwarder.open()
+            #expect(try await burst.nextLine(within: .seconds(60)) == "tokens=1 errors=0")
+            #expect(fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before == 1)
+            #expect(forwarder.refreshes.queued.isEmpty, "no other refresh reached the backend")
+            broker.child.send(SIGTERM)
+        }
+
+        /// The broker's `Auth` and three Swift apps of the group, each refreshing ahead of expiry as apps do, refresh
+        /// about once per expiry between them: five-second tokens, refreshed 0.5 to 2.5 s before expiry.
+        @Test func theBrokerAndSwiftAppsRefreshAboutOncePerExpiryBetweenThem() async throws {
+            let fixture = try await BrokerFixture.start(tokenLifetime: .seconds(5))
+            let policy = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
+            var environment = ProcessInfo.processInfo.environment
+            environment["FIREBASE_AUTH_EMULATOR_HOST"] = fixture.address.description
+            let broker = try LineChannel(
+                [try Harness.product("keyring-auth-broker"), "--idle-timeout", "0", "--refresh-ahead", "0.5", "--refresh-spread", "2"],
+                environment: environment)
+            try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "60", BrokerFixture.name]).requireSuccess("gdbus wait")
+            let apps = try (0..<3).map { try fixture.swiftApp("swift-app-\($0)", tokenRefresh: policy) }
+            let tokens = ListenerLog()
+            let handle = apps[0].addIDTokenDidChangeListener { _, user in tokens.record(user) }
+            defer { apps[0].removeIDTokenDidChangeListener(handle) }
+            #expect(try await tokens.next() == nil)
+            let signedIn = try await fixture.call("SignInAnonymously")
+            try signedIn.requireSuccess("SignInAnonymously")
+            let uid = try #require(try await tokens.next { $0 != nil })
+            let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
+
+            // Each expiry, one of the four refreshes and the others get its token: app 0 is told once per round.
+            let rounds = 3
+            for _ in 0..<rounds { #expect(try await tokens.next(within: .seconds(60)) == uid) }
+            let refreshes = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before
+            #expect(refreshes >= rounds)
+            // Uncoordinated, each of the four would refresh each expiry (12); two firing within one refresh's round trip of
+            // each other may both refresh on a loaded machine, as among Swift apps alone: at most half of that.
+            #expect(refreshes <= 4 * rounds / 2, "\(refreshes) refreshes for \(rounds) expiries of 4 refreshing parties")
+            #expect(apps.allSatisfy { $0.currentUser?.uid == uid }, "nobody was signed out on the way")
+            broker.child.send(SIGTERM)
+            withExtendedLifetime(apps) {}
+        }
+
+        /// Fifty `GetIDToken(app, group, true)` sent at once on one connection (Gio, asynchronously); prints how many
+        /// distinct tokens and errors came back.
+        static let fiftyForcedRefreshes = """
+            import json, sys
+            from gi.repository import Gio, GLib
+            NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+            app = {key: GLib.Variant("s", value) for key, value in json.loads(sys.argv[1]).items()}
+            bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+            loop, tokens, errors = GLib.MainLoop(), [], []
+            def done(connection, result, _):
+                try:
+                    tokens.append(connection.call_finish(result).unpack()[0])
+                except GLib.Error as error:
+                    errors.append(error.message)
+                if len(tokens) + len(errors) == 50:
+                    loop.quit()
+            for _ in range(50):
+                bus.call(NAME, PATH, NAME, "GetIDToken", GLib.Variant("(a{sv}sb)", (app, sys.argv[2], True)), None,
+                         Gio.DBusCallFlags.NONE, 120000, None, done, None)
+            loop.run()
+            print("tokens=%d errors=%d" % (len(set(tokens)), len(errors)), flush=True)
+            """
     }
-
-    /// The broker killed while a sign-in waits on the backend loses nothing stored; the next call activates a new one.
-    @Test func theBrokerKilledMidCallLosesNothingAndIsActivatedAgain() async throws {
-        let broker = try await BrokerFixture.start()
-        try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
-        let stored = try await broker.call("GetUser")
-        let firstPID = try #require(try await broker.brokerPID())
-
-        // A backend that accepts the connection and never answers: the next sign-in waits there.
-        let silent = try SilentBackend()
-        try await broker.stopBroker()
-        try await broker.installService(idleTimeout: 120, emulatorHost: "127.0.0.1:\(silent.port)")
-        // An email sign-in always asks the backend (an anonymous one returns the anonymous user already signed in).
-        let pending = Task { try await broker.call("SignInWithEmail", ["'ada@example.com'", "'correct horse'"]) }
-        try await silent.connected.next(within: .seconds(60))
-        let midCallPID = try #require(try await broker.brokerPID())
-        #expect(midCallPID != firstPID)
-        kill(midCallPID, SIGKILL)
-        #expect(try await pending.value.status != 0)
-
-        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description)
-        let after = try await broker.call("GetUser")
-        try after.requireSuccess("GetUser from a new broker")
-        #expect(after.standardOutput == stored.standardOutput)
-        let newPID = try #require(try await broker.brokerPID())
-        #expect(newPID != midCallPID)
-        silent.stop()
-    }
-
-    /// Idle, the broker gives its name back and exits; the next call activates it again.
-    @Test func anIdleBrokerExitsAndIsActivatedAgain() async throws {
-        let broker = try await BrokerFixture.start(idleTimeout: 1)
-        try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
-        let pid = try #require(try await broker.brokerPID())
-        // Its exit is the event: the process ends by itself.
-        let exited = try await Subprocess.run("sh", ["-c", "while kill -0 \(pid) 2>/dev/null; do sleep 0.05; done"], limit: .seconds(60))
-        try exited.requireSuccess("waiting for the idle broker to exit")
-        let user = try await broker.call("GetUser")
-        try user.requireSuccess("GetUser after the idle exit")
-        #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'isAnonymous': <true>"))
-    }
-
-    /// Fifty concurrent `GetIDToken(…, true)` from one client send one refresh request: the refresh is held at the
-    /// backend until the broker has said that the other 49 joined it.
-    @Test func concurrentForcedRefreshesSendOneRequest() async throws {
-        let fixture = try await BrokerFixture.start()
-        let forwarder = try GatedForwarder(to: fixture.address)
-        defer { forwarder.stop() }
-        var environment = ProcessInfo.processInfo.environment
-        environment["FIREBASE_AUTH_EMULATOR_HOST"] = "127.0.0.1:\(forwarder.port)"
-        let broker = try LineChannel(
-            ["sh", "-c", "exec \"$0\" --verbose --idle-timeout 0 2>&1", try Harness.product("keyring-auth-broker")], environment: environment)
-        _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Serving") }
-        try await fixture.call("SignInAnonymously").requireSuccess("SignInAnonymously")
-        let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
-
-        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: fixture.app), as: UTF8.self)
-        let burst = try LineChannel(["/usr/bin/python3", "-c", Self.fiftyForcedRefreshes, appJSON, BrokerFixture.group])
-        try await forwarder.refreshes.next(within: .seconds(60))
-        for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the token refresh under way") } }
-        forwarder.open()
-        #expect(try await burst.nextLine(within: .seconds(60)) == "tokens=1 errors=0")
-        #expect(fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before == 1)
-        #expect(forwarder.refreshes.queued.isEmpty, "no other refresh reached the backend")
-        broker.child.send(SIGTERM)
-    }
-
-    /// The broker's `Auth` and three Swift apps of the group, each refreshing ahead of expiry as apps do, refresh
-    /// about once per expiry between them: five-second tokens, refreshed 0.5 to 2.5 s before expiry.
-    @Test func theBrokerAndSwiftAppsRefreshAboutOncePerExpiryBetweenThem() async throws {
-        let fixture = try await BrokerFixture.start(tokenLifetime: .seconds(5))
-        let policy = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
-        var environment = ProcessInfo.processInfo.environment
-        environment["FIREBASE_AUTH_EMULATOR_HOST"] = fixture.address.description
-        let broker = try LineChannel(
-            [try Harness.product("keyring-auth-broker"), "--idle-timeout", "0", "--refresh-ahead", "0.5", "--refresh-spread", "2"],
-            environment: environment)
-        try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "60", BrokerFixture.name]).requireSuccess("gdbus wait")
-        let apps = try (0..<3).map { try fixture.swiftApp("swift-app-\($0)", tokenRefresh: policy) }
-        let tokens = ListenerLog()
-        let handle = apps[0].addIDTokenDidChangeListener { _, user in tokens.record(user) }
-        defer { apps[0].removeIDTokenDidChangeListener(handle) }
-        #expect(try await tokens.next() == nil)
-        let signedIn = try await fixture.call("SignInAnonymously")
-        try signedIn.requireSuccess("SignInAnonymously")
-        let uid = try #require(try await tokens.next { $0 != nil })
-        let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
-
-        // Each expiry, one of the four refreshes and the others get its token: app 0 is told once per round.
-        let rounds = 3
-        for _ in 0..<rounds { #expect(try await tokens.next(within: .seconds(60)) == uid) }
-        let refreshes = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count - before
-        #expect(refreshes >= rounds)
-        // Uncoordinated, each of the four would refresh each expiry (12); two firing within one refresh's round trip of
-        // each other may both refresh on a loaded machine, as among Swift apps alone: at most half of that.
-        #expect(refreshes <= 4 * rounds / 2, "\(refreshes) refreshes for \(rounds) expiries of 4 refreshing parties")
-        #expect(apps.allSatisfy { $0.currentUser?.uid == uid }, "nobody was signed out on the way")
-        broker.child.send(SIGTERM)
-        withExtendedLifetime(apps) {}
-    }
-
-    /// Fifty `GetIDToken(app, group, true)` sent at once on one connection (Gio, asynchronously); prints how many
-    /// distinct tokens and errors came back.
-    static let fiftyForcedRefreshes = """
-        import json, sys
-        from gi.repository import Gio, GLib
-        NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
-        app = {key: GLib.Variant("s", value) for key, value in json.loads(sys.argv[1]).items()}
-        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        loop, tokens, errors = GLib.MainLoop(), [], []
-        def done(connection, result, _):
-            try:
-                tokens.append(connection.call_finish(result).unpack()[0])
-            except GLib.Error as error:
-                errors.append(error.message)
-            if len(tokens) + len(errors) == 50:
-                loop.quit()
-        for _ in range(50):
-            bus.call(NAME, PATH, NAME, "GetIDToken", GLib.Variant("(a{sv}sb)", (app, sys.argv[2], True)), None,
-                     Gio.DBusCallFlags.NONE, 120000, None, done, None)
-        loop.run()
-        print("tokens=%d errors=%d" % (len(set(tokens)), len(errors)), flush=True)
-        """
 }
 
 /// A backend that accepts connections and never answers; `connected` gets one event per connection.
