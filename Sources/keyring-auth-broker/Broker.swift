@@ -164,8 +164,9 @@ final class Broker: Sendable {
         guard let bus = bus.withLock({ $0 }) else { throw BrokerError(.failed, "The broker is not started yet; call again.") }
         let caller = try await blocking.run { () throws(BrokerError) -> Caller in
             do {
-                let pid = try bus.processID(of: sender)
-                let caller = try CallerIdentification.identify(pid: pid)
+                let (pid, pidfd) = try bus.process(of: sender)
+                defer { if let pidfd { close(pidfd) } }
+                let caller = try CallerIdentification.identify(pid: pid, pidfd: pidfd)
                 guard bus.hasOwner(sender) else { throw BrokerError(.accessDenied, "The caller left the bus.") }
                 return caller
             } catch let error as BrokerError {

@@ -1,3 +1,4 @@
+import Foundation
 import KeyringAuth
 import SecretKeychain
 import Testing
@@ -60,6 +61,26 @@ import Testing
         for invalid in ["com.example", "com.1example.App", "com.ex-ample.App", "com..App", "com.example.App.", String(repeating: "a.", count: 200) + "b"] {
             #expect(!AppID.isValid(invalid), "\(invalid)")
         }
+    }
+
+    /// With a pidfd (as dbus-broker gives one), the process must be the bus's process ID and still run.
+    @Test func aPidfdHoldsTheAnswerToItsRunningProcess() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["60"]
+        try child.run()
+        let pid = child.processIdentifier
+        // glibc's pidfd_open(2), which Swift's Glibc module leaves out.
+        typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
+        let pidfdOpen = try #require(dlsym(nil, "pidfd_open").map { unsafeBitCast($0, to: PidfdOpen.self) })
+        let pidfd = pidfdOpen(pid, 0)
+        try #require(pidfd >= 0, "pidfd_open: \(errno)")
+        defer { close(pidfd) }
+        #expect(try CallerIdentification.identify(pid: pid, pidfd: pidfd) == .host)
+        #expect(throws: CallerIdentification.Failure.self) { try CallerIdentification.identify(pid: getpid(), pidfd: pidfd) }
+        kill(pid, SIGKILL)  // not terminate(): a child may inherit SIGTERM blocked
+        child.waitUntilExit()
+        #expect(throws: CallerIdentification.Failure.self) { try CallerIdentification.checkRunning(pidfd, is: pid) }
     }
 
     @Test func aSnapIsToldByItsCgroup() {

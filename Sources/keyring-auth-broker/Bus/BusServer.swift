@@ -99,10 +99,23 @@ final class BusServer: Sendable {
         }
     }
 
-    /// The process ID the bus has for `uniqueName`'s connection.
-    func processID(of uniqueName: String) throws(BrokerStartFailure) -> pid_t {
-        let reply = try callBus("GetConnectionCredentials", GVariants.tuple([g_variant_new_string(uniqueName)]), replyType: "(a{sv})")
+    /// The process the bus has for `uniqueName`'s connection: its ID, and a pidfd where the bus gives one
+    /// (`ProcessFD`, dbus-broker 34 and later; Debian 12's dbus-daemon gives none), owned by the caller.
+    func process(of uniqueName: String) throws(BrokerStartFailure) -> (pid: pid_t, pidfd: Int32?) {
+        let type = g_variant_type_new("(a{sv})")
+        defer { g_variant_type_free(type) }
+        var error: UnsafeMutablePointer<GError>?
+        var fdList: UnsafeMutablePointer<GUnixFDList>?
+        guard let reply = g_dbus_connection_call_with_unix_fd_list_sync(
+            connection.pointer, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
+            GVariants.tuple([g_variant_new_string(uniqueName)]), type, G_DBUS_CALL_FLAGS_NONE,
+            gint(Self.callTimeout.components.seconds * 1000), nil, &fdList, nil, &error)
+        else {
+            defer { g_error_free(error) }
+            throw BrokerStartFailure("the bus did not answer GetConnectionCredentials: \(Self.message(of: error))")
+        }
         defer { g_variant_unref(reply) }
+        defer { if let fdList { g_object_unref(UnsafeMutableRawPointer(fdList)) } }
         let credentials = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(credentials) }
         guard let pid = g_variant_lookup_value(credentials, "ProcessID", nil) else {
@@ -110,7 +123,15 @@ final class BusServer: Sendable {
         }
         defer { g_variant_unref(pid) }
         guard GVariants.hasType(pid, "u") else { throw BrokerStartFailure("the bus gave a malformed process ID for \(uniqueName)") }
-        return pid_t(bitPattern: g_variant_get_uint32(pid))
+        var pidfd: Int32?
+        if let fdList, let index = g_variant_lookup_value(credentials, "ProcessFD", nil) {
+            defer { g_variant_unref(index) }
+            if GVariants.hasType(index, "h") {
+                let fd = g_unix_fd_list_get(fdList, g_variant_get_handle(index), nil)  // a duplicate, ours to close
+                if fd >= 0 { pidfd = fd }
+            }
+        }
+        return (pid_t(bitPattern: g_variant_get_uint32(pid)), pidfd)
     }
 
     /// Whether `name` has an owner on the bus now.

@@ -16,11 +16,36 @@ enum CallerIdentification {
         let description: String
     }
 
-    /// Who process `pid` is. `procRoot` is `/proc` except in tests.
-    static func identify(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> Caller {
-        if let appID = try flatpakAppID(pid: pid, procRoot: procRoot) { return .flatpak(appID: appID) }
-        if let snap = try snapName(pid: pid, procRoot: procRoot) { return .snap(name: snap) }
-        return .host
+    /// Who process `pid` is. With the process's `pidfd` (where the bus gives one), the answer holds only if that
+    /// process is `pid` and still runs once its files are read, so that a process ID reused meanwhile is not read
+    /// for it. `procRoot` is `/proc` except in tests.
+    static func identify(pid: pid_t, pidfd: Int32? = nil, procRoot: String = "/proc") throws(Failure) -> Caller {
+        if let pidfd { try checkRunning(pidfd, is: pid) }
+        let caller: Caller
+        if let appID = try flatpakAppID(pid: pid, procRoot: procRoot) {
+            caller = .flatpak(appID: appID)
+        } else if let snap = try snapName(pid: pid, procRoot: procRoot) {
+            caller = .snap(name: snap)
+        } else {
+            caller = .host
+        }
+        if let pidfd { try checkRunning(pidfd, is: pid) }
+        return caller
+    }
+
+    /// Checks that `pidfd` refers to process `pid` (its `Pid:` in `/proc/self/fdinfo`) and that it still runs
+    /// (a pidfd polls readable once its process has ended).
+    static func checkRunning(_ pidfd: Int32, is pid: pid_t) throws(Failure) {
+        let file = open("/proc/self/fdinfo/\(pidfd)", O_RDONLY | O_CLOEXEC)
+        guard file >= 0, let info = readBounded(file, limit: 4096) else {
+            if file >= 0 { close(file) }
+            throw Failure(description: "the caller's process descriptor cannot be read")
+        }
+        close(file)
+        let fdPid = info.split(separator: "\n").first { $0.hasPrefix("Pid:") }.flatMap { pid_t($0.dropFirst(4).trimmingCharacters(in: .whitespaces)) }
+        guard fdPid == pid else { throw Failure(description: "the caller's process descriptor is not of process \(pid)") }
+        var poll = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+        guard Glibc.poll(&poll, 1, 0) == 0 else { throw Failure(description: "the caller's process \(pid) has ended") }
     }
 
     /// The app ID in `/proc/PID/root/.flatpak-info`, or `nil` when the process has no such file.
