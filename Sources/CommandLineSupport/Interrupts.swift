@@ -1,27 +1,82 @@
 import Foundation
+import Synchronization
 
 /// SIGINT and SIGTERM caught instead of ending the process, from when this is made until it is
-/// released; `handler` runs on a global queue for each one.
-package final class Interrupts: @unchecked Sendable {
-    // @unchecked: the sources are set once in `init` and only cancelled (thread-safe) in `deinit`.
-    private let sources: [any DispatchSourceSignal]
+/// released; `handler` runs on a thread of its own, once for each signal. One at a time per process.
+///
+/// The signals are caught by a handler installed at once (`sigaction`), which only writes a byte to a pipe, on
+/// whichever thread the kernel picks; a thread that never blocks them reads the pipe. Nothing depends on other
+/// threads' signal masks (SwiftNIO's inherit their creator's) or on work done later on another queue: a Dispatch
+/// signal source is registered by Dispatch's manager thread after `resume()` returns, and a signal that arrived
+/// before then, while the process ignored it, was discarded.
+package final class Interrupts: Sendable {
+    private let writeEnd: Int32
 
     package init(_ handler: @escaping @Sendable () -> Void) {
-        sources = [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { fatalError("Cannot make a pipe for SIGINT and SIGTERM: \(String(cString: strerror(errno)))") }
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        // The handler must never block: a burst of signals beyond the pipe's capacity is one interrupt anyway.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        self.writeEnd = writeEnd
+        precondition(
+            interruptWriteEnd.compareExchange(expected: -1, desired: writeEnd, ordering: .sequentiallyConsistent).exchanged,
+            "Only one Interrupts at a time")
+
+        let reader = Thread {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            for signalNumber in Self.signals { sigaddset(&signals, signalNumber) }
+            pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+            defer { close(readEnd) }
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count == 1 {
+                    handler()
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return  // the write end was closed: released
+                }
+            }
         }
+        reader.name = "keyring-auth.interrupts"
+        reader.start()
+
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = interruptCaught
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for signalNumber in Self.signals { sigaction(signalNumber, &action, nil) }
     }
 
-    deinit { sources.forEach { $0.cancel() } }
+    /// Ignores the signals again and ends the reading thread.
+    deinit {
+        for signalNumber in Self.signals { signal(signalNumber, SIG_IGN) }
+        interruptWriteEnd.store(-1, ordering: .sequentiallyConsistent)
+        close(writeEnd)
+    }
+
+    private static let signals = [SIGINT, SIGTERM]
+}
+
+/// The pipe the signal handler writes to, -1 when no ``Interrupts`` is alive.
+private let interruptWriteEnd = Atomic<Int32>(-1)
+
+/// The signal handler: async-signal-safe (an atomic load and `write`), `errno` kept.
+private func interruptCaught(_ signalNumber: Int32) {
+    let saved = errno
+    defer { errno = saved }
+    let writeEnd = interruptWriteEnd.load(ordering: .sequentiallyConsistent)
+    guard writeEnd >= 0 else { return }
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(writeEnd, &byte, 1)
 }
 
 /// SIGINT or SIGTERM, caught from when this is made: make it before telling anyone the process is ready, so that
-/// a signal sent at once is not lost (Dispatch blocks both signals, and a blocked signal still pending when its
-/// handling turns to "ignore" is discarded: the process would then wait for ever).
+/// a signal sent at once is not lost.
 package struct InterruptSignal: Sendable {
     private let stream: AsyncStream<Void>
     private let interrupts: Interrupts

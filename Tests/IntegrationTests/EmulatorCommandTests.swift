@@ -71,6 +71,15 @@ extension KeyringTests {
             try await stop(again)
         }
 
+        /// SIGINT sent the moment the ready lines are read stops the emulator, every time, with SwiftNIO's threads
+        /// running (a signal that reached one of them while the process ignored it was lost: 2 of 200 starts).
+        @Test func anInterruptSentAsSoonAsItIsReadyIsNeverLost() async throws {
+            for _ in 0..<100 {
+                let (server, _) = try await start(["--port", "0"])
+                try await stop(server)
+            }
+        }
+
         @Test func aHostOtherThanLoopbackNeedsTheOptInAndIsWarnedAbout() async throws {
             let refused = try await Subprocess.run(program, ["emulator", "--host", "0.0.0.0", "--port", "0"])
             #expect(refused.status == 2, "bad input")

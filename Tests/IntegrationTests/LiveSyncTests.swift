@@ -37,6 +37,25 @@ extension KeyringTests {
             try await store.removeData(for: otherGroup)
         }
 
+        /// An item this store writes that another client deletes at once is reported removed, also where the
+        /// provider's signals of the write are held until it is quiet (KeePassXC), so the item is gone before
+        /// it can be read: the app that wrote it must hear that it went.
+        @Test func anItemWrittenHereAndDeletedElsewhereAtOnceIsReportedRemoved() async throws {
+            let store = SecretServiceStore()
+            let other = SecretServiceStore()
+            let group = uniqueGroup()
+            let changes = Mailbox<KeychainChange>()
+            let observation = try await store.observeChanges(in: .group(group)) { changes.post($0) }
+            defer { observation.cancel() }
+            for round in 0..<5 {
+                let key = uniqueKey(in: group)
+                try await store.setData(.text("written \(round)"), for: key, label: "written here")
+                #expect(try await other.removeData(for: key))
+                // Fails (times out) when the removal is never reported.
+                _ = try await changes.next { $0 == KeychainChange(key: key, kind: .removed) }
+            }
+        }
+
         @Test func observationFollowsTheProviderAcrossARestart() async throws {
             let store = SecretServiceStore()
             let group = uniqueGroup()

@@ -50,7 +50,7 @@ extension SecretServiceDiagnosis.Provider {
                 ProviderQuirk(
                     id: "keepassxc-silent-changes-while-saving",
                     summary: "KeePassXC 2.7 announces no change made while it saves the database (its change signals are off "
-                        + "during each save, about as long as the database's key derivation): live sync re-checks the "
+                        + "during each save, about as long as the database's key derivation): live sync lists and re-reads the "
                         + "followed items every 2 s there, and such a change is saved to disk only with the next one"),
                 ProviderQuirk(
                     id: "keepassxc-concurrent-delete-crash",

@@ -32,6 +32,9 @@ public final class SecretServiceStore: KeychainStore {
     /// that stored without replacing): the next write of such a key removes the others, also on a
     /// provider whose replacing writes leave no duplicates of their own (see ``setData(_:for:label:)``).
     private let keysWithDuplicates = Mutex<Set<[String: String]>>([])
+    /// The items this store wrote last (path → key, at most ``writtenItemsKept``): how this process's
+    /// observations learn the key of an item it wrote that was deleted before they could read it.
+    private let writtenItems = Mutex<(keys: [String: KeychainKey], order: [String])>(([:], []))
     /// The serial queue the `async` methods run their blocking calls on, one at a time, never on
     /// Swift's cooperative thread pool.
     public let blockingQueue = DispatchQueue(label: "SecretKeychain.SecretServiceStore")
@@ -88,6 +91,7 @@ public final class SecretServiceStore: KeychainStore {
         let contentType = SecretServiceSchema.contentType(for: data)
         try perform("Storing \(key)", writes: true) { attempt throws(SecretServiceFailure) in
             let written = try attempt.createItem(label: label, attributes: attributes, secret: data, contentType: contentType)
+            noteWritten(key, at: written)
             // gnome-keyring and KWallet replace atomically: a search for duplicates after every
             // write would find none of ours, and doubled a write's calls. Others' duplicates are
             // removed once a read or a listing has found them.
@@ -216,6 +220,21 @@ public final class SecretServiceStore: KeychainStore {
         let provider = client.providerProgram()
         connectedProvider.withLock { $0 = .some(provider) }
         return provider
+    }
+
+    /// How many written items ``key(writtenAt:)`` remembers.
+    static let writtenItemsKept = 256
+
+    private func noteWritten(_ key: KeychainKey, at path: String) {
+        writtenItems.withLock { written in
+            if written.keys.updateValue(key, forKey: path) == nil { written.order.append(path) }
+            if written.order.count > Self.writtenItemsKept { written.keys[written.order.removeFirst()] = nil }
+        }
+    }
+
+    /// The key of the item this store wrote at `path`, if it was among the last it wrote.
+    func key(writtenAt path: String) -> KeychainKey? {
+        writtenItems.withLock { $0.keys[path] }
     }
 
     /// Notes that a read or a listing found several items for the key of `attributes`.

@@ -237,6 +237,22 @@ final class CollectionWatcher: @unchecked Sendable {
         followKeePassXCsSilentChanges()
     }
 
+    /// Returns once the bus applies the match rules subscribed so far on the watcher's connection. GDBus sends
+    /// a subscription's `AddMatch` without waiting for it, and the bus handles one connection's messages in order:
+    /// a call answered after it was applied. Without it, an item written between a listing (on the store's
+    /// connection) and the rule's arrival would be announced to no one, and its later deletion ignored as of an
+    /// unknown item. When the bus does not answer, that is logged and signals are followed as they come.
+    private func awaitMatchRules() {
+        preconditionOwnsContext()
+        guard let bus else { return }
+        do throws(SecretServiceFailure) {
+            _ = try SecretServiceClient.busDaemonCall(bus, "GetId", [], limit: store.configuration.timeout)
+        } catch {
+            logger.warning("The bus did not confirm the watcher's subscriptions; changes are reported as they come",
+                           metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Unsubscribes, lets GLib release what the subscriptions hold, and closes and drops the bus connection.
     private func finish() {
         preconditionOwnsContext()
@@ -329,6 +345,7 @@ final class CollectionWatcher: @unchecked Sendable {
             defer { g_variant_unref(collection) }
             Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().collectionChanged(GLib.string(of: collection))
         }
+        awaitMatchRules()
     }
 
     /// One item signal of the followed collection, queued: an item written (`ItemCreated`,
@@ -494,6 +511,7 @@ final class CollectionWatcher: @unchecked Sendable {
             return
         }
         guard let key, scope.contains(key) else {
+            // Gone already (or no item of ours): forgotten, and reported removed if this process wrote it.
             forget(path)
             return
         }
@@ -506,10 +524,14 @@ final class CollectionWatcher: @unchecked Sendable {
     }
 
     /// An item was deleted (or left the scope): reports its key removed, unless another item still holds it.
+    /// An item not seen yet is reported too when this process wrote it: on KeePassXC, whose signals of a write
+    /// are held (``itemChangedHold``), an item written here and deleted by another process at once is gone
+    /// before it is read, and this process's app, which wrote it, must still hear that it went.
     private func forget(_ path: String) {
         preconditionOwnsContext()
         digests[path] = nil
-        guard let key = known.removeValue(forKey: path) else { return }
+        let written = store.key(writtenAt: path).flatMap { scope.contains($0) ? $0 : nil }
+        guard let key = known.removeValue(forKey: path) ?? written else { return }
         report(change(of: key))
     }
 
@@ -582,9 +604,9 @@ final class CollectionWatcher: @unchecked Sendable {
     /// on a worker thread while its event loop goes on serving D-Bus, with its change signals
     /// blocked for the whole save (`Database::writeDatabase`); a save follows every change and
     /// lasts as long as the database's key derivation (about a second by default). A secret
-    /// replaced during a save is therefore announced by no signal at all. The re-check reads each
-    /// followed item's secret and reports the key when the secret differs from what was last seen,
-    /// so such a change reaches the other apps within this interval instead of never.
+    /// replaced, an item created or an item deleted during a save is therefore announced by no
+    /// signal at all. The re-check lists the scope's items and reads each followed item's secret,
+    /// so such a change reaches the other apps within two intervals instead of never.
     static let keePassXCRecheckInterval = Duration.seconds(2)
 
     /// On KeePassXC, records a digest of every followed item and re-checks them every
@@ -616,11 +638,14 @@ final class CollectionWatcher: @unchecked Sendable {
         recheckSource = 0
     }
 
-    /// Reads every followed item's secret and reports the key of each whose secret changed since
-    /// it was last seen. Skipped while signals wait to be handled or the collection is locked.
+    /// Lists the scope's items and reads every followed item's secret: reports an item that came
+    /// or went without a signal once two re-checks in a row have seen it so (a signal may still be
+    /// on its way at the first), and the key of each whose secret changed since it was last seen.
+    /// Skipped while signals wait to be handled or the collection is locked.
     private func recheckItems() {
         preconditionOwnsContext()
         guard pending.isEmpty, !collectionLocked else { return }
+        recheckListing()
         for (path, key) in known.sorted(by: { KeychainKey.listingOrder($0.value, $1.value) }) {
             guard let now = digest(at: path) else { continue }
             let before = digests.updateValue(now, forKey: path)
@@ -628,6 +653,42 @@ final class CollectionWatcher: @unchecked Sendable {
                 logger.debug("A changed secret that the provider did not announce", metadata: ["key": "\(key)"])
                 report(KeychainChange(key: key, kind: .stored))
             }
+        }
+    }
+
+    /// The items of the scope that a listing showed and the signals had not (`appeared`), and the
+    /// followed items it did not show (`went`), at the last re-check.
+    private var unannounced: (appeared: Set<String>, went: Set<String>) = ([], [])
+
+    /// The listing half of ``recheckItems()``.
+    private func recheckListing() {
+        preconditionOwnsContext()
+        let listed: Set<String>
+        do throws(KeychainError) {
+            let attributes = SecretServiceSchema.attributes(for: scope)
+            listed = try store.perform("Re-checking the watched items", writes: false) { attempt throws(SecretServiceFailure) in
+                let found = try attempt.client.search(attributes)
+                // An item listed as locked is the collection locking: the CollectionChanged signal tells.
+                guard attempt.inCollection(found.locked).isEmpty else { return nil }
+                return Set(attempt.inCollection(found.unlocked))
+            } ?? Set(known.keys)
+        } catch {
+            logger.debug("Could not list the watched items to re-check them", metadata: ["error": "\(error)"])
+            return
+        }
+        let appeared = listed.subtracting(known.keys)
+        let went = Set(known.keys).subtracting(listed)
+        defer { unannounced = (appeared, went) }
+        for path in appeared.intersection(unannounced.appeared).sorted() {
+            logger.debug("An item that the provider did not announce", metadata: ["path": "\(path)"])
+            itemStored(at: path)
+        }
+        let gone = went.intersection(unannounced.went)
+        // KeePassXC lists no item of a locked database: believed only while it is unlocked.
+        guard !gone.isEmpty, removalsAreBelieved() else { return }
+        for path in gone.sorted() {
+            logger.debug("A deletion that the provider did not announce", metadata: ["path": "\(path)"])
+            forget(path)
         }
     }
 
