@@ -7,7 +7,7 @@ import Synchronization
 
 /// A local emulator of Firebase Auth's REST API (Identity Toolkit and the secure-token service),
 /// serving the paths Firebase's own emulator serves, over plain HTTP:
-/// `/identitytoolkit.googleapis.com/v1/accounts:{signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
+/// `/identitytoolkit.googleapis.com/v1/accounts:{createAuthUri,signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
 /// and `/securetoken.googleapis.com/v1/token`, plus `GET /`, `DELETE /emulator/v1/projects/<project>/accounts`,
 /// and for the email actions (`accounts:sendOobCode`, `accounts:resetPassword`, `accounts:signInWithEmailLink`)
 /// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`.

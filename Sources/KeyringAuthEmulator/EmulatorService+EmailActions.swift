@@ -65,9 +65,7 @@ extension EmulatorService {
                 record.code.email = normalized
                 let uid = state.uidsByEmail[Self.emailKey(normalized, tenant)]
                 record.uid = uid
-                if requestType == "EMAIL_SIGNIN" {
-                    guard continueURL != nil else { throw EmulatorFailure("MISSING_CONTINUE_URI") }
-                } else {
+                if requestType != "EMAIL_SIGNIN" {
                     guard let uid, let account = state.accounts[uid] else {
                         // With email enumeration protection, an unknown address is not told apart: nothing is made.
                         if state.settings.emailEnumerationProtection && !returnsLink { return nil }

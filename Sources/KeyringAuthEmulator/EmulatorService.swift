@@ -84,6 +84,7 @@ final class EmulatorService: Sendable {
                 return try adminOperation(String(operation), fields, request, tenant: try tenantScope(path: nil, fields))
             }
             switch operation {
+            case "createAuthUri": return .json(try createAuthUri(fields))
             case "signUp": return .json(try signUp(fields))
             case "signInWithPassword": return .json(try signIn(fields))
             case "signInWithIdp": return .json(try signInWithIdp(fields))

@@ -1,0 +1,119 @@
+"""firebase-tools src/emulator/auth/password.spec.ts: accounts:signInWithPassword."""
+
+import base64
+import json
+
+from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_no_field,
+                   expect_status, register_tenant, register_user, spec, update_account_by_local_id, update_config)
+
+it = spec("password.spec.ts")
+PATH = IDENTITY + "/accounts:signInWithPassword"
+
+PHONE_FACTORS = "phone second factors are not offered by this emulator (the spec's mfaInfo is a phone factor)"
+BLOCKING = "blocking functions are not run by this emulator"
+
+
+def _jwt_header(token):
+    part = token.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def _improved_email_privacy(api):
+    update_config(api, PROJECT_ID, {"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
+
+
+@it("should issue tokens when email and password are valid")
+def _(api):
+    user = {"email": "alice@example.com", "password": "notasecret"}
+    local_id = register_user(api, user)["localId"]
+    res = api.post(PATH, {"email": user["email"], "password": user["password"]})
+    expect_status(200, res)
+    expect_equal(res.body.get("localId"), local_id, "localId")
+    expect_equal(res.body.get("email"), user["email"], "email")
+    expect_field(res.body, "registered", True)
+    expect_field(res.body, "refreshToken", kind=str)
+    token = res.body.get("idToken")
+    expect_equal(_jwt_header(token).get("alg"), "none", "JWT header alg")
+    payload = decode_jwt_payload(token)
+    expect_equal(payload.get("user_id"), local_id, "user_id")
+    expect_no_field(payload, "provider_id")
+    expect_field(payload.get("firebase"), "sign_in_provider", "password")
+
+
+it.skip("should update lastLoginAt on successful login", "needs firebase-tools' fake clock")
+
+
+@it("should validate email address ignoring case")
+def _(api):
+    local_id = register_user(api, {"email": "alice@example.com", "password": "notasecret"})["localId"]
+    res = api.post(PATH, {"email": "AlIcE@exAMPle.COM", "password": "notasecret"})
+    expect_status(200, res)
+    expect_equal(res.body.get("localId"), local_id, "localId")
+
+
+@it("should error if email or password is missing")
+def _(api):
+    expect_error(api.post(PATH, {"password": "notasecret"}), 400, "MISSING_EMAIL")
+    expect_error(api.post(PATH, {"email": "nosuchuser@example.com"}), 400, "MISSING_PASSWORD")
+
+
+@it("should error if email is invalid")
+def _(api):
+    expect_error(api.post(PATH, {"email": "ill-formatted-email", "password": "notasecret"}), 400, "INVALID_EMAIL")
+    expect_error(api.post(PATH, {"email": "", "password": "notasecret"}), 400, "INVALID_EMAIL")
+
+
+@it("should error if email is not found")
+def _(api):
+    res = api.post(PATH, {"email": "nosuchuser@example.com", "password": "notasecret"})
+    expect_error(res, 400, "EMAIL_NOT_FOUND")
+
+
+@it("should error if email is not found with improved email privacy enabled")
+def _(api):
+    _improved_email_privacy(api)
+    res = api.post(PATH, {"email": "nosuchuser@example.com", "password": "notasecret"})
+    expect_error(res, 400, "INVALID_LOGIN_CREDENTIALS")
+
+
+@it("should error if password is wrong")
+def _(api):
+    register_user(api, {"email": "alice@example.com", "password": "notasecret"})
+    # Passwords are case-sensitive.
+    expect_error(api.post(PATH, {"email": "alice@example.com", "password": "NOTASECRET"}), 400, "INVALID_PASSWORD")
+
+
+@it("should error if password is wrong with improved email privacy enabled")
+def _(api):
+    _improved_email_privacy(api)
+    register_user(api, {"email": "alice@example.com", "password": "notasecret"})
+    res = api.post(PATH, {"email": "alice@example.com", "password": "NOTASECRET"})
+    expect_error(res, 400, "INVALID_LOGIN_CREDENTIALS")
+
+
+@it("should error if user is disabled")
+def _(api):
+    local_id = register_user(api, {"email": "alice@example.com", "password": "notasecret"})["localId"]
+    update_account_by_local_id(api, local_id, {"disableUser": True})
+    expect_error(api.post(PATH, {"email": "alice@example.com", "password": "notasecret"}), 400, "USER_DISABLED")
+
+
+it.skip("should return pending credential if user has MFA", PHONE_FACTORS)
+
+
+@it("should error if auth is disabled")
+def _(api):
+    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": True})
+    expect_error(api.post(PATH, {"tenantId": tenant.get("tenantId")}), 400, "PROJECT_DISABLED", prefix=True)
+
+
+@it("should error if password sign up is disabled")
+def _(api):
+    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": False, "allowPasswordSignup": False})
+    expect_error(api.post(PATH, {"tenantId": tenant.get("tenantId")}), 400, "PASSWORD_LOGIN_DISABLED", prefix=True)
+
+
+it.skip("should return pending credential if user has MFA and enabled on tenant projects", PHONE_FACTORS)
+it.skip("should update modifiable fields before sign in", BLOCKING)
+it.skip("should disable user if set", BLOCKING)
+it.skip("should not trigger blocking function if user has MFA", BLOCKING)
