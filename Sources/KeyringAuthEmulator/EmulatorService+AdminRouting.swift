@@ -60,6 +60,13 @@ extension EmulatorService {
         return tenant
     }
 
+    /// The tenant an app's call names in its body, checked before anything else of the call, as firebase-tools
+    /// checks it (`PROJECT_DISABLED` for a tenant with `disableAuth`); `nil` for the project's own calls.
+    func clientTenant(_ fields: RequestFields) throws(EmulatorFailure) -> EmulatorTenant? {
+        guard let id = try tenantScope(path: nil, fields) else { return nil }
+        return state.withLock { $0.tenants[id] }
+    }
+
     /// The tenant `id`, made with everything enabled when it is new.
     static func tenant(_ id: String, in state: inout State) throws(EmulatorFailure) -> EmulatorTenant {
         if let tenant = state.tenants[id] { return tenant }

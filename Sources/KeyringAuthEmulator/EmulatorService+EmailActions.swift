@@ -32,10 +32,12 @@ extension EmulatorService {
     /// Admin SDKs' `generate…Link` calls send) and name the account of a verification by its address instead of
     /// an ID token.
     func sendOutOfBandCode(
-        _ fields: RequestFields, _ request: EmulatorRequest, caller: EmulatorCaller = .app, tenant pathTenant: String? = nil
+        _ fields: RequestFields, _ request: EmulatorRequest, caller: EmulatorCaller = .app, tenant pathTenant: String? = nil,
+        tenantSettings: EmulatorTenant? = nil
     ) throws(EmulatorFailure) -> [String: Any] {
         guard let requestType = try fields.string("requestType") else { throw EmulatorFailure("MISSING_REQ_TYPE") }
         guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType.prefix(64))") }
+        if requestType == "EMAIL_SIGNIN" { try tenantSettings?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED") }
         let returnsLink = try fields.bool("returnOobLink") ?? false
         guard !returnsLink || caller == .admin else { throw EmulatorFailure("INSUFFICIENT_PERMISSION") }
         let continueURL = try fields.string("continueUrl")

@@ -99,8 +99,9 @@ extension EmulatorService {
                     }
                     account.identities.append(idpUser.identity)
                     account.emailVerified = true
-                    account.displayName = idpUser.displayName ?? account.displayName
-                    account.photoUrl = idpUser.photoUrl ?? account.photoUrl
+                    // The profile is the provider's now, old values discarded, as in firebase-tools.
+                    account.displayName = idpUser.displayName
+                    account.photoUrl = idpUser.photoUrl
                 } else {
                     guard autoCreate else { throw EmulatorFailure("USER_NOT_FOUND") }
                     guard state.accounts.count < maximumAccounts else {
@@ -262,7 +263,9 @@ extension EmulatorService {
     // MARK: Linking an email and password
 
     /// `accounts:signUp` with `idToken`: gives that account an email and password.
-    func linkPassword(idToken: String, email: String?, password: String?, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
+    func linkPassword(
+        idToken: String, email: String?, password: String?, displayName: String? = nil, tenant: String?
+    ) throws(EmulatorFailure) -> [String: Any] {
         guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
         guard let password else { throw EmulatorFailure("MISSING_PASSWORD") }
         let normalized = try Self.validEmail(email)
@@ -273,17 +276,17 @@ extension EmulatorService {
             guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
             let key = Self.emailKey(normalized, account.tenantId)
             if let owner = state.uidsByEmail[key], owner != account.localId { throw EmulatorFailure("EMAIL_EXISTS") }
-            if account.password != nil, account.email != nil {
-                throw EmulatorFailure("EMAIL_EXISTS : the account already has an email and password")
-            }
+            // An email and password the account already has are replaced, as in firebase-tools.
             Self.unindex(account, from: &state)
             if account.email != normalized { account.emailVerified = false }
             account.email = normalized
             account.password = password
+            if let displayName { account.displayName = displayName }
             Self.store(account, in: &state)
-            var reply = issueTokens(for: account, provider: verified.provider, now: clock()).signInFields
+            var reply = issueTokens(for: account, provider: "password", now: clock()).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = normalized
+            reply["displayName"] = account.displayName
             return reply
         }
     }

@@ -83,15 +83,23 @@ final class EmulatorService: Sendable {
             if caller == .admin, Self.adminOperations.contains(String(operation)) {
                 return try adminOperation(String(operation), fields, request, tenant: try tenantScope(path: nil, fields))
             }
+            // A tenant named in the body is checked before anything of the request, as firebase-tools checks it.
+            let tenant = try clientTenant(fields)
             switch operation {
             case "createAuthUri": return .json(try createAuthUri(fields))
-            case "signUp": return .json(try signUp(fields))
-            case "signInWithPassword": return .json(try signIn(fields))
+            case "signUp": return .json(try signUp(fields, tenantSettings: tenant))
+            case "signInWithPassword":
+                try tenant?.require(\.allowPasswordSignup, "PASSWORD_LOGIN_DISABLED")
+                return .json(try signIn(fields))
             case "signInWithIdp": return .json(try signInWithIdp(fields))
             case "signInWithCustomToken": return .json(try signInWithCustomToken(fields))
-            case "sendOobCode": return .json(try sendOutOfBandCode(fields, request))
-            case "resetPassword": return .json(try resetPassword(fields))
-            case "signInWithEmailLink": return .json(try signInWithEmailLink(fields))
+            case "sendOobCode": return .json(try sendOutOfBandCode(fields, request, tenantSettings: tenant))
+            case "resetPassword":
+                try tenant?.require(\.allowPasswordSignup, "PASSWORD_LOGIN_DISABLED")
+                return .json(try resetPassword(fields))
+            case "signInWithEmailLink":
+                try tenant?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED")
+                return .json(try signInWithEmailLink(fields))
             case "lookup": return .json(try lookUp(fields))
             case "update": return .json(try update(fields))
             case "delete": return .json(try delete(fields))
@@ -102,6 +110,11 @@ final class EmulatorService: Sendable {
             let fields = try request.fields()
             let operation = path.dropFirst(Self.identityToolkitV2.count + "accounts/".count)
             receive(String(operation), fields, request)
+            if let tenant = try clientTenant(fields), !["ENABLED", "MANDATORY"].contains(tenant.mfaState) {
+                guard operation == "mfaEnrollment:withdraw" else {
+                    throw EmulatorFailure("OPERATION_NOT_ALLOWED : multi-factor authentication is not enabled for this tenant.")
+                }
+            }
             return .json(try routeMultiFactor(operation, fields))
         default:
             throw EmulatorFailure.notFound(request)
@@ -131,13 +144,25 @@ final class EmulatorService: Sendable {
 
     // MARK: Operations
 
-    private func signUp(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+    /// An app's `accounts:signUp`: an anonymous account, an email and password account, or (with `idToken`) an
+    /// email and password given to the account signed in. `tenantSettings` is the tenant the body names.
+    private func signUp(_ fields: RequestFields, tenantSettings: EmulatorTenant?) throws(EmulatorFailure) -> [String: Any] {
         _ = try fields.bool("returnSecureToken")
+        if fields.has("localId") { throw EmulatorFailure("UNEXPECTED_PARAMETER : User ID") }
         let email = try fields.string("email")
         let password = try fields.string("password")
+        let displayName = try fields.string("displayName")
         let tenant = try fields.string("tenantId")
-        if let idToken = try fields.string("idToken") {
-            return try linkPassword(idToken: idToken, email: email, password: password, tenant: tenant)
+        let idToken = try fields.string("idToken")
+        if idToken != nil || email != nil || password != nil {
+            guard email != nil else { throw EmulatorFailure("MISSING_EMAIL") }
+            guard password != nil else { throw EmulatorFailure("MISSING_PASSWORD") }
+            try tenantSettings?.require(\.allowPasswordSignup, "OPERATION_NOT_ALLOWED")
+        } else {
+            try tenantSettings?.require(\.enableAnonymousUser, "ADMIN_ONLY_OPERATION")
+        }
+        if let idToken {
+            return try linkPassword(idToken: idToken, email: email, password: password, displayName: displayName, tenant: tenant)
         }
         return try state.withLock { state throws(EmulatorFailure) in
             guard state.accounts.count < maximumAccounts else {
@@ -157,6 +182,7 @@ final class EmulatorService: Sendable {
                 try Self.checkStrength(password)
                 account.email = normalized
                 account.password = password
+                account.displayName = displayName
                 state.uidsByEmail[Self.emailKey(normalized, tenant)] = account.localId
             }
             account.lastLoginAt = now.milliseconds
@@ -164,6 +190,7 @@ final class EmulatorService: Sendable {
             var reply = issueTokens(for: account, provider: account.isAnonymous ? "anonymous" : "password", now: now).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = account.email
+            reply["displayName"] = account.displayName
             return reply
         }
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// An Identity Toolkit tenant (`projects/{p}/tenants/{t}`), in the fields of its REST resource. The emulator
-/// keeps its settings and lists them; of them it applies `disableAuth`, to the Admin API's account calls.
+/// keeps its settings and lists them, and applies `disableAuth`, `allowPasswordSignup`, `enableEmailLinkSignin`,
+/// `enableAnonymousUser` and the second factors' `mfaConfig.state` as firebase-tools does.
 struct EmulatorTenant: Sendable {
     var tenantId: String
     var displayName: String?
@@ -17,6 +18,11 @@ struct EmulatorTenant: Sendable {
         EmulatorTenant(
             tenantId: tenantId, allowPasswordSignup: true, enableEmailLinkSignin: true, enableAnonymousUser: true,
             mfaState: "ENABLED", mfaProviders: ["PHONE_SMS"])
+    }
+
+    /// Throws `message` unless the tenant's sign-in `setting` is on.
+    func require(_ setting: KeyPath<EmulatorTenant, Bool>, _ message: String) throws(EmulatorFailure) {
+        guard self[keyPath: setting] else { throw EmulatorFailure(message) }
     }
 
     /// The tenant's fields, as `tenants.get` answers.

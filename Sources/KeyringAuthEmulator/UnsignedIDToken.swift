@@ -46,6 +46,8 @@ struct UnsignedIDToken: Hashable, Sendable {
             payload["email_verified"] = emailVerified
         }
         payload["phone_number"] = phoneNumber
+        // As firebase-tools marks an anonymous user's token.
+        if signInProvider == "anonymous" { payload["provider_id"] = "anonymous" }
         let header = #"{"alg":"none","typ":"JWT"}"#
         // Plain strings, numbers and nested dictionaries always serialize.
         let body = try! JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys])
