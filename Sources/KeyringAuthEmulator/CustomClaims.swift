@@ -27,10 +27,14 @@ enum CustomClaims {
     static func serviceError(withJSON json: String) -> String? {
         guard json.count <= maximumBytes else { return "CLAIMS_TOO_LARGE" }
         guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return "INVALID_CLAIMS" }
+        return forbiddenClaim(in: object).map { "FORBIDDEN_CLAIM : \($0)" }
+    }
+
+    /// The first reserved claim `object` sets, in Identity Toolkit's order; `nil` when it sets none.
+    static func forbiddenClaim(in object: [String: Any]) -> String? {
         let order = ["iss", "aud", "sub", "iat", "exp", "nbf", "jti", "nonce", "azp", "acr", "amr", "cnf", "auth_time", "firebase",
             "at_hash", "c_hash", "user_id"]
-        if let name = order.first(where: { object[$0] != nil }) { return "FORBIDDEN_CLAIM : \(name)" }
-        return nil
+        return order.first { object[$0] != nil }
     }
 
     /// Why the JSON text `json` cannot be custom claims, or `nil`.

@@ -94,6 +94,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         ]
         fields["customAttributes"] = customAttributes
         if customAuth { fields["customAuth"] = true }
+        if emailLinkSignIn { fields["emailLinkSignin"] = true }
         fields["email"] = email
         fields["displayName"] = displayName
         fields["photoUrl"] = photoUrl

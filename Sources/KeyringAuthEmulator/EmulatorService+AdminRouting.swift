@@ -267,12 +267,13 @@ extension EmulatorService {
     }
 
     /// One page of `items` in the byte order of their `key`: those after `token` (the last key of the page before),
-    /// `size` of them (``pageSize(_:)``), and the token of the next page when more follow.
+    /// `size` of them (``pageSize(_:)``), and the token of the next page when the page is full.
     static func page<Item>(of items: [Item], by key: (Item) -> String, size requested: Int64?, after token: String?) -> ([Item], String?) {
         let size = pageSize(requested)
         let following = items.sorted { key($0).utf8.lexicographicallyPrecedes(key($1).utf8) }
             .filter { item in token.map { $0.utf8.lexicographicallyPrecedes(key(item).utf8) } ?? true }
-        return (Array(following.prefix(size)), following.count > size ? key(following[size - 1]) : nil)
+        // A full page carries a token even when nothing follows (the next page is then empty), as in firebase-tools.
+        return (Array(following.prefix(size)), following.count >= size ? key(following[size - 1]) : nil)
     }
 
     /// A page size as Firebase's emulator takes it: 20 when not given (or not above 0), at most 1000.

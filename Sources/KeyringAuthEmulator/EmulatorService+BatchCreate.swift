@@ -13,7 +13,10 @@ extension EmulatorService {
         let algorithm = try fields.string("hashAlgorithm")
         if let algorithm, !Self.hashAlgorithms.contains(algorithm) { throw EmulatorFailure("INVALID_HASH_ALGORITHM") }
         for user in users where algorithm == nil {
-            if try user.string("passwordHash") != nil { throw EmulatorFailure("MISSING_HASH_ALGORITHM") }
+            // Firebase's emulator's own hash needs no algorithm, as in firebase-tools.
+            if let hash = try user.string("passwordHash"), Self.passwordInEmulatorHash(hash) == nil {
+                throw EmulatorFailure("MISSING_HASH_ALGORITHM")
+            }
         }
         for name in ["signerKey", "saltSeparator", "passwordHashOrder"] { _ = try fields.string(name) }
         for name in ["rounds", "memoryCost", "cpuMemCost", "dkLen", "parallelization", "blockSize"] { _ = try fields.integer(name) }

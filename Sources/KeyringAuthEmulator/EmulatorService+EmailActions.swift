@@ -69,13 +69,16 @@ extension EmulatorService {
                 record.uid = uid
                 if requestType != "EMAIL_SIGNIN" {
                     guard let uid, let account = state.accounts[uid] else {
-                        // With email enumeration protection, an unknown address is not told apart: nothing is made.
-                        if state.settings.emailEnumerationProtection && !returnsLink { return nil }
+                        // With email enumeration protection, an unknown address is not told apart: nothing is made
+                        // (also for an administrator's link, as in firebase-tools).
+                        if state.settings.emailEnumerationProtection { return nil }
                         throw EmulatorFailure("EMAIL_NOT_FOUND")
                     }
                     guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
                 }
             default:
+                // As firebase-tools checks: the new address first, and a verification without an ID token is an invalid one.
+                if requestType == "VERIFY_AND_CHANGE_EMAIL" && newEmail == nil { throw EmulatorFailure("MISSING_NEW_EMAIL") }
                 let account: EmulatorAccount
                 if caller == .admin && returnsLink && idToken == nil {
                     guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
@@ -84,6 +87,7 @@ extension EmulatorService {
                     }
                     account = found
                 } else {
+                    if requestType == "VERIFY_EMAIL" && (idToken ?? "").isEmpty { throw EmulatorFailure("INVALID_ID_TOKEN") }
                     account = try verify(idToken, in: state)
                 }
                 guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }

@@ -212,12 +212,12 @@ extension EmulatorService {
             payload = decoded.payload
         }
         let uid = Self.text(payload["uid"]) ?? Self.text(payload["user_id"])
-        guard let uid, !uid.isEmpty, uid.count <= 128 else {
-            throw EmulatorFailure("INVALID_CUSTOM_TOKEN : ((the token names no uid of 1 to 128 characters))")
-        }
+        guard let uid, !uid.isEmpty else { throw EmulatorFailure("MISSING_IDENTIFIER") }
+        guard uid.count <= 128 else { throw EmulatorFailure("INVALID_CUSTOM_TOKEN : ((the uid is longer than 128 characters))") }
         var claimsText: String?
         if let claims = payload["claims"] {
             guard let object = claims as? [String: Any] else { throw EmulatorFailure("INVALID_CLAIMS") }
+            if let reserved = CustomClaims.forbiddenClaim(in: object) { throw EmulatorFailure("FORBIDDEN_CLAIM : \(reserved)") }
             if let problem = CustomClaims.problem(with: object) {
                 throw EmulatorFailure(problem.contains("reserved") ? "FORBIDDEN_CLAIM : \(problem)" : "CLAIMS_TOO_LARGE : \(problem)")
             }

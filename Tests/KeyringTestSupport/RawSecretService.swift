@@ -59,7 +59,12 @@ package enum RawSecretService {
     /// attributes, as some clients do, and returns its path.
     @discardableResult
     package static func createWithoutReplacing(attributes: [String: String], label: String, secret: String) throws -> String {
-        try retryingKWalletSessionBug { try createOnce(attributes: attributes, label: label, secret: secret) }
+        let path = try retryingKWalletSessionBug { try createOnce(attributes: attributes, label: label, secret: secret) }
+        // KWallet's session bug can also leave another secret (or none) with no error: read back, and set it again.
+        for _ in 0..<2 where try items(matching: attributes).first(where: { $0.path == path })?.secret != Data(secret.utf8) {
+            try setSecret(secret, at: path)
+        }
+        return path
     }
 
     private static func createOnce(attributes: [String: String], label: String, secret: String) throws -> String {
@@ -112,7 +117,13 @@ package enum RawSecretService {
 
     /// Every item in any collection whose attributes include `attributes`, with its secret.
     package static func items(matching attributes: [String: String]) throws -> [RawItem] {
-        try retryingKWalletSessionBug { try itemsOnce(matching: attributes) }
+        // KWallet's session bug can also hand back an empty secret with no error: a read that finds one is made
+        // again on new sessions (an item that is really empty reads empty each time).
+        var items = try retryingKWalletSessionBug { try itemsOnce(matching: attributes) }
+        for _ in 0..<2 where items.contains(where: { $0.secret.isEmpty }) {
+            items = try retryingKWalletSessionBug { try itemsOnce(matching: attributes) }
+        }
+        return items
     }
 
     private static func itemsOnce(matching attributes: [String: String]) throws -> [RawItem] {
