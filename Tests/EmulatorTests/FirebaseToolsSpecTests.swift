@@ -6,8 +6,8 @@ import Testing
 /// `Tests/EmulatorSpecs/spec_*.py` under the spec's `it(...)` title and replayed by `run.py` against
 /// `keyring-auth-emulator`, one emulator per case: one test per spec file. Every case must pass, be a difference
 /// on purpose (`differs=`, asserting what ours does), be outside what we claim (`skip`), or be listed in
-/// `Tests/EmulatorSpecs/not-yet.txt`, the cases still to be made to pass; a listed case that passes fails the
-/// test, so the list only shrinks.
+/// `Tests/EmulatorSpecs/not-yet.txt`, the cases still to be made to pass; a listed case that no longer fails fails
+/// the test, so the list only shrinks.
 @Suite struct FirebaseToolsSpecTests {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("EmulatorSpecs")
@@ -37,6 +37,7 @@ import Testing
         let lines = String(decoding: result.standardOutput, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(!lines.isEmpty, "run.py printed no case: \(result.standardError)")
         let notYet = try Self.notYet()
+        var outcomes: [String: Substring] = [:]
         for line in lines {
             let parts = line.components(separatedBy: " :: ")
             guard parts.count >= 2, let space = parts[0].firstIndex(of: " ") else {
@@ -45,14 +46,11 @@ import Testing
             }
             let outcome = parts[0][..<space]
             let key = parts[0][parts[0].index(after: space)...] + " :: " + parts[1]
-            switch outcome {
-            case "fail" where !notYet.contains(key):
-                Issue.record("\(line)")
-            case "pass" where notYet.contains(key):
-                Issue.record("passes now: remove it from Tests/EmulatorSpecs/not-yet.txt: \(key)")
-            default:
-                break
-            }
+            outcomes[key] = outcome
+            if outcome == "fail" && !notYet.contains(key) { Issue.record("\(line)") }
+        }
+        for key in notYet where outcomes[key].map({ $0 != "fail" }) ?? false {
+            Issue.record("\(outcomes[key]!) now: remove it from Tests/EmulatorSpecs/not-yet.txt: \(key)")
         }
     }
 }
