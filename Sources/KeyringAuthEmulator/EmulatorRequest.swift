@@ -93,6 +93,15 @@ struct RequestFields {
         return exact
     }
 
+    /// An enumeration field: its name, or its number in the service's protocol buffer (as Android's SDK sends it),
+    /// given as a name by `numbers`; an unknown number is `INVALID_ARGUMENT`.
+    func enumeration(_ name: String, _ numbers: [Int64: String]) throws(EmulatorFailure) -> String? {
+        if let string = values[name] as? String { return string }
+        guard let number = try integer(name) else { return nil }
+        guard let named = numbers[number] else { throw invalid(name) }
+        return named
+    }
+
     /// A JSON object field, as fields of its own.
     func object(_ name: String) throws(EmulatorFailure) -> RequestFields? {
         guard let value = values[name], !(value is NSNull) else { return nil }

@@ -117,6 +117,12 @@ extension EmulatorService {
     func adminOperation(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String?) throws(EmulatorFailure)
         -> EmulatorResponse
     {
+        // An ID token of another tenant than the call's, as firebase-tools refuses it.
+        if let token = try fields.string("idToken"), let claims = UnsignedIDToken(decoding: token, projectID: projectID),
+            claims.tenantID != tenant
+        {
+            throw EmulatorFailure("TENANT_ID_MISMATCH")
+        }
         switch operation {
         case "create", "signUp": return .json(try adminCreate(fields, tenant: tenant))
         case "lookup": return .json(try adminLookUp(fields, tenant: tenant))

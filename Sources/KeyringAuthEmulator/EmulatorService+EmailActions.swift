@@ -19,6 +19,11 @@ extension EmulatorService {
     static let maximumOutOfBandCodes = 1000
     private static let requestTypes = ["PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail",
         "EMAIL_SIGNIN": "signIn", "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"]
+    /// `requestType`'s numbers in Identity Toolkit's `OobReqType`.
+    private static let requestTypeNumbers: [Int64: String] = [
+        0: "OOB_REQ_TYPE_UNSPECIFIED", 1: "PASSWORD_RESET", 2: "OLD_EMAIL_AGREE", 3: "NEW_EMAIL_ACCEPT", 4: "VERIFY_EMAIL",
+        5: "RECOVER_EMAIL", 6: "EMAIL_SIGNIN", 7: "VERIFY_AND_CHANGE_EMAIL", 8: "REVERT_SECOND_FACTOR_ADDITION",
+    ]
 
     var outOfBandCodes: [AuthEmulator.OutOfBandCode] { state.withLock { $0.oobCodes.map(\.code) } }
 
@@ -35,7 +40,9 @@ extension EmulatorService {
         _ fields: RequestFields, _ request: EmulatorRequest, caller: EmulatorCaller = .app, tenant pathTenant: String? = nil,
         tenantSettings: EmulatorTenant? = nil
     ) throws(EmulatorFailure) -> [String: Any] {
-        guard let requestType = try fields.string("requestType") else { throw EmulatorFailure("MISSING_REQ_TYPE") }
+        guard let requestType = try fields.enumeration("requestType", Self.requestTypeNumbers) else {
+            throw EmulatorFailure("MISSING_REQ_TYPE")
+        }
         guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType.prefix(64))") }
         if requestType == "EMAIL_SIGNIN" { try tenantSettings?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED") }
         let returnsLink = try fields.bool("returnOobLink") ?? false

@@ -77,6 +77,10 @@ extension EmulatorService {
                     }
                 } else if let holder, let existing = state.accounts[holder] {
                     account = existing
+                    // What the provider says now (its address, name, picture) replaces what it said before.
+                    if let index = account.identities.firstIndex(where: { $0.providerId == idpUser.providerId && $0.rawId == idpUser.rawId }) {
+                        account.identities[index] = idpUser.identity
+                    }
                 } else if let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)],
                     let existing = state.accounts[owner]
                 {
@@ -124,6 +128,7 @@ extension EmulatorService {
             account.lastLoginAt = now.milliseconds
             Self.store(account, in: &state)
             reply["localId"] = account.localId
+            reply["tenantId"] = account.tenantId
             reply["isNewUser"] = isNewUser
             if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
             let signedIn = linkingToken != nil

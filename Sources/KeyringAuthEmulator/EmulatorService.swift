@@ -78,6 +78,9 @@ final class EmulatorService: Sendable {
             let caller = try caller(of: request)
             let fields = try request.fields()
             receive(String(path.dropFirst(Self.identityToolkit.count)), fields, request)
+            if caller != .admin, fields.has("targetProjectId") {
+                throw EmulatorFailure("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+            }
             let operation = path.dropFirst(Self.identityToolkit.count + "accounts:".count)
             // The Admin SDKs' calls without a project in the path.
             if caller == .admin, Self.adminOperations.contains(String(operation)) {
