@@ -82,7 +82,7 @@ extension EmulatorService {
     }
 
     /// `/identitytoolkit.googleapis.com/v1/projects/` then `{p}/accounts[:op]`, `{p}/tenants/{t}/accounts[:op]`
-    /// or `{p}:queryAccounts`.
+    /// or `{p}:queryAccounts`, `{p}:createSessionCookie`.
     func routeAdminAccounts(_ request: EmulatorRequest, _ rest: Substring) throws(EmulatorFailure) -> EmulatorResponse {
         guard try caller(of: request) == .admin else {
             throw EmulatorFailure("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
@@ -95,6 +95,12 @@ extension EmulatorService {
             let tenant = remainder.dropFirst("/tenants/".count).prefix { $0 != "/" && $0 != ":" }
             pathTenant = String(tenant)
             remainder = remainder.dropFirst("/tenants/".count + tenant.count)
+        }
+        if remainder == ":createSessionCookie" && pathTenant == nil {
+            guard request.method == "POST" else { throw EmulatorFailure.methodNotAllowed(request) }
+            let fields = try request.fields()
+            receive("createSessionCookie", fields, request)
+            return .json(try createSessionCookie(fields))
         }
         let operation: String
         if remainder == "/accounts" {

@@ -63,6 +63,9 @@ final class EmulatorService: Sendable {
             return .json(["authEmulator": ["ready": true, "projectId": projectID]])
         case ("GET", "/emulator/action"):
             return actionPage(request.query)
+        case (_, let path) where path.hasPrefix(Self.legacyRelyingParty):
+            guard let rewritten = try v1Request(forLegacy: request) else { throw EmulatorFailure.notFound(request) }
+            return try route(rewritten)
         case (_, let path) where path.hasPrefix(Self.emulatorProjects):
             return try routeEmulatorAPI(request, path.dropFirst(Self.emulatorProjects.count))
         case (_, let path) where path.hasPrefix(Self.identityToolkit + "projects/"):
