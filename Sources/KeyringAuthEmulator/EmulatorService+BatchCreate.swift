@@ -101,6 +101,10 @@ extension EmulatorService {
             let provider = try info.string("providerId")
             if provider == "password" || provider == "phone" { continue }
             guard let provider, let rawId = try info.string("rawId") else {
+                if try info.string("federatedId") != nil {
+                    throw EmulatorFailure(
+                        "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))")
+                }
                 throw EmulatorFailure("federatedId or (providerId & rawId) is required")
             }
             account.identities.removeAll { $0.providerId == provider }
@@ -112,7 +116,13 @@ extension EmulatorService {
             guard (try? Self.checkPhone(phone)) != nil else { throw EmulatorFailure("phone number format is invalid") }
             account.phoneNumber = phone
         }
-        let factors = try user.objects("mfaInfo").map { (entry) throws(EmulatorFailure) -> ExportedSecondFactor in
+        let entries = try user.objects("mfaInfo")
+        // A second factor belongs to an account with a verified address, checked first as firebase-tools checks it.
+        if !entries.isEmpty {
+            guard account.email != nil else { throw EmulatorFailure("Second factor account requires email to be presented.") }
+            guard account.emailVerified else { throw EmulatorFailure("Second factor account requires email to be verified.") }
+        }
+        let factors = try entries.map { (entry) throws(EmulatorFailure) -> ExportedSecondFactor in
             guard let data = try? JSONSerialization.data(withJSONObject: entry.values),
                 let factor = try? JSONDecoder().decode(ExportedSecondFactor.self, from: data)
             else { throw EmulatorFailure("INVALID_ARGUMENT : mfaInfo entries are objects of strings") }

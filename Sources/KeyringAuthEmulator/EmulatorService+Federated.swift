@@ -39,7 +39,9 @@ extension EmulatorService {
         let linkingToken = try fields.string("idToken")
         guard let requestUri = try fields.string("requestUri"), !requestUri.isEmpty else { throw EmulatorFailure("MISSING_REQUEST_URI") }
         guard URL(string: requestUri)?.scheme != nil else { throw EmulatorFailure("INVALID_REQUEST_URI") }
-        let idpUser = try Self.identityProviderUser(postBody: try fields.string("postBody") ?? "")
+        // The provider's parameters: those of requestUri's query, and of postBody over them, as firebase-tools reads them.
+        let uriQuery = URLComponents(string: requestUri)?.percentEncodedQuery ?? ""
+        let idpUser = try Self.identityProviderUser(postBody: [try fields.string("postBody") ?? "", uriQuery].joined(separator: "&"))
 
         return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
             var reply: [String: Any] = [
