@@ -95,7 +95,14 @@ extension EmulatorService {
         for name in ["provider", "upgradeToFederatedLogin"] where fields.has(name) {
             throw EmulatorFailure.notImplemented("\(name) is not implemented yet.")
         }
-        if fields.has("mfa") {
+        if let mfa = try fields.object("mfa") {
+            // Checked as firebase-tools checks it; setting factors is not offered (TOTP factors are enrolled by the user).
+            if let enrollments = mfa.values["enrollments"], !(enrollments is [Any]) {
+                throw EmulatorFailure("Invalid JSON payload received. /mfa/enrollments must be array")
+            }
+            guard state.withLock({ $0.accounts[uid]?.tenantId == tenant && $0.accounts[uid] != nil }) else {
+                throw EmulatorFailure("USER_NOT_FOUND")
+            }
             throw EmulatorFailure.notImplemented("mfa is not implemented: this emulator's second factors are TOTP, enrolled by the user.")
         }
         let claims = try fields.string("customAttributes")
