@@ -253,7 +253,8 @@ final class EmulatorService: Sendable {
         return try state.withLock { state throws(EmulatorFailure) in
             let verified = try verifySession(token, in: state)
             var account = verified.account
-            let provider = verified.provider
+            // A new password makes the session a password one, as firebase-tools issues it (an anonymous user's too).
+            let provider = password != nil ? "password" : verified.provider
             guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
             let now = clock()
             var revokes = false
