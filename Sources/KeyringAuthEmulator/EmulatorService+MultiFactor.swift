@@ -80,12 +80,13 @@ extension EmulatorService {
 
     private func startEnrollment(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
         let token = try fields.string("idToken")
-        guard fields.values["totpEnrollmentInfo"] != nil else {
-            throw EmulatorFailure("INVALID_ARGUMENT : Missing totpEnrollmentInfo (this emulator enrolls TOTP second factors only).")
-        }
         return try state.withLock { state throws(EmulatorFailure) in
+            // The account first, then the factor, in firebase-tools' order.
             let (account, provider) = try verifySession(token, in: state)
             try Self.checkCanEnroll(account, provider: provider)
+            guard fields.values["totpEnrollmentInfo"] != nil else {
+                throw EmulatorFailure("INVALID_ARGUMENT : Missing totpEnrollmentInfo (this emulator enrolls TOTP second factors only).")
+            }
             let now = clock()
             let secret = (0..<20).map { _ in UInt8.random(in: 0...255) }
             let session = EmulatorAccount.randomID(length: 40)

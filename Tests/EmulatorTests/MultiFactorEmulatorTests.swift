@@ -110,9 +110,20 @@ import Testing
         let (_, needsVerification) = try await fixture.post(
             Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(unverifiedToken)", "totpEnrollmentInfo": {}}"#)
         #expect(Self.message(needsVerification)?.hasPrefix("UNVERIFIED_EMAIL") == true)
-        let (_, phone) = try await fixture.post(
+        // The account is checked before the factor, as in firebase-tools; once verified, a phone factor is refused.
+        let (_, phoneUnverified) = try await fixture.post(
             Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(unverifiedToken)", "phoneEnrollmentInfo": {}}"#)
-        #expect(Self.message(phone)?.contains("totpEnrollmentInfo") == true, "phone factors are not offered")
+        #expect(Self.message(phoneUnverified)?.hasPrefix("UNVERIFIED_EMAIL") == true, "\(phoneUnverified)")
+        let uid = try #require(unverified["localId"] as? String)
+        let (verifiedStatus, _) = try await fixture.post(
+            Self.v1 + "update", body: #"{"localId": "\#(uid)", "emailVerified": true}"#, bearer: "owner")
+        #expect(verifiedStatus == 200)
+        let (_, signedIn) = try await fixture.post(
+            Self.v1 + "signInWithPassword?key=k", body: #"{"email": "bob@example.com", "password": "secret1"}"#)
+        let verifiedToken = try #require(signedIn["idToken"] as? String)
+        let (_, phone) = try await fixture.post(
+            Self.v2 + "mfaEnrollment:start?key=k", body: #"{"idToken": "\#(verifiedToken)", "phoneEnrollmentInfo": {}}"#)
+        #expect(Self.message(phone)?.contains("totpEnrollmentInfo") == true, "phone factors are not offered: \(phone)")
     }
 }
 
