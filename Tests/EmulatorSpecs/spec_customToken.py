@@ -1,13 +1,10 @@
 """firebase-tools src/emulator/auth/customToken.spec.ts: accounts:signInWithCustomToken."""
 
-import base64
 import json
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 
-from specs import (API_KEY, IDENTITY, PROJECT_ID, Response, SpecFailure, decode_jwt_payload, expect_equal,
+from specs import decode_jwt_header, unsigned_jwt
+from specs import (IDENTITY, PROJECT_ID, SpecFailure, decode_jwt_payload, expect_equal,
                    expect_error, expect_field, expect_no_field, expect_status, get_account_info_by_id_token,
                    register_tenant, sign_in_with_email_link, spec, update_account_by_local_id)
 
@@ -18,10 +15,6 @@ SERVICE_ACCOUNT = "fake-service-account@example.com"
 CLAIMS = {"abc": "def", "ultimate": {"answer": 42}}
 
 
-def _b64url(data):
-    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).rstrip(b"=").decode()
-
-
 def _unsigned_custom_token(payload, audience=CUSTOM_TOKEN_AUDIENCE):
     """jsonwebtoken's `sign(payload, secret, {algorithm: "none", expiresIn: 3600, subject, issuer, audience})`:
     an unsigned JWT (empty signature). The spec runs on a fake clock; `iat`/`exp` here are taken from the real one,
@@ -29,30 +22,7 @@ def _unsigned_custom_token(payload, audience=CUSTOM_TOKEN_AUDIENCE):
     now = int(time.time())
     claims = {**payload, "iat": now, "exp": now + 3600, "aud": audience, "iss": SERVICE_ACCOUNT,
               "sub": SERVICE_ACCOUNT}
-    return _b64url({"alg": "none", "typ": "JWT"}) + "." + _b64url(claims) + "."
-
-
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-
-
-def _post_form(api, path, fields):
-    """supertest's `.type("form").send(fields)` with `?key=fake-api-key`."""
-    url = api.base + path + "?" + urllib.parse.urlencode({"key": API_KEY})
-    request = urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            status, raw = answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    text = raw.decode("utf-8", "replace")
-    try:
-        body = json.loads(text) if text else None
-    except ValueError:
-        body = None
-    return Response(status, body, text)
+    return unsigned_jwt(claims)
 
 
 def _expect_deep_include(payload, expected, what="ID token claims"):
@@ -64,7 +34,7 @@ def _expect_deep_include(payload, expected, what="ID token claims"):
 
 def _expect_custom_sign_in(token):
     """The checks every successful custom-token sign-in of the spec makes of its ID token."""
-    expect_equal(_jwt_header(token).get("alg"), "none", "JWT header alg")
+    expect_equal(decode_jwt_header(token).get("alg"), "none", "JWT header alg")
     payload = decode_jwt_payload(token)
     expect_no_field(payload, "provider_id")
     expect_field(payload.get("firebase"), "sign_in_provider", "custom")
@@ -98,7 +68,7 @@ def _(api):
     merged = {**custom_claims, **CLAIMS}  # the custom token's claims win over the account's
     _expect_deep_include(payload, merged)
 
-    refreshed = _post_form(api, "/securetoken.googleapis.com/v1/token",
+    refreshed = api.post_form("/securetoken.googleapis.com/v1/token",
                            {"refreshToken": refresh_token, "grantType": "refresh_token"})
     expect_status(200, refreshed)
     id_token = expect_field(refreshed.body, "id_token", kind=str)

@@ -1,8 +1,7 @@
 """firebase-tools src/emulator/auth/emailLink.spec.ts: accounts:signInWithEmailLink."""
 
-import base64
-import json
 
+from specs import decode_jwt_header
 from specs import (IDENTITY, PROJECT_ID, create_email_sign_in_oob, decode_jwt_payload, expect_equal, expect_error,
                    expect_field, expect_members, expect_no_field, expect_status,
                    get_account_info_by_local_id, get_signin_methods, inspect_oobs, register_tenant, register_user,
@@ -14,11 +13,6 @@ PATH = IDENTITY + "/accounts:signInWithEmailLink"
 PHONE = "phone sign-in is not offered by this emulator"
 PHONE_MFA = PHONE + " (the account's second factor is a phone: mfaInfo phoneInfo)"
 BLOCKING = "blocking functions are not run by this emulator"
-
-
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
 
 
 @it("should send OOB code to new emails and create account on sign-in")
@@ -35,7 +29,7 @@ def _(api):
     id_token = expect_field(res.body, "idToken", kind=str)
     expect_equal(res.body.get("email"), email, "email")
     expect_equal(res.body.get("isNewUser"), True, "isNewUser")
-    expect_equal(_jwt_header(id_token).get("alg"), "none", "header alg")
+    expect_equal(decode_jwt_header(id_token).get("alg"), "none", "header alg")
     payload = decode_jwt_payload(id_token)
     expect_field(payload, "user_id", kind=str)
     expect_no_field(payload, "provider_id")

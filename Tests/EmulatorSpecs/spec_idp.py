@@ -1,9 +1,9 @@
 """firebase-tools src/emulator/auth/idp.spec.ts: accounts:signInWithIdp (sign-up, sign-in, linking, SAML)."""
 
-import base64
 import json
 import urllib.parse
 
+from specs import decode_jwt_header, stringify, unsigned_jwt
 from specs import (IDENTITY, PROJECT_ID, SpecFailure, decode_jwt_payload, expect_equal, expect_error, expect_field,
                    expect_members, expect_no_field, expect_status, expect_true, fake_claims,
                    get_account_info_by_id_token,
@@ -20,29 +20,9 @@ GOOGLE_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.profile",
                  "https://www.googleapis.com/auth/userinfo.email"]
 
 
-def _stringify(value):
-    """JSON.stringify: compact, keys in insertion order."""
-    return json.dumps(value, separators=(",", ":"))
-
-
 def _encode(text):
     """encodeURIComponent."""
     return urllib.parse.quote(text, safe="!~*'()")
-
-
-def _b64url(raw):
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def _unsigned_jwt(claims):
-    """A JWT with `alg: none` and an empty signature, as firebase-tools' fake tokens."""
-    return ".".join([_b64url(_stringify({"alg": "none", "typ": "JWT"}).encode()),
-                     _b64url(_stringify(claims).encode()), ""])
-
-
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
 
 
 _GOOGLE_CLIENT = "22874682844-b0s8s75b3iedb2md4hls2voq6sllbsm3.apps.googleusercontent.com"
@@ -52,7 +32,7 @@ _FAKE_GOOGLE = {
     "email": "example@gmail.com",
     "emailVerified": True,
     "rawId": "123456789012345678901",
-    "idToken": _unsigned_jwt({
+    "idToken": unsigned_jwt({
         "iss": "accounts.google.com", "azp": _GOOGLE_CLIENT, "aud": _GOOGLE_CLIENT, "sub": "123456789012345678901",
         "email": "example@gmail.com", "email_verified": True, "at_hash": "0000000000000000000000",
         "iat": 1597882681, "exp": 1597886281}),
@@ -77,7 +57,7 @@ def _expect_firebase_token(token, identities, provider):
     """The checks of the emulator's ID token the spec repeats: unsigned, no `provider_id`, the identities and
     the sign-in provider under `firebase`."""
     expect_true(isinstance(token, str) and token.count(".") == 2, f"expected a JWT, got {token!r}")
-    expect_equal(_jwt_header(token).get("alg"), "none", "header alg")
+    expect_equal(decode_jwt_header(token).get("alg"), "none", "header alg")
     payload = decode_jwt_payload(token)
     expect_no_field(payload, "provider_id")
     firebase = payload.get("firebase")
@@ -141,7 +121,7 @@ def _(api):
 def _(api):
     claims = fake_claims({"sub": "123456789012345678901", "name": "Ada Lovelace", "given_name": "Ada",
                           "family_name": "Lovelace", "picture": "http://localhost/fake-picture-url.png"})
-    fake_id_token = _stringify(claims)
+    fake_id_token = stringify(claims)
     res = api.post(PATH, _idp_body("google.com", fake_id_token, returnIdpCredential=True, returnSecureToken=True))
     expect_status(200, res)
     body = res.body
@@ -169,7 +149,7 @@ def _(api):
 
 @it("should accept params (e.g. providerId, id_token) in requestUri")
 def _(api):
-    fake_id_token = _stringify(fake_claims({"sub": "123456789012345678901"}))
+    fake_id_token = stringify(fake_claims({"sub": "123456789012345678901"}))
     res = api.post(PATH, {"requestUri": "http://localhost?providerId=google.com&id_token=" + _encode(fake_id_token),
                           "returnIdpCredential": True})
     expect_status(200, res)
@@ -228,7 +208,7 @@ def _(api):
 def _(api):
     user = sign_in_with_fake_claims(api, "google.com", {"sub": "123456789012345678901"})
     update_account_by_local_id(api, user["localId"], {"disableUser": True})
-    fake_id_token = _stringify(fake_claims({"sub": "123456789012345678901", "name": "Foo"}))
+    fake_id_token = stringify(fake_claims({"sub": "123456789012345678901", "name": "Foo"}))
     res = api.post(PATH, _idp_body("google.com", fake_id_token, idToken=user["idToken"], returnIdpCredential=True))
     expect_error(res, 400, "USER_DISABLED")
 
@@ -280,7 +260,7 @@ def _(api):
     email = "bar@example.com"
     user = sign_in_with_fake_claims(api, "facebook.com", {"sub": "123456789012345678901", "email": email,
                                                           "email_verified": False, "name": "Bar"})
-    fake_id_token = _stringify(fake_claims({"sub": "123456789012345678901", "email": email, "email_verified": False,
+    fake_id_token = stringify(fake_claims({"sub": "123456789012345678901", "email": email, "email_verified": False,
                                             "name": "Foo", "picture": "http://localhost/photo-from-idp.png"}))
     res = api.post(PATH, {"requestUri": "http://localhost?providerId=google.com&id_token=" + _encode(fake_id_token),
                           "returnIdpCredential": True})
@@ -314,7 +294,7 @@ def _(api):
 @it("should error when sub is missing or not a string")
 def _(api):
     # The spec puts the JSON in postBody as it is, not encoded.
-    for token in (_stringify({}), _stringify({"sub": 12345})):
+    for token in (stringify({}), stringify({"sub": 12345})):
         res = api.post(PATH, {"postBody": "providerId=google.com&id_token=" + token, "requestUri": "http://localhost"})
         expect_error(res, 400, "INVALID_IDP_RESPONSE", prefix=True)
 
@@ -323,7 +303,7 @@ def _(api):
 def _(api):
     user = register_user(api, {"email": "foo@example.com", "password": "notasecret"})
     claims = fake_claims({"sub": "123456789012345678901", "name": "Foo"})
-    res = api.post(PATH, _idp_body("google.com", _stringify(claims), idToken=user["idToken"],
+    res = api.post(PATH, _idp_body("google.com", stringify(claims), idToken=user["idToken"],
                                    returnIdpCredential=True))
     expect_status(200, res)
     expect_equal(bool(res.body.get("isNewUser")), False, "isNewUser")
@@ -341,7 +321,7 @@ it.skip("should copy IDP email to user-level email if not present", PHONE)
 def _(api):
     user = register_user(api, {"email": "foo@example.com", "password": "notasecret"})
     update_account_by_local_id(api, user["localId"], {"disableUser": True})
-    fake_id_token = _stringify(fake_claims({"sub": "123456789012345678901", "name": "Foo"}))
+    fake_id_token = stringify(fake_claims({"sub": "123456789012345678901", "name": "Foo"}))
     res = api.post(PATH, _idp_body("google.com", fake_id_token, idToken=user["idToken"], returnIdpCredential=True))
     expect_error(res, 400, "USER_DISABLED")
 
@@ -355,7 +335,7 @@ it.skip("should link IDP for existing MFA-enabled user", PHONE + " (phone MFA en
 def _(api):
     claims = {"sub": "123456789012345678901", "email": "alice@example.com", "email_verified": False}
     id_token = sign_in_with_fake_claims(api, "google.com", claims)["idToken"]
-    fake_id_token = _stringify(claims)
+    fake_id_token = stringify(claims)
     res = api.post(PATH, _idp_body("google.com", fake_id_token, idToken=id_token, returnIdpCredential=True))
     expect_status(200, res)
     expect_no_field(res.body, "localId")
@@ -369,7 +349,7 @@ def _(api):
     claims = {"sub": "123456789012345678901", "email": "alice@example.com", "email_verified": False}
     sign_in_with_fake_claims(api, "google.com", claims)
     user = register_user(api, {"email": "foo@example.com", "password": "notasecret"})
-    res = api.post(PATH, _idp_body("google.com", _stringify(claims), idToken=user["idToken"]))
+    res = api.post(PATH, _idp_body("google.com", stringify(claims), idToken=user["idToken"]))
     expect_error(res, 400, "FEDERATED_USER_ID_ALREADY_LINKED")
     expect_members(get_signin_methods(api, user["email"]), ["password"], f"signinMethods for {user['email']}")
     expect_members(get_signin_methods(api, claims["email"]), ["google.com"], f"signinMethods for {claims['email']}")
@@ -380,7 +360,7 @@ def _(api):
     email = "alice@example.com"
     register_user(api, {"email": email, "password": "notasecret"})
     id_token = register_anon_user(api)["idToken"]
-    res = api.post(PATH, _idp_body("google.com", _stringify(fake_claims({"sub": "12345", "email": email})),
+    res = api.post(PATH, _idp_body("google.com", stringify(fake_claims({"sub": "12345", "email": email})),
                                    idToken=id_token))
     expect_error(res, 400, "EMAIL_EXISTS")
 
@@ -389,7 +369,7 @@ def _(api):
 def _(api):
     email = "alice@example.com"
     user = register_user(api, {"email": email, "password": "notasecret"})
-    fake_id_token = _stringify(fake_claims({"sub": "12345", "email": email, "email_verified": True}))
+    fake_id_token = stringify(fake_claims({"sub": "12345", "email": email, "email_verified": True}))
     res = api.post(PATH, _idp_body("google.com", fake_id_token, idToken=user["idToken"]))
     expect_status(200, res)
     expect_equal(res.body.get("localId"), user["localId"], "localId")
@@ -403,7 +383,7 @@ def _(api):
     register_user(api, {"email": email, "password": "notasecret"})
     update_project_config(api, {"signIn": {"allowDuplicateEmails": True}})
     anon = register_anon_user(api)
-    res = api.post(PATH, _idp_body("google.com", _stringify(fake_claims({"sub": "12345", "email": email})),
+    res = api.post(PATH, _idp_body("google.com", stringify(fake_claims({"sub": "12345", "email": email})),
                                    idToken=anon["idToken"]))
     expect_status(200, res)
     expect_equal(res.body.get("localId"), anon["localId"], "localId")
@@ -435,7 +415,7 @@ def _saml_body(saml_response):
     """The spec's SAML request: FAKE_GOOGLE_ACCOUNT's token and, unencoded, the SAMLResponse JSON."""
     post_body = "providerId=saml.saml&id_token=" + _FAKE_GOOGLE["idToken"]
     if saml_response is not None:
-        post_body += "&SAMLResponse=" + _stringify(saml_response)
+        post_body += "&SAMLResponse=" + stringify(saml_response)
     return {"postBody": post_body, "requestUri": "http://localhost", "returnIdpCredential": True,
             "returnSecureToken": True}
 

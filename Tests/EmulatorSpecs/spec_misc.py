@@ -4,11 +4,9 @@ accounts:lookup and accounts:query, and the emulator's own /emulator/v1 utility 
 import base64
 import json
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 
-from specs import (API_KEY, IDENTITY, PROJECT_ID, Response, decode_jwt_payload, delete_account, expect_equal,
+from specs import decode_jwt_header
+from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, delete_account, expect_equal,
                    expect_error, expect_field, expect_no_field, expect_status, expect_true,
                    expect_user_not_exists_for_id_token, get_account_info_by_id_token, register_anon_user,
                    register_tenant, register_user, spec, update_account_by_local_id)
@@ -24,26 +22,8 @@ PHONE = "phone sign-in is not offered by this emulator"
 ONE_PROJECT = "one project per emulator process"
 
 
-def _post_form(api, path, fields):
-    """supertest's `.type("form").send(fields).query({key})`: an x-www-form-urlencoded POST."""
-    url = api.base + path + "?" + urllib.parse.urlencode({"key": API_KEY})
-    request = urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode(), method="POST",
-                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            status, raw = answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    text = raw.decode("utf-8", "replace")
-    try:
-        body = json.loads(text) if text else None
-    except ValueError:
-        body = None
-    return Response(status, body, text)
-
-
 def _refresh(api, refresh_token, **extra):
-    return _post_form(api, TOKEN, {"refresh_token": refresh_token, **extra})
+    return api.post_form(TOKEN, {"refresh_token": refresh_token, **extra})
 
 
 def _encode_refresh_token(record):
@@ -56,11 +36,6 @@ def _decode_refresh_token(token):
     expect_true(isinstance(record, dict) and record.get("_AuthEmulatorRefreshToken"),
                 f"not an Auth Emulator refresh token record: {record!r}")
     return record
-
-
-def _decode_jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
 
 
 def _expect_message_contains(res, status, text):
@@ -123,7 +98,7 @@ def _(api):
     info = get_account_info_by_id_token(api, id_token)
     expect_true(info.get("lastLoginAt") is not None, "expected lastLoginAt")
     last_login_seconds = int(info["lastLoginAt"]) // 1000
-    expect_equal(_decode_jwt_header(id_token).get("alg"), "none", "JWT alg")
+    expect_equal(decode_jwt_header(id_token).get("alg"), "none", "JWT alg")
     expect_equal(decode_jwt_payload(id_token).get("auth_time"), last_login_seconds, "auth_time")
 
 
@@ -142,7 +117,7 @@ def _(api):
 
 @it("should error if refresh token is missing")
 def _(api):
-    _expect_message_contains(_post_form(api, TOKEN, {"grantType": "refresh_token"}), 400, "MISSING_REFRESH_TOKEN")
+    _expect_message_contains(api.post_form(TOKEN, {"grantType": "refresh_token"}), 400, "MISSING_REFRESH_TOKEN")
 
 
 @it("should error on malformed refresh tokens")
@@ -154,7 +129,7 @@ def _(api):
 def _(api):
     user = register_anon_user(api)
     update_account_by_local_id(api, user["localId"], {"disableUser": True})
-    res = _post_form(api, TOKEN, {"refreshToken": user["refreshToken"], "grantType": "refresh_token"})
+    res = api.post_form(TOKEN, {"refreshToken": user["refreshToken"], "grantType": "refresh_token"})
     expect_error(res, 400, "USER_DISABLED")
 
 
@@ -195,7 +170,7 @@ def _session_cookie(api, body):
 def _expect_cookie(res):
     expect_status(200, res)
     cookie = expect_field(res.body, "sessionCookie", kind=str)
-    expect_equal(_decode_jwt_header(cookie).get("alg"), "none", "session cookie alg")
+    expect_equal(decode_jwt_header(cookie).get("alg"), "none", "session cookie alg")
     return decode_jwt_payload(cookie)
 
 

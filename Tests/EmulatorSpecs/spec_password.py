@@ -1,8 +1,7 @@
 """firebase-tools src/emulator/auth/password.spec.ts: accounts:signInWithPassword."""
 
-import base64
-import json
 
+from specs import decode_jwt_header
 from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_no_field,
                    expect_status, register_tenant, register_user, spec, update_account_by_local_id, update_config)
 
@@ -11,11 +10,6 @@ PATH = IDENTITY + "/accounts:signInWithPassword"
 
 PHONE_FACTORS = "phone second factors are not offered by this emulator (the spec's mfaInfo is a phone factor)"
 BLOCKING = "blocking functions are not run by this emulator"
-
-
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
 
 
 def _improved_email_privacy(api):
@@ -33,7 +27,7 @@ def _(api):
     expect_field(res.body, "registered", True)
     expect_field(res.body, "refreshToken", kind=str)
     token = res.body.get("idToken")
-    expect_equal(_jwt_header(token).get("alg"), "none", "JWT header alg")
+    expect_equal(decode_jwt_header(token).get("alg"), "none", "JWT header alg")
     payload = decode_jwt_payload(token)
     expect_equal(payload.get("user_id"), local_id, "user_id")
     expect_no_field(payload, "provider_id")

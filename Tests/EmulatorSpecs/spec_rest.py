@@ -1,8 +1,6 @@
 """firebase-tools src/emulator/auth/rest.spec.ts: the REST mapping (status, CORS, enums, types) and authentication
 (API key, Bearer owner, target project, tenant IDs that disagree)."""
 
-import urllib.error
-import urllib.request
 
 from specs import (IDENTITY, PROJECT_ID, SpecFailure, expect_equal, expect_error, expect_field, expect_members,
                    expect_no_field, expect_status, expect_true, register_tenant, register_user, spec)
@@ -13,16 +11,6 @@ ONE_PROJECT = ("one project per emulator process: ours refuses the spec's projec
                "so the case is made on the emulator's project, example")
 # Not an actual token: the emulator only checks that it looks like a Google OAuth 2 access token.
 SERVICE_ACCOUNT_TOKEN = "ya" + "29.AHES0ZZZZZ0fff" + "ff0XXXX0mmmm0wwwww0-LL_l-0bb0b0bbbbbb"
-
-
-def _headers_of(api, method, path, headers):
-    """The status and headers (lower-cased names) of a request without a body, which `Api` does not return."""
-    req = urllib.request.Request(api.base + path, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as answer:
-            return answer.status, {k.lower(): v for k, v in answer.headers.items()}
-    except urllib.error.HTTPError as error:
-        return error.code, {k.lower(): v for k, v in error.headers.items()}
 
 
 def _expect_permission_denied(res):
@@ -51,15 +39,15 @@ def _(api):
     differs="no cross-origin access: it serves desktop apps, and a web page open in the user's browser must not read "
             "its accounts, tokens and email-action links (firebase-tools allows every origin, for web apps)")
 def _(api):
-    status, headers = _headers_of(api, "OPTIONS", "/", {
+    res = api.request("OPTIONS", "/", key=None, headers={
         "Origin": "example.com",
         "Access-Control-Request-Headers": "Authorization,X-Client-Version,X-Whatever-Header",
         "Access-Control-Request-Private-Network": "true",
     })
-    if status == 204:
+    if res.status == 204:
         raise SpecFailure("expected the preflight refused, got 204")
-    expect_equal(headers.get("access-control-allow-origin"), None, "access-control-allow-origin")
-    expect_equal(headers.get("access-control-allow-private-network"), None, "access-control-allow-private-network")
+    expect_equal(res.headers.get("access-control-allow-origin"), None, "access-control-allow-origin")
+    expect_equal(res.headers.get("access-control-allow-private-network"), None, "access-control-allow-private-network")
 
 
 @it("should handle integer values for enums")

@@ -1,11 +1,9 @@
 """firebase-tools src/emulator/auth/setAccountInfo.spec.ts: accounts:update."""
 
-import base64
 import json
-import urllib.error
-import urllib.request
 
-from specs import (IDENTITY, PROJECT_ID, Response, decode_jwt_payload, expect_equal, expect_error, expect_field,
+from specs import decode_jwt_header
+from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field,
                    expect_no_field, expect_status, expect_true, get_account_info_by_id_token, get_signin_methods,
                    inspect_oobs, register_anon_user, register_tenant, register_user, sign_in_with_email_link,
                    sign_in_with_fake_claims, spec, update_account_by_local_id)
@@ -18,16 +16,11 @@ TEST_PHONE_NUMBER = "+15555550100"
 TEST_MFA_INFO = {"displayName": "Cell Phone", "phoneInfo": TEST_PHONE_NUMBER}
 
 
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-
-
 def _expect_new_tokens(res, local_id, provider, email=None):
     """The checks after an update that issues new tokens: a refresh token, and an unsigned ID token for the user."""
     expect_field(res.body, "refreshToken", kind=str)
     id_token = expect_field(res.body, "idToken", kind=str)
-    expect_equal(_jwt_header(id_token).get("alg"), "none", "JWT alg")
+    expect_equal(decode_jwt_header(id_token).get("alg"), "none", "JWT alg")
     claims = decode_jwt_payload(id_token)
     expect_equal(claims.get("user_id"), local_id, "user_id claim")
     if email is not None:
@@ -40,26 +33,6 @@ def _expect_signin_methods_exclude(api, email, method):
     methods = get_signin_methods(api, email)
     expect_true(isinstance(methods, list), f"expected a signinMethods list, got {methods!r}")
     expect_true(method not in methods, f"expected signinMethods {methods!r} not to contain {method!r}")
-
-
-def _post_json_text(api, path, text, *, owner=False, key=None):
-    """A request whose body is sent as written: `Api` leaves out null fields, which JSON.stringify keeps."""
-    url = api.base + path + (f"?key={key}" if key else "")
-    headers = {"Content-Type": "application/json"}
-    if owner:
-        headers["Authorization"] = "Bearer owner"
-    req = urllib.request.Request(url, data=text.encode(), method="POST", headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=30) as answer:
-            status, raw = answer.status, answer.read()
-    except urllib.error.HTTPError as error:
-        status, raw = error.code, error.read()
-    body_text = raw.decode("utf-8", "replace")
-    try:
-        parsed = json.loads(body_text) if body_text else None
-    except ValueError:
-        parsed = None
-    return Response(status, parsed, body_text)
 
 
 @it("should allow updating and deleting displayName and photoUrl")
@@ -298,7 +271,7 @@ def _(api):
 
 @it("should error if enrollments is not an array or undefined")
 def _(api):
-    res = _post_json_text(api, PATH, json.dumps({"localId": "anything", "mfa": {"enrollments": None}}), owner=True)
+    res = api.post_text(PATH, json.dumps({"localId": "anything", "mfa": {"enrollments": None}}), key=None, owner=True)
     expect_error(res, 400, "Invalid JSON payload received. /mfa/enrollments must be array")
 
 

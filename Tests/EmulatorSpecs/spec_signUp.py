@@ -1,8 +1,7 @@
 """firebase-tools src/emulator/auth/signUp.spec.ts: accounts:signUp."""
 
-import base64
-import json
 
+from specs import decode_jwt_header
 from specs import (IDENTITY, PROJECT_ID, SpecFailure, decode_jwt_payload, expect_equal, expect_error, expect_field,
                    expect_no_field, expect_status, get_account_info_by_id_token, get_account_info_by_local_id,
                    get_signin_methods, register_anon_user, register_tenant, register_user, sign_in_with_fake_claims,
@@ -16,14 +15,9 @@ PHONE_FACTORS = "phone second factors are not offered by this emulator (the spec
 BLOCKING = "blocking functions are not run by this emulator"
 
 
-def _jwt_header(token):
-    part = token.split(".")[0]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-
-
 def _expect_unsigned(token):
     """`decode(idToken, {complete: true})` is not null and its header's alg is "none"."""
-    expect_equal(_jwt_header(token).get("alg"), "none", "JWT header alg")
+    expect_equal(decode_jwt_header(token).get("alg"), "none", "JWT header alg")
 
 
 def _expect_empty(value, what):

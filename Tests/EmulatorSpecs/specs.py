@@ -74,6 +74,7 @@ class Response:
     status: int
     body: Any
     text: str
+    headers: dict[str, str] = field(default_factory=dict)
 
     @property
     def error_message(self) -> str | None:
@@ -98,34 +99,46 @@ class Api:
         owner: bool = False,
         query: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
+        raw: bytes | None = None,
     ) -> Response:
+        """`body` is sent as JSON (leaving out None, as JSON.stringify leaves out undefined); `raw` as it is."""
         params = dict(query or {})
         if key is not None:
             params.setdefault("key", key)
         params = {k: v for k, v in params.items() if v is not None}
         url = self.base + path + ("?" + urllib.parse.urlencode(params) if params else "")
-        data = None
+        data = raw
         all_headers = dict(headers or {})
         if body is not None:
             data = json.dumps(drop_none(body)).encode()
+        if data is not None:
             all_headers.setdefault("Content-Type", "application/json")
         if owner:
             all_headers["Authorization"] = "Bearer owner"
         req = urllib.request.Request(url, data=data, method=method, headers=all_headers)
         try:
             with urllib.request.urlopen(req, timeout=30) as answer:
-                status, raw = answer.status, answer.read()
+                status, answered, received = answer.status, answer.read(), answer.headers
         except urllib.error.HTTPError as error:
-            status, raw = error.code, error.read()
-        text = raw.decode("utf-8", "replace")
+            status, answered, received = error.code, error.read(), error.headers
+        text = answered.decode("utf-8", "replace")
         try:
             parsed = json.loads(text) if text else None
         except ValueError:
             parsed = None
-        return Response(status, parsed, text)
+        return Response(status, parsed, text, {k.lower(): v for k, v in received.items()})
 
     def post(self, path: str, body: Any = None, **options: Any) -> Response:
         return self.request("POST", path, body if body is not None else {}, **options)
+
+    def post_form(self, path: str, fields: dict[str, Any], **options: Any) -> Response:
+        """supertest's `.type("form").send(fields)`: an x-www-form-urlencoded POST."""
+        return self.request("POST", path, raw=urllib.parse.urlencode(fields).encode(),
+                            headers={"Content-Type": "application/x-www-form-urlencoded"}, **options)
+
+    def post_text(self, path: str, text: str, **options: Any) -> Response:
+        """A JSON body sent as written (`post` leaves out null fields, which JSON.stringify keeps)."""
+        return self.request("POST", path, raw=text.encode(), **options)
 
     def get(self, path: str, **options: Any) -> Response:
         return self.request("GET", path, **options)
@@ -197,8 +210,31 @@ def expect_no_field(body: Any, name: str) -> None:
 
 def decode_jwt_payload(token: str) -> dict[str, Any]:
     """The claims of a JWT, unverified (the emulator's tokens are unsigned)."""
-    part = token.split(".")[1]
+    return _decode_jwt_part(token, 1)
+
+
+def decode_jwt_header(token: str) -> dict[str, Any]:
+    """The header of a JWT (`alg`, `typ`)."""
+    return _decode_jwt_part(token, 0)
+
+
+def _decode_jwt_part(token: str, index: int) -> dict[str, Any]:
+    part = token.split(".")[index]
     return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def stringify(value: Any) -> str:
+    """JSON.stringify: compact, keys in insertion order."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def base64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def unsigned_jwt(claims: dict[str, Any]) -> str:
+    """A JWT with `alg: none` and an empty signature, as firebase-tools' fake tokens and unsigned custom tokens."""
+    return base64url(stringify({"alg": "none", "typ": "JWT"}).encode()) + "." + base64url(stringify(claims).encode()) + "."
 
 
 # MARK: firebase-tools' helpers (src/emulator/auth/testing/helpers.ts)
