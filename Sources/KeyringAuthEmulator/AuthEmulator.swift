@@ -148,7 +148,10 @@ public final class AuthEmulator: Sendable {
             let bound = Address(host: listening.host, port: channel.localAddress?.port ?? configuration.port)
             if !listening.isLoopback {
                 let warning = "The Auth emulator listens on \(bound) (\(listening.numeric)), which is not loopback: any process "
-                    + "on the network can use it; it accepts any API key and an unauthenticated delete-all."
+                    + "on the network can use it. It accepts any API key; the Admin API with the fixed 'Authorization: Bearer owner' "
+                    + "(every account read, changed, deleted or created, tenants, the project's config); sign-in as any uid with "
+                    + "an unsigned custom token; the unauthenticated list of email action codes, with their password-reset and "
+                    + "sign-in links; and an unauthenticated delete-all."
                 configuration.logger.warning("\(warning)")
             }
             configuration.logger.info("Auth emulator listening", metadata: ["address": "\(bound)", "project": "\(configuration.projectID)"])

@@ -89,7 +89,11 @@ extension KeyringTests {
             let (server, hostAndPort) = try await start(["--host", "0.0.0.0", "--port", "0", "--allow-non-loopback"])
             let warnings = server.standardError.split(separator: "\n").filter { $0.contains("not loopback") }
             #expect(warnings.count == 1, "one warning line: \(server.standardError)")
-            #expect(warnings.first?.contains("any API key") == true && warnings.first?.contains("delete-all") == true)
+            // Everything a network peer then gets, each named.
+            for exposed in ["any API key", "Bearer owner", "any uid with an unsigned custom token", "email action codes",
+                "password-reset and sign-in links", "delete-all"] {
+                #expect(warnings.first?.contains(exposed) == true, "\(exposed): \(server.standardError)")
+            }
             let port = try #require(Int(hostAndPort.split(separator: ":").last ?? ""))
             let answer = try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Self.answeredRequest)
             #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
