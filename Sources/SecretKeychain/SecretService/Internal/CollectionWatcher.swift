@@ -530,10 +530,17 @@ final class CollectionWatcher: @unchecked Sendable {
     private func forget(_ path: String) {
         preconditionOwnsContext()
         digests[path] = nil
-        let written = store.key(writtenAt: path).flatMap { scope.contains($0) ? $0 : nil }
+        // Once only: a deletion is announced several times (KeePassXC sends each signal three times).
+        let written = forgotten.contains(path) ? nil : store.key(writtenAt: path).flatMap { scope.contains($0) ? $0 : nil }
         guard let key = known.removeValue(forKey: path) ?? written else { return }
+        if forgotten.count >= SecretServiceStore.writtenItemsKept { forgotten.removeAll() }
+        forgotten.insert(path)
         report(change(of: key))
     }
+
+    /// The paths whose removal was reported (at most ``SecretServiceStore/writtenItemsKept``), so that the
+    /// store's memory of its own writes does not report one twice.
+    private var forgotten: Set<String> = []
 
     private func change(of key: KeychainKey) -> KeychainChange {
         preconditionOwnsContext()
