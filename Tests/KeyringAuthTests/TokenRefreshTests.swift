@@ -39,17 +39,50 @@ import Testing
         let user = try await auths[1].signInAnonymously().user
         #expect(try await tokens.next() == user.uid)
 
-        // Each expiry, some app refreshes and every app gets the new token: app 0 is told once per round.
+        // Each expiry, some app refreshes and every app gets the new token: app 0 hears of each refresh.
         let rounds = 3
         for _ in 0..<rounds { #expect(try await tokens.next() == user.uid) }
-        let refreshes = backend.calls.filter { $0 == "refresh" }.count
-        #expect(refreshes >= rounds)
-        // Uncoordinated, each app would refresh each expiry: count × rounds. Two apps firing within one
-        // refresh's round trip of each other may both refresh, so a machine loaded by the tests running
-        // beside this one sees a few more (7 for 3 expiries seen once): at most half of count × rounds.
-        #expect(refreshes <= count * rounds / 2, "\(refreshes) refreshes for \(rounds) expiries of \(count) running apps")
+        let refreshed = backend.refreshedTokens
+        #expect(refreshed.count >= rounds)
+        // Uncoordinated, each of the six apps would refresh each generation of the tokens. Coordinated, the
+        // first app's refresh is saved and the apps whose refresh comes due later take its token. How many
+        // apps still refresh one generation depends on how soon the first one's save lands, which a loaded
+        // machine delays (a rate, not a rule: several were seen with two CPU hogs beside the suite); that
+        // a later app takes the saved token is tested on its own below. Here: never every app.
+        let perGeneration = Dictionary(grouping: refreshed, by: { $0 }).mapValues(\.count)
+        #expect(perGeneration.values.allSatisfy { $0 < count }, "refreshes per generation: \(perGeneration.values.sorted())")
         #expect(auths.allSatisfy { $0.currentUser?.uid == user.uid }, "nobody was signed out on the way")
         withExtendedLifetime(auths) {}
+    }
+
+    @Test func anAppWhoseRefreshComesDueAfterAnotherAppSavedOneTakesItsTokenInstead() async throws {
+        // Two apps of a group, without live sync or timers, so that nothing but the re-read can tell the
+        // second of the first one's refresh.
+        let backend = FakeBackend()
+        let apps = TwoApps(backend: backend)
+        func app(_ name: String) throws -> Auth {
+            var configuration = apps.configuration(name)
+            configuration.tokenRefresh = .disabled
+            configuration.liveSync = false
+            let auth = Auth(configuration: configuration)
+            try auth.useUserAccessGroup(TwoApps.group)
+            return auth
+        }
+        let first = try app("first")
+        let user = try await first.signInAnonymously().user
+        let second = try app("second")
+        let secondsUser = try #require(second.currentUser)
+        let tokens = ListenerLog()
+        second.addIDTokenDidChangeListener { _, user in tokens.record(user) }
+        #expect(try await tokens.next() == user.uid)
+
+        let refreshed = try await user.getIDToken(forcingRefresh: true)
+        #expect(secondsUser.storedRecord.tokens.idToken != refreshed, "the second app has not heard of it")
+        // The second app's scheduled refresh comes due: it reads the group's item first and takes the token.
+        second.refreshAhead(secondsUser)
+        #expect(try await tokens.next() == user.uid)
+        #expect(secondsUser.storedRecord.tokens.idToken == refreshed)
+        #expect(backend.refreshedTokens.count == 1, "only the first app refreshed")
     }
 
     @Test func aDisabledPolicyNeverRefreshesByItself() async throws {

@@ -23,6 +23,7 @@ package final class FakeBackend: AuthBackend {
         var refreshTokens: [String: String] = [:]
         var counter = 0
         var calls: [String] = []
+        var refreshedTokens: [String] = []
         var contexts: [AuthRequestContext] = []
     }
     private let state = Mutex(State())
@@ -37,6 +38,10 @@ package final class FakeBackend: AuthBackend {
 
     /// The backend methods called so far, in order.
     package var calls: [String] { state.withLock { $0.calls } }
+
+    /// The refresh token each `refresh` call so far presented, in order: calls with the same token
+    /// refreshed the same generation of the user's tokens.
+    package var refreshedTokens: [String] { state.withLock { $0.refreshedTokens } }
 
     /// The request context of each call so far, in order.
     package var contexts: [AuthRequestContext] { state.withLock { $0.contexts } }
@@ -178,6 +183,7 @@ package final class FakeBackend: AuthBackend {
     package func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         try state.withLock { state throws(AuthError) in
             record("refresh", context, &state)
+            state.refreshedTokens.append(refreshToken)
             guard let uid = state.refreshTokens[refreshToken], state.accounts[uid] != nil else {
                 throw AuthError(.userTokenExpired, "TOKEN_EXPIRED")
             }
