@@ -412,11 +412,12 @@ import Glibc
         #expect(!logged.contains("code-"), "no authorization code")
     }
 
-    /// Sends `bytes` from a socket bound to `source` and returns what came back before the peer closed.
+    /// Sends `bytes` from a socket bound to `source` and returns what came back before the peer closed (reads bounded
+    /// at 60 s, as ``RawTCP/connect(host:port:)``'s).
     static func exchange(from source: String, port: Int, bytes: [UInt8]) throws -> Data {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)

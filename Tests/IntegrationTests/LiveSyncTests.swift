@@ -288,9 +288,9 @@ private func secretTool(_ arguments: [String], _ attributes: [String: String], i
 }
 
 /// Whether the number of watcher threads reaches `count`: a thread that has ended may still be
-/// listed by the kernel for a moment, so this looks again until it is (at most 10 s).
+/// listed by the kernel for a moment, so this looks again until it is (at most 60 s, generous for a loaded machine).
 private func watcherThreads(becomes count: Int) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(60)
     while watcherThreads() != count {
         guard ContinuousClock.now < deadline else { return false }
         try await Task.sleep(for: .milliseconds(5))

@@ -21,14 +21,15 @@ import Testing
     }
 
     @Test func runningAppsOfAGroupMakeAboutOneRefreshPerExpiryNotOneEach() async throws {
-        // Five-second tokens, refreshed 0.5 to 2.5 s before expiry: the whole spread fits in half the tokens' life.
-        let backend = FakeBackend(tokenLifetime: 5)
+        // Ten-second tokens, refreshed 0.5 to 6.5 s before expiry: six apps' refreshes fall about a second apart,
+        // so the first one's save has a second to land before the next app reads the group's item.
+        let backend = FakeBackend(tokenLifetime: 10)
         let apps = TwoApps(backend: backend)
         let count = 6
         var auths: [Auth] = []
         for index in 0..<count {
             var configuration = apps.configuration("app-\(index)")
-            configuration.tokenRefresh = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
+            configuration.tokenRefresh = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(6))
             let auth = Auth(configuration: configuration)
             try auth.useUserAccessGroup(TwoApps.group)
             auths.append(auth)
