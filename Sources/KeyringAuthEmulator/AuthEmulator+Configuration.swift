@@ -9,10 +9,15 @@ extension AuthEmulator {
         /// Email enumeration protection: a wrong password and an unknown email both answer
         /// `INVALID_LOGIN_CREDENTIALS` instead of `INVALID_PASSWORD` / `EMAIL_NOT_FOUND`.
         public var emailEnumerationProtection: Bool
+        /// The project's `signIn.allowDuplicateEmails`: an identity provider's sign-in neither joins an account
+        /// that has its address nor gives its address to the account, so several accounts may share an address
+        /// through their providers (an account's own address still belongs to it alone, as in firebase-tools).
+        public var allowsDuplicateEmails: Bool
 
-        public init(allowsAnonymousSignUp: Bool = true, emailEnumerationProtection: Bool = false) {
+        public init(allowsAnonymousSignUp: Bool = true, emailEnumerationProtection: Bool = false, allowsDuplicateEmails: Bool = false) {
             self.allowsAnonymousSignUp = allowsAnonymousSignUp
             self.emailEnumerationProtection = emailEnumerationProtection
+            self.allowsDuplicateEmails = allowsDuplicateEmails
         }
     }
 

@@ -11,6 +11,9 @@ extension EmulatorAccount {
         public var photoUrl: String?
         /// The user's name at the provider, for example a GitHub login.
         public var screenName: String?
+        /// `federatedId`, as the method came: the raw ID for a sign-in with the provider, none for one an
+        /// administrator or app linked by its fields (`linkProviderUserInfo`) without it.
+        var federatedId: String?
 
         public init(
             providerId: String, rawId: String, email: String? = nil, displayName: String? = nil, photoUrl: String? = nil,
@@ -25,7 +28,7 @@ extension EmulatorAccount {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case providerId, rawId, email, displayName, photoUrl, screenName
+            case providerId, rawId, email, displayName, photoUrl, screenName, federatedId
         }
     }
 }

@@ -39,6 +39,10 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// Whether the account has signed in with an email link: its address is then a sign-in method without a
     /// password.
     public var emailLinkSignIn: Bool
+    /// The address the account had before its first change without a code, which a `RECOVER_EMAIL` code gives back.
+    var initialEmail: String? = nil
+    /// The user's name at the identity provider that signed the account up (`screenName`, a handle).
+    var screenName: String? = nil
     /// The TOTP second factors enrolled (`mfaInfo`), exported with their secrets.
     var secondFactors: [SecondFactor] = []
 
@@ -66,7 +70,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         }
         if let phoneNumber { methods.append(["providerId": "phone", "rawId": phoneNumber, "phoneNumber": phoneNumber]) }
         for identity in identities {
-            var info: [String: Any] = ["providerId": identity.providerId, "rawId": identity.rawId, "federatedId": identity.rawId]
+            var info: [String: Any] = ["providerId": identity.providerId, "rawId": identity.rawId]
+            info["federatedId"] = identity.federatedId
             info["email"] = identity.email
             info["displayName"] = identity.displayName
             info["photoUrl"] = identity.photoUrl
@@ -99,6 +104,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         fields["displayName"] = displayName
         fields["photoUrl"] = photoUrl
         fields["phoneNumber"] = phoneNumber
+        fields["screenName"] = screenName
+        fields["initialEmail"] = initialEmail
         fields["lastLoginAt"] = lastLoginAt.map(String.init)
         fields["tenantId"] = tenantId
         if password != nil || importedHash != nil { fields["passwordUpdatedAt"] = Double(validSince * 1000) }
@@ -113,7 +120,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case localId, email, emailVerified, displayName, photoUrl, phoneNumber, password = "rawPassword", disabled, createdAt,
-            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth, mfaInfo
+            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth, mfaInfo, screenName, initialEmail
     }
 
     init(localId: String, createdAt: Int64, tenantId: String?) {
@@ -141,6 +148,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
         photoUrl = try container.decodeIfPresent(String.self, forKey: .photoUrl)
         phoneNumber = try container.decodeIfPresent(String.self, forKey: .phoneNumber)
+        screenName = try container.decodeIfPresent(String.self, forKey: .screenName)
+        initialEmail = try container.decodeIfPresent(String.self, forKey: .initialEmail)?.lowercased()
         password = try container.decodeIfPresent(String.self, forKey: .password)
         disabled = try container.decodeIfPresent(Bool.self, forKey: .disabled) ?? false
         // Times a year 9999 clock could give, so later arithmetic on them cannot overflow.
@@ -183,6 +192,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encodeIfPresent(displayName, forKey: .displayName)
         try container.encodeIfPresent(photoUrl, forKey: .photoUrl)
         try container.encodeIfPresent(phoneNumber, forKey: .phoneNumber)
+        try container.encodeIfPresent(screenName, forKey: .screenName)
+        try container.encodeIfPresent(initialEmail, forKey: .initialEmail)
         if encoder.userInfo[.includePasswords] as? Bool == true {
             try container.encodeIfPresent(password, forKey: .password)
         }

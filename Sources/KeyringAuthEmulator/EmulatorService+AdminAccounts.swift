@@ -90,7 +90,7 @@ extension EmulatorService {
     /// `accounts:update` by uid: profile, email, password, phone number, `emailVerified`, `disableUser`,
     /// `customAttributes`, `validSince` (revoking: refresh tokens issued before it end), `deleteAttribute`,
     /// `deleteProvider`, `linkProviderUserInfo`. A disabled account can be changed.
-    func adminUpdate(_ fields: RequestFields, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
+    func adminUpdate(_ fields: RequestFields, tenant: String?, host: String?) throws(EmulatorFailure) -> [String: Any] {
         guard let uid = try fields.string("localId") else { throw EmulatorFailure("MISSING_LOCAL_ID") }
         for name in ["provider", "upgradeToFederatedLogin"] where fields.has(name) {
             throw EmulatorFailure.notImplemented("\(name) is not implemented yet.")
@@ -129,6 +129,8 @@ extension EmulatorService {
         if let password { try Self.checkStrength(password) }
         if let phone { try Self.checkPhone(phone) }
         let normalized = try email.map { (email) throws(EmulatorFailure) in try Self.validEmail(email) }
+        var recovery: AuthEmulator.OutOfBandCode?
+        defer { if let recovery { oobCodeHandler?(recovery) } }
         return try state.withLock { state throws(EmulatorFailure) in
             guard var account = state.accounts[uid], account.tenantId == tenant else { throw EmulatorFailure("USER_NOT_FOUND") }
             // Every refusal before the first change: a refused update changes nothing.
@@ -140,9 +142,12 @@ extension EmulatorService {
             }
             var revokes = false
             var newEmail: String?
+            let previous = account.email
             if let normalized, try Self.changeEmail(of: &account, to: normalized, in: &state) {
                 newEmail = normalized
                 revokes = true
+                // As firebase-tools does for an administrator's change too: the first address can undo it.
+                if account.initialEmail == nil { account.initialEmail = previous }
             }
             if let password {
                 account.password = password
@@ -182,12 +187,8 @@ extension EmulatorService {
                 account.emailLinkSignIn = false
             }
             for provider in deletedProviders { Self.removeProvider(provider, from: &account, in: &state) }
-            if let link {
-                let key = Self.identityKey(link.providerId, link.rawId, tenant)
-                Self.removeProvider(link.providerId, from: &account, in: &state)
-                account.identities.append(link)
-                state.uidsByIdentity[key] = uid
-            }
+            if let link { Self.link(link, to: &account, in: &state) }
+            if newEmail != nil { recovery = makeRecoveryCode(for: account, host: host, in: &state) }
             state.accounts[uid] = account
             var reply: [String: Any] = [
                 "kind": "identitytoolkit#SetAccountInfoResponse", "localId": uid, "emailVerified": account.emailVerified,
@@ -298,12 +299,23 @@ extension EmulatorService {
     }
 
     /// The identity of `linkProviderUserInfo`.
-    private static func identity(linking info: RequestFields) throws(EmulatorFailure) -> EmulatorAccount.ProviderIdentity {
+    /// A `linkProviderUserInfo`'s method, as firebase-tools checks it: `providerId` first, then `rawId`.
+    static func identity(linking info: RequestFields) throws(EmulatorFailure) -> EmulatorAccount.ProviderIdentity {
         guard let provider = try info.string("providerId"), !provider.isEmpty else { throw EmulatorFailure("MISSING_PROVIDER_ID") }
         guard let rawId = try info.string("rawId"), !rawId.isEmpty else { throw EmulatorFailure("MISSING_RAW_ID") }
         guard !["password", "phone"].contains(provider) else { throw EmulatorFailure("INVALID_PROVIDER_ID : \(provider)") }
-        return EmulatorAccount.ProviderIdentity(
+        var identity = EmulatorAccount.ProviderIdentity(
             providerId: provider, rawId: rawId, email: try info.string("email"), displayName: try info.string("displayName"),
             photoUrl: try info.string("photoUrl"), screenName: try info.string("screenName"))
+        identity.federatedId = try info.string("federatedId")
+        return identity
+    }
+
+    /// Links `link` to `account` (replacing its method of that provider), after the caller checked that no other
+    /// account holds it.
+    static func link(_ link: EmulatorAccount.ProviderIdentity, to account: inout EmulatorAccount, in state: inout State) {
+        removeProvider(link.providerId, from: &account, in: &state)
+        account.identities.append(link)
+        state.uidsByIdentity[identityKey(link.providerId, link.rawId, account.tenantId)] = account.localId
     }
 }

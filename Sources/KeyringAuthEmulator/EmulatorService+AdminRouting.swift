@@ -132,7 +132,7 @@ extension EmulatorService {
         switch operation {
         case "create", "signUp": return .json(try adminCreate(fields, tenant: tenant))
         case "lookup": return .json(try adminLookUp(fields, tenant: tenant))
-        case "update": return .json(try adminUpdate(fields, tenant: tenant))
+        case "update": return .json(try adminUpdate(fields, tenant: tenant, host: request.headers["host"]))
         case "delete": return .json(try adminDelete(fields, tenant: tenant))
         case "batchGet": return .json(try batchGet(fields, tenant: tenant))
         case "batchCreate": return .json(try batchCreate(fields, tenant: tenant))
@@ -154,7 +154,7 @@ extension EmulatorService {
         case ("GET", "/config"):
             return .json(configFields(withBlockingFunctions: true))
         case ("PATCH", "/config"):
-            return .json(try patchConfig(try request.fields(), withBlockingFunctions: true))
+            return .json(try patchConfig(try request.fields(), withBlockingFunctions: true, mask: request.query["updateMask"]))
         case (_, "/config"):
             throw EmulatorFailure.methodNotAllowed(request)
         case ("GET", "/tenants"):
@@ -209,7 +209,7 @@ extension EmulatorService {
         case ("GET", "/config") where tenant == nil:
             return .json(configFields(withBlockingFunctions: false))
         case ("PATCH", "/config") where tenant == nil:
-            return .json(try patchConfig(try request.fields(), withBlockingFunctions: false))
+            return .json(try patchConfig(try request.fields(), withBlockingFunctions: false, mask: nil))
         case (_, "/accounts"), (_, "/oobCodes"), (_, "/config"):
             throw EmulatorFailure.methodNotAllowed(request)
         default:
@@ -221,25 +221,71 @@ extension EmulatorService {
 
     /// The project's sign-in settings, in the fields of Identity Toolkit's project config.
     private func configFields(withBlockingFunctions: Bool) -> [String: Any] {
-        var fields: [String: Any] = [
-            "signIn": ["allowDuplicateEmails": false],
-            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": settings.emailEnumerationProtection],
-        ]
-        if withBlockingFunctions { fields["blockingFunctions"] = [String: Any]() }
-        return fields
+        state.withLock { state in
+            var fields: [String: Any] = [
+                "signIn": ["allowDuplicateEmails": state.settings.allowsDuplicateEmails],
+                "emailPrivacyConfig": ["enableImprovedEmailPrivacy": state.settings.emailEnumerationProtection],
+            ]
+            if withBlockingFunctions {
+                fields["blockingFunctions"] = state.forwardInboundCredentials.isEmpty
+                    ? [String: Any]() : ["forwardInboundCredentials": state.forwardInboundCredentials]
+            }
+            return fields
+        }
     }
 
-    /// Takes `signIn.allowDuplicateEmails` (only `false`: here an address belongs to one account) and
-    /// `emailPrivacyConfig.enableImprovedEmailPrivacy` (``AuthEmulator/Settings/emailEnumerationProtection``).
-    private func patchConfig(_ fields: RequestFields, withBlockingFunctions: Bool) throws(EmulatorFailure) -> [String: Any] {
-        if try fields.object("signIn")?.bool("allowDuplicateEmails") == true {
-            throw EmulatorFailure.notImplemented("allowDuplicateEmails is not implemented: in this emulator an email address belongs to one account.")
+    /// Takes `signIn.allowDuplicateEmails`, `emailPrivacyConfig.enableImprovedEmailPrivacy`
+    /// (``AuthEmulator/Settings/emailEnumerationProtection``) and, on the Admin API,
+    /// `blockingFunctions.forwardInboundCredentials`. The Admin API's `PATCH` sets what `mask` (`updateMask`'s
+    /// paths) names, or, without one, everything, a setting left out going back to its default; the emulator's
+    /// own sets what the body has, as firebase-tools does. Blocking functions' triggers are checked, then refused:
+    /// the emulator calls no function.
+    private func patchConfig(_ fields: RequestFields, withBlockingFunctions: Bool, mask: String?) throws(EmulatorFailure) -> [String: Any] {
+        let paths = mask.flatMap { $0.isEmpty ? nil : Set($0.split(separator: ",").map { String($0) }) }
+        let fullUpdate = withBlockingFunctions && paths == nil
+        func chosen(_ path: String) -> Bool {
+            guard let paths else { return true }
+            return paths.contains { $0 == path || path.hasPrefix($0 + ".") || $0.hasPrefix(path + ".") }
         }
-        if withBlockingFunctions, let functions = try fields.object("blockingFunctions"), !functions.values.isEmpty {
-            throw EmulatorFailure.notImplemented("blockingFunctions is not implemented in this emulator.")
+        /// A setting to take: the body's, or on a full update its default; `nil` to leave it.
+        func setting(_ object: String, _ name: String) throws(EmulatorFailure) -> Bool? {
+            guard chosen("\(object).\(name)") else { return nil }
+            return try fields.object(object)?.bool(name) ?? (fullUpdate ? false : nil)
         }
-        let privacy = try fields.object("emailPrivacyConfig")?.bool("enableImprovedEmailPrivacy")
-        if let privacy { state.withLock { $0.settings.emailEnumerationProtection = privacy } }
+        let duplicates = try setting("signIn", "allowDuplicateEmails")
+        let privacy = try setting("emailPrivacyConfig", "enableImprovedEmailPrivacy")
+        var forward: [String: Bool]?
+        if withBlockingFunctions, chosen("blockingFunctions") {
+            let functions = try fields.object("blockingFunctions")
+            if let triggers = try functions?.object("triggers"), !triggers.values.isEmpty {
+                // Checked as firebase-tools checks them, then refused: the emulator calls no blocking function.
+                for (event, value) in triggers.values.sorted(by: { $0.key < $1.key }) {
+                    guard ["beforeCreate", "beforeSignIn"].contains(event) else {
+                        throw EmulatorFailure("INVALID_BLOCKING_FUNCTION : ((Event type is invalid.))")
+                    }
+                    let uri = (value as? [String: Any])?["functionUri"] as? String
+                    guard let uri, let url = URLComponents(string: uri), url.scheme != nil, url.host?.isEmpty == false else {
+                        throw EmulatorFailure("INVALID_BLOCKING_FUNCTION : ((Expected an absolute URI with valid scheme and host.))")
+                    }
+                }
+                throw EmulatorFailure.notImplemented("blockingFunctions triggers are not implemented in this emulator.")
+            }
+            if let credentials = try functions?.object("forwardInboundCredentials") {
+                forward = [:]
+                for name in ["idToken", "accessToken", "refreshToken"] {
+                    if chosen("blockingFunctions.forwardInboundCredentials.\(name)"), let value = try credentials.bool(name) {
+                        forward?[name] = value
+                    }
+                }
+            } else if fullUpdate {
+                forward = [:]
+            }
+        }
+        state.withLock { state in
+            if let duplicates { state.settings.allowsDuplicateEmails = duplicates }
+            if let privacy { state.settings.emailEnumerationProtection = privacy }
+            if let forward { state.forwardInboundCredentials = paths == nil ? forward : state.forwardInboundCredentials.merging(forward) { _, new in new } }
+        }
         return configFields(withBlockingFunctions: withBlockingFunctions)
     }
 

@@ -108,9 +108,11 @@ extension EmulatorService {
                 throw EmulatorFailure("federatedId or (providerId & rawId) is required")
             }
             account.identities.removeAll { $0.providerId == provider }
-            account.identities.append(EmulatorAccount.ProviderIdentity(
+            var identity = EmulatorAccount.ProviderIdentity(
                 providerId: provider, rawId: rawId, email: try info.string("email"), displayName: try info.string("displayName"),
-                photoUrl: try info.string("photoUrl"), screenName: try info.string("screenName")))
+                photoUrl: try info.string("photoUrl"), screenName: try info.string("screenName"))
+            identity.federatedId = try info.string("federatedId")
+            account.identities.append(identity)
         }
         if let phone = try user.string("phoneNumber") {
             guard (try? Self.checkPhone(phone)) != nil else { throw EmulatorFailure("phone number format is invalid") }

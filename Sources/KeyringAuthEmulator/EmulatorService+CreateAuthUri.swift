@@ -8,8 +8,7 @@ extension EmulatorService {
     ///
     /// - Throws: `PROJECT_DISABLED` for a tenant with `disableAuth`; `MISSING_IDENTIFIER`, `MISSING_CONTINUE_URI`,
     ///   `INVALID_IDENTIFIER` (not an email address), `INVALID_CONTINUE_URI` (not an absolute URI).
-    func createAuthUri(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
-        let tenant = try tenantScope(path: nil, fields)
+    func createAuthUri(_ fields: RequestFields, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
         let sessionID = try fields.string("sessionId").flatMap { $0.isEmpty ? nil : $0 } ?? EmulatorAccount.randomID(length: 27)
         if try fields.string("providerId") != nil {
             throw EmulatorFailure.notImplemented("Sign-in with IDP is not yet supported.")
@@ -26,15 +25,20 @@ extension EmulatorService {
         return state.withLock { state in
             var reply: [String: Any] = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": sessionID]
             guard !state.settings.emailEnumerationProtection else { return reply }
-            let account = Self.accounts(withEmailOrProviderEmail: email, tenant: tenant, in: state).first
+            let matches = Self.accounts(withEmailOrProviderEmail: email, tenant: tenant, in: state)
+            // With duplicate addresses allowed, as firebase-tools answers: registered when an account found has an
+            // address of its own, and only password methods (that account's, then the first found's).
+            let oneAccountPerEmail = !state.settings.allowsDuplicateEmails
+            let account = oneAccountPerEmail ? matches.first : matches.first { $0.email != nil }
             var (allProviders, signInMethods) = ([String](), [String]())
-            if let account {
+            if let account, let first = matches.first {
                 if account.hasPasswordMethod {
                     allProviders.append("password")
-                    if account.password != nil || account.importedPasswordHash != nil { signInMethods.append("password") }
-                    if account.emailLinkSignIn { signInMethods.append("emailLink") }
+                    let methods = oneAccountPerEmail ? account : first
+                    if methods.password != nil || methods.importedPasswordHash != nil { signInMethods.append("password") }
+                    if methods.emailLinkSignIn { signInMethods.append("emailLink") }
                 }
-                for identity in account.identities {
+                for identity in account.identities where oneAccountPerEmail {
                     allProviders.append(identity.providerId)
                     signInMethods.append(identity.providerId)
                 }

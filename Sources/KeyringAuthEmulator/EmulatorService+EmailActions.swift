@@ -6,8 +6,6 @@ struct OutOfBandRecord: Sendable {
     var kind: String { code.requestType }
     /// The account it is for; `nil` for a sign-in link to an address of no account.
     var uid: String?
-    /// For an address change, the address being replaced.
-    var previousEmail: String?
     var tenantID: String?
     /// Seconds since 1970.
     var expiresAt: Int64
@@ -18,7 +16,7 @@ struct OutOfBandRecord: Sendable {
 extension EmulatorService {
     static let maximumOutOfBandCodes = 1000
     private static let requestTypes = ["PASSWORD_RESET": "resetPassword", "VERIFY_EMAIL": "verifyEmail",
-        "EMAIL_SIGNIN": "signIn", "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail"]
+        "EMAIL_SIGNIN": "signIn", "VERIFY_AND_CHANGE_EMAIL": "verifyAndChangeEmail", "RECOVER_EMAIL": "recoverEmail"]
     /// `requestType`'s numbers in Identity Toolkit's `OobReqType`.
     private static let requestTypeNumbers: [Int64: String] = [
         0: "OOB_REQ_TYPE_UNSPECIFIED", 1: "PASSWORD_RESET", 2: "OLD_EMAIL_AGREE", 3: "NEW_EMAIL_ACCEPT", 4: "VERIFY_EMAIL",
@@ -43,7 +41,9 @@ extension EmulatorService {
         guard let requestType = try fields.enumeration("requestType", Self.requestTypeNumbers) else {
             throw EmulatorFailure("MISSING_REQ_TYPE")
         }
-        guard let mode = Self.requestTypes[requestType] else { throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType.prefix(64))") }
+        guard let mode = Self.requestTypes[requestType], requestType != "RECOVER_EMAIL" else {
+            throw EmulatorFailure("INVALID_REQ_TYPE : \(requestType.prefix(64))")
+        }
         if requestType == "EMAIL_SIGNIN" { try tenantSettings?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED") }
         let returnsLink = try fields.bool("returnOobLink") ?? false
         guard !returnsLink || caller == .admin else { throw EmulatorFailure("INSUFFICIENT_PERMISSION") }
@@ -100,23 +100,18 @@ extension EmulatorService {
                 guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
                 record.uid = account.localId
                 record.tenantID = account.tenantId
-                if requestType == "VERIFY_EMAIL" {
-                    guard let current = account.email else { throw EmulatorFailure("MISSING_EMAIL") }
-                    record.code.email = current
-                } else {
+                guard let current = account.email else { throw EmulatorFailure("MISSING_EMAIL") }
+                record.code.email = current
+                if requestType == "VERIFY_AND_CHANGE_EMAIL" {
                     guard let newEmail else { throw EmulatorFailure("MISSING_NEW_EMAIL") }
                     let normalized = try Self.validEmail(newEmail)
                     if let owner = state.uidsByEmail[Self.emailKey(normalized, account.tenantId)], owner != account.localId {
                         throw EmulatorFailure("EMAIL_EXISTS")
                     }
-                    record.code.email = normalized
-                    record.previousEmail = account.email
+                    record.code.newEmail = normalized
                 }
             }
-            record.code.oobLink = Self.link(
-                host: request.headers["host"], mode: mode, code: record.code.oobCode, apiKey: request.apiKey, continueURL: continueURL)
-            state.oobCodes.append(record)
-            if state.oobCodes.count > Self.maximumOutOfBandCodes { state.oobCodes.removeFirst() }
+            Self.keep(&record, mode: mode, host: request.headers["host"], apiKey: request.apiKey, continueURL: continueURL, in: &state)
             return record.code
         }
         if let made { oobCodeHandler?(made) }
@@ -129,6 +124,28 @@ extension EmulatorService {
         return reply
     }
 
+    /// Gives `record` its link and keeps it, the oldest going past ``maximumOutOfBandCodes``.
+    private static func keep(
+        _ record: inout OutOfBandRecord, mode: String, host: String?, apiKey: String?, continueURL: String?, in state: inout State
+    ) {
+        record.code.oobLink = link(
+            host: host, mode: mode, code: record.code.oobCode, apiKey: apiKey, continueURL: continueURL, tenant: record.tenantID)
+        state.oobCodes.append(record)
+        if state.oobCodes.count > maximumOutOfBandCodes { state.oobCodes.removeFirst() }
+    }
+
+    /// After `account`'s address was changed without a code: a `RECOVER_EMAIL` code that gives back its first
+    /// address (`initialEmail`), as firebase-tools makes one (it would be mailed to that address). The caller
+    /// hands it to ``oobCodeHandler`` once the state is unlocked.
+    func makeRecoveryCode(for account: EmulatorAccount, host: String?, in state: inout State) -> AuthEmulator.OutOfBandCode? {
+        guard let initial = account.initialEmail else { return nil }
+        var record = OutOfBandRecord(
+            code: AuthEmulator.OutOfBandCode(email: initial, requestType: "RECOVER_EMAIL", oobCode: EmulatorAccount.randomID(length: 40), oobLink: ""),
+            uid: account.localId, tenantID: account.tenantId, expiresAt: clock().seconds + oobCodeLifetime)
+        Self.keep(&record, mode: "recoverEmail", host: host, apiKey: nil, continueURL: nil, in: &state)
+        return record.code
+    }
+
     func resetPassword(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
         guard let oobCode = try fields.string("oobCode"), !oobCode.isEmpty else { throw EmulatorFailure("MISSING_OOB_CODE") }
         let newPassword = try fields.string("newPassword")
@@ -137,12 +154,9 @@ extension EmulatorService {
             let (index, record) = try Self.usableCode(oobCode, tenant: tenant, in: &state, now: clock().seconds)
             var reply: [String: Any] = ["kind": "identitytoolkit#ResetPasswordResponse", "requestType": record.kind]
             guard let newPassword else {
-                if let previous = record.previousEmail {
-                    reply["email"] = previous
-                    reply["newEmail"] = record.code.email
-                } else {
-                    reply["email"] = record.code.email
-                }
+                // A sign-in link's address is not told (the app asks the user for it), as in firebase-tools.
+                if record.kind != "EMAIL_SIGNIN" { reply["email"] = record.code.email }
+                reply["newEmail"] = record.code.newEmail
                 return reply
             }
             guard record.kind == "PASSWORD_RESET" else { throw EmulatorFailure("INVALID_OOB_CODE") }
@@ -163,16 +177,23 @@ extension EmulatorService {
         return try state.withLock { state throws(EmulatorFailure) in
             let now = clock().seconds
             let (index, record) = try Self.usableCode(oobCode, tenant: tenant, in: &state, now: now)
+            // An address change or recovery uses its code up even when it is refused, as in firebase-tools.
+            let changesAddress = ["VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL"].contains(record.kind)
+            if changesAddress { state.oobCodes.remove(at: index) }
             var account = try Self.account(of: record, in: state)
             switch record.kind {
             case "VERIFY_EMAIL":
                 account.emailVerified = true
-            case "VERIFY_AND_CHANGE_EMAIL":
-                let key = Self.emailKey(record.code.email, account.tenantId)
+                state.oobCodes.remove(at: index)
+            case "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL":
+                guard let address = record.kind == "RECOVER_EMAIL" ? record.code.email : record.code.newEmail else {
+                    throw EmulatorFailure("INVALID_OOB_CODE")
+                }
+                let key = Self.emailKey(address, account.tenantId)
                 if let owner = state.uidsByEmail[key], owner != account.localId { throw EmulatorFailure("EMAIL_EXISTS") }
                 if let old = account.email { state.uidsByEmail[Self.emailKey(old, account.tenantId)] = nil }
                 state.uidsByEmail[key] = account.localId
-                account.email = record.code.email
+                account.email = address
                 account.emailVerified = true
                 // An address change ends the account's sessions, as Firebase's does.
                 account.validSince = now
@@ -181,12 +202,12 @@ extension EmulatorService {
                 throw EmulatorFailure("INVALID_OOB_CODE")
             }
             state.accounts[account.localId] = account
-            state.oobCodes.remove(at: index)
             var reply: [String: Any] = [
                 "kind": "identitytoolkit#SetAccountInfoResponse", "localId": account.localId, "emailVerified": account.emailVerified,
                 "providerUserInfo": account.providerUserInfoFields,
             ]
             reply["email"] = account.email
+            if record.kind == "VERIFY_AND_CHANGE_EMAIL" { reply["newEmail"] = account.email }
             return reply
         }
     }
@@ -252,13 +273,17 @@ extension EmulatorService {
         }
         let email = record.code.email
         switch record.kind {
-        case "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL":
+        case "VERIFY_EMAIL", "VERIFY_AND_CHANGE_EMAIL", "RECOVER_EMAIL":
             do throws(EmulatorFailure) {
                 _ = try applyOutOfBandCode(code, tenant: record.tenantID)
             } catch {
                 return .text("The code could not be applied: \(error.code).\n", status: 400)
             }
-            let done = record.kind == "VERIFY_EMAIL" ? "Your email address \(email) is verified." : "Your email address is now \(email), verified."
+            let done = switch record.kind {
+            case "VERIFY_EMAIL": "Your email address \(email) is verified."
+            case "RECOVER_EMAIL": "Your email address is \(email) again."
+            default: "Your email address is now \(record.code.newEmail ?? email), verified."
+            }
             return .text(done + (query["continueUrl"].map { "\nContinue at \($0)\n" } ?? "\n"))
         case "PASSWORD_RESET":
             return .text("""
@@ -291,20 +316,21 @@ extension EmulatorService {
         return (index, record)
     }
 
-    /// The account a code is for, if it still exists, is enabled and (unless the code changes it) has the address.
+    /// The account a code is for, if it still exists, is enabled and has the address (a recovery's: the one it
+    /// first had).
     private static func account(of record: OutOfBandRecord, in state: State) throws(EmulatorFailure) -> EmulatorAccount {
         guard let uid = record.uid, let account = state.accounts[uid] else { throw EmulatorFailure("USER_NOT_FOUND") }
         guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
-        let expected = record.kind == "VERIFY_AND_CHANGE_EMAIL" ? record.previousEmail : record.code.email
-        guard account.email == expected else {
+        let current = record.kind == "RECOVER_EMAIL" ? account.initialEmail : account.email
+        guard current == record.code.email else {
             throw EmulatorFailure("INVALID_OOB_CODE")
         }
         return account
     }
 
-    /// The action link, as Firebase's emulator makes it: `http://<host>/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…`
-    /// and the continue URL. `host` is the request's `Host` header when it is a plain host and port.
-    static func link(host: String?, mode: String, code: String, apiKey: String?, continueURL: String?) -> String {
+    /// The action link, as Firebase's emulator makes it: `http://<host>/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…`,
+    /// the continue URL and a tenant's ID. `host` is the request's `Host` header when it is a plain host and port.
+    static func link(host: String?, mode: String, code: String, apiKey: String?, continueURL: String?, tenant: String? = nil) -> String {
         let ascii = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
         let allowed = CharacterSet(charactersIn: ascii + ".-:[]")
         let usable = host.flatMap { $0.isEmpty || $0.utf8.count > 300 || !$0.unicodeScalars.allSatisfy(allowed.contains) ? nil : $0 }
@@ -312,6 +338,7 @@ extension EmulatorService {
         func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
         var query = "mode=\(mode)&lang=en&oobCode=\(encoded(code))&apiKey=\(encoded(apiKey ?? "fake-api-key"))"
         if let continueURL { query += "&continueUrl=\(encoded(continueURL))" }
+        if let tenant { query += "&tenantId=\(encoded(tenant))" }
         return "http://\(usable ?? "localhost")/emulator/action?\(query)"
     }
 }

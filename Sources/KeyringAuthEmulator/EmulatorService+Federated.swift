@@ -19,13 +19,26 @@ extension EmulatorService {
         var displayName: String?
         var photoUrl: String?
         var screenName: String?
-        var rawUserInfo: String
+        /// The address as the provider gave it, where the reply keeps its case (a SAML assertion's subject).
+        var emailAsGiven: String?
+        /// The ID the reply names the user by: the provider's, as Google prefixes it for `google.com`.
+        var federatedId: String
+        var firstName: String?
+        var lastName: String?
+        /// What the provider said, as JSON text: the claims, Google's user-info shape, or a SAML assertion's
+        /// attribute statements (none when it has none).
+        var rawUserInfo: String?
+        /// A SAML assertion's attribute statements, JSON text, for the ID token's `firebase.sign_in_attributes`.
+        var signInAttributes: String?
         var idToken: String?
         var accessToken: String?
 
         var identity: EmulatorAccount.ProviderIdentity {
-            EmulatorAccount.ProviderIdentity(
+            var identity = EmulatorAccount.ProviderIdentity(
                 providerId: providerId, rawId: rawId, email: email, displayName: displayName, photoUrl: photoUrl, screenName: screenName)
+            // As firebase-tools records it: the raw ID, not the reply's prefixed one.
+            identity.federatedId = rawId
+            return identity
         }
     }
 
@@ -45,19 +58,25 @@ extension EmulatorService {
 
         return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
             var reply: [String: Any] = [
-                "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": idpUser.providerId, "federatedId": idpUser.rawId,
-                "rawUserInfo": idpUser.rawUserInfo, "emailVerified": idpUser.emailVerified,
+                "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": idpUser.providerId,
+                "federatedId": idpUser.federatedId, "emailVerified": idpUser.emailVerified,
                 // Always an access token, as Firebase's emulator answers, for clients that expect one.
                 "oauthAccessToken": idpUser.accessToken ?? "FirebaseAuthEmulatorFakeAccessToken_\(idpUser.providerId)",
             ]
             reply["oauthIdToken"] = idpUser.idToken
-            reply["email"] = idpUser.email
+            reply["rawUserInfo"] = idpUser.rawUserInfo
+            reply["email"] = idpUser.emailAsGiven ?? idpUser.email
             reply["displayName"] = idpUser.displayName
+            reply["fullName"] = idpUser.displayName
+            reply["firstName"] = idpUser.firstName
+            reply["lastName"] = idpUser.lastName
             reply["photoUrl"] = idpUser.photoUrl
             reply["screenName"] = idpUser.screenName
             let now = clock()
             let identityKey = Self.identityKey(idpUser.providerId, idpUser.rawId, tenant)
             let holder = state.uidsByIdentity[identityKey]
+            // With duplicate addresses allowed, a provider's address neither finds nor goes to an account.
+            let oneAccountPerEmail = !state.settings.allowsDuplicateEmails
             var account: EmulatorAccount
             var isNewUser = false
             do throws(EmulatorFailure) {
@@ -65,13 +84,15 @@ extension EmulatorService {
                     account = try verify(linkingToken, in: state)
                     guard tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
                     guard holder == nil else { throw EmulatorFailure("FEDERATED_USER_ID_ALREADY_LINKED") }
-                    if let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)], owner != account.localId {
+                    if oneAccountPerEmail, let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)],
+                        owner != account.localId
+                    {
                         throw EmulatorFailure("EMAIL_EXISTS")
                     }
                     Self.unindex(account, from: &state)
                     account.identities.removeAll { $0.providerId == idpUser.providerId }
                     account.identities.append(idpUser.identity)
-                    if account.email == nil, let email = idpUser.email {
+                    if oneAccountPerEmail, account.email == nil, let email = idpUser.email {
                         account.email = email
                         account.emailVerified = idpUser.emailVerified
                     } else if account.email == idpUser.email, idpUser.emailVerified {
@@ -83,7 +104,7 @@ extension EmulatorService {
                     if let index = account.identities.firstIndex(where: { $0.providerId == idpUser.providerId && $0.rawId == idpUser.rawId }) {
                         account.identities[index] = idpUser.identity
                     }
-                } else if let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)],
+                } else if oneAccountPerEmail, let email = idpUser.email, let owner = state.uidsByEmail[Self.emailKey(email, tenant)],
                     let existing = state.accounts[owner]
                 {
                     // One account per email address: a provider that vouches for the address joins the account;
@@ -108,6 +129,7 @@ extension EmulatorService {
                     // The profile is the provider's now, old values discarded, as in firebase-tools.
                     account.displayName = idpUser.displayName
                     account.photoUrl = idpUser.photoUrl
+                    account.screenName = idpUser.screenName
                 } else {
                     guard autoCreate else { throw EmulatorFailure("USER_NOT_FOUND") }
                     guard state.accounts.count < maximumAccounts else {
@@ -115,10 +137,13 @@ extension EmulatorService {
                     }
                     account = EmulatorAccount(localId: EmulatorAccount.randomID(), createdAt: now.milliseconds, tenantId: tenant)
                     account.identities = [idpUser.identity]
-                    account.email = idpUser.email
-                    account.emailVerified = idpUser.email != nil && idpUser.emailVerified
+                    if oneAccountPerEmail {
+                        account.email = idpUser.email
+                        account.emailVerified = idpUser.email != nil && idpUser.emailVerified
+                    }
                     account.displayName = idpUser.displayName
                     account.photoUrl = idpUser.photoUrl
+                    account.screenName = idpUser.screenName
                     isNewUser = true
                 }
             } catch where returnIdpCredential && ["FEDERATED_USER_ID_ALREADY_LINKED", "EMAIL_EXISTS"].contains(error.code) {
@@ -134,8 +159,8 @@ extension EmulatorService {
             reply["isNewUser"] = isNewUser
             if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
             let signedIn = linkingToken != nil
-                ? issueTokens(for: account, provider: idpUser.providerId, now: now).signInFields
-                : firstFactorFields(for: account, provider: idpUser.providerId, now: now, in: &state)
+                ? issueTokens(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now).signInFields
+                : firstFactorFields(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now, in: &state)
             reply.merge(signedIn) { _, new in new }
             return reply
         }
@@ -169,13 +194,63 @@ extension EmulatorService {
             throw EmulatorFailure("INVALID_IDP_RESPONSE : Invalid Idp Response: id_token missing required fields. ((\"sub\" must be a string))")
         }
         let email = (claims["email"] as? String).flatMap { try? validEmail($0) }
-        let rawUserInfo = (try? JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys]))
-            .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return IdentityProviderUser(
-            providerId: providerId, rawId: sub, email: email, emailVerified: claims["email_verified"] as? Bool ?? false,
+        let emailVerified = claims["email_verified"] as? Bool ?? false
+        var user = IdentityProviderUser(
+            providerId: providerId, rawId: sub, email: email, emailVerified: emailVerified,
             displayName: claims["name"] as? String, photoUrl: claims["picture"] as? String,
-            screenName: (claims["screen_name"] as? String) ?? (claims["login"] as? String), rawUserInfo: rawUserInfo,
-            idToken: idToken, accessToken: accessToken)
+            screenName: (claims["screen_name"] as? String) ?? (claims["login"] as? String), federatedId: sub,
+            rawUserInfo: jsonText(claims), idToken: idToken, accessToken: accessToken)
+        let saml = try samlAssertion(form["SAMLResponse"])
+        if providerId == "google.com" {
+            // As Google's user-info endpoint answers, and its federated IDs are written.
+            user.federatedId = "https://accounts.google.com/\(sub)"
+            user.firstName = claims["given_name"] as? String
+            user.lastName = claims["family_name"] as? String
+            var scopes = "openid https://www.googleapis.com/auth/userinfo.profile"
+            if email != nil { scopes += " https://www.googleapis.com/auth/userinfo.email" }
+            var info: [String: Any] = ["granted_scopes": scopes, "id": sub, "verified_email": emailVerified, "locale": "en"]
+            info["name"] = user.displayName
+            info["given_name"] = user.firstName
+            info["family_name"] = user.lastName
+            info["email"] = email
+            info["picture"] = user.photoUrl
+            user.rawUserInfo = jsonText(info)
+        } else if providerId.hasPrefix("saml.") {
+            // The assertion's subject is the address when it is one; a SAML provider vouches for it.
+            if let nameId = saml?.nameId, let address = try? validEmail(nameId) {
+                user.email = address
+                user.emailAsGiven = nameId
+            }
+            user.emailVerified = true
+            user.rawUserInfo = saml?.attributes.flatMap(jsonText)
+        }
+        user.signInAttributes = saml?.attributes.flatMap(jsonText)
+        return user
+    }
+
+    /// A `SAMLResponse` as firebase-tools' emulator takes it: not SAML, but JSON with `assertion.subject.nameId`
+    /// required and `assertion.attributeStatements` optional.
+    private static func samlAssertion(_ text: String?) throws(EmulatorFailure) -> (nameId: String, attributes: Any?)? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let response = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw EmulatorFailure("INVALID_IDP_RESPONSE ((the emulator takes a SAMLResponse as JSON))")
+        }
+        guard let assertion = response["assertion"] as? [String: Any] else {
+            throw EmulatorFailure("INVALID_IDP_RESPONSE ((Missing assertion in SAMLResponse.))")
+        }
+        guard let subject = assertion["subject"] as? [String: Any] else {
+            throw EmulatorFailure("INVALID_IDP_RESPONSE ((Missing assertion.subject in SAMLResponse.))")
+        }
+        guard let nameId = subject["nameId"] as? String, !nameId.isEmpty else {
+            throw EmulatorFailure("INVALID_IDP_RESPONSE ((Missing assertion.subject.nameId in SAMLResponse.))")
+        }
+        return (nameId, assertion["attributeStatements"])
+    }
+
+    /// A JSON value as compact text with sorted keys; `nil` for what is not JSON.
+    private static func jsonText(_ value: Any) -> String? {
+        guard JSONSerialization.isValidJSONObject(value) else { return nil }
+        return (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A fake token's claims: JSON when it starts with `{` (malformed JSON is refused), else a JWT's payload.

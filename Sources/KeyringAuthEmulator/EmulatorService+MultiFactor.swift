@@ -65,8 +65,12 @@ extension EmulatorService {
 
     /// The reply to a first factor passed by `account`: its tokens, or, when it has second factors, a pending
     /// credential and its `mfaInfo`, without tokens.
-    func firstFactorFields(for account: EmulatorAccount, provider: String, now: Date, in state: inout State) -> [String: Any] {
-        guard !account.secondFactors.isEmpty else { return issueTokens(for: account, provider: provider, now: now).signInFields }
+    func firstFactorFields(
+        for account: EmulatorAccount, provider: String, signInAttributes: String? = nil, now: Date, in state: inout State
+    ) -> [String: Any] {
+        guard !account.secondFactors.isEmpty else {
+            return issueTokens(for: account, provider: provider, signInAttributes: signInAttributes, now: now).signInFields
+        }
         let credential = EmulatorAccount.randomID(length: 40)
         Self.keepBounded(&state.pendingSignIns)
         state.pendingSignIns[credential] = PendingSecondFactor(

@@ -22,6 +22,8 @@ final class EmulatorService: Sendable {
         var pendingEnrollments: [String: PendingEnrollment] = [:]
         var pendingSignIns: [String: PendingSecondFactor] = [:]
         var settings: AuthEmulator.Settings
+        /// The project config's `blockingFunctions.forwardInboundCredentials`, kept and listed (no function is called).
+        var forwardInboundCredentials: [String: Bool] = [:]
     }
 
     let projectID: String
@@ -92,7 +94,7 @@ final class EmulatorService: Sendable {
             // A tenant named in the body is checked before anything of the request, as firebase-tools checks it.
             let tenant = try clientTenant(fields)
             switch operation {
-            case "createAuthUri": return .json(try createAuthUri(fields))
+            case "createAuthUri": return .json(try createAuthUri(fields, tenant: tenant?.tenantId))
             case "signUp": return .json(try signUp(fields, tenantSettings: tenant))
             case "signInWithPassword":
                 try tenant?.require(\.allowPasswordSignup, "PASSWORD_LOGIN_DISABLED")
@@ -107,7 +109,7 @@ final class EmulatorService: Sendable {
                 try tenant?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED")
                 return .json(try signInWithEmailLink(fields))
             case "lookup": return .json(try lookUp(fields))
-            case "update": return .json(try update(fields))
+            case "update": return .json(try update(fields, host: request.headers["host"]))
             case "delete": return .json(try delete(fields))
             default: throw EmulatorFailure.notFound(request)
             }
@@ -116,10 +118,9 @@ final class EmulatorService: Sendable {
             let fields = try request.fields()
             let operation = path.dropFirst(Self.identityToolkitV2.count + "accounts/".count)
             receive(String(operation), fields, request)
-            if let tenant = try clientTenant(fields), !["ENABLED", "MANDATORY"].contains(tenant.mfaState) {
-                guard operation == "mfaEnrollment:withdraw" else {
-                    throw EmulatorFailure("OPERATION_NOT_ALLOWED : multi-factor authentication is not enabled for this tenant.")
-                }
+            if let tenant = try clientTenant(fields), operation != "mfaEnrollment:withdraw", !tenant.allowsSecondFactors {
+                throw EmulatorFailure(
+                    "OPERATION_NOT_ALLOWED : no second factor is enabled for this tenant (mfaConfig: state ENABLED, and PHONE_SMS in enabledProviders or a TOTP providerConfig).")
             }
             return .json(try routeMultiFactor(operation, fields))
         default:
@@ -128,6 +129,8 @@ final class EmulatorService: Sendable {
     }
 
     static let maximumReceivedRequests = 1000
+    /// The project number the emulator gives where production gives the project's: firebase-tools' made-up one.
+    static let projectNumber = "12345"
 
     /// Keeps what a request asked, for ``AuthEmulator/receivedRequests``: its operation, tenant and language.
     func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String? = nil) {
@@ -160,9 +163,12 @@ final class EmulatorService: Sendable {
         let displayName = try fields.string("displayName")
         let tenant = try fields.string("tenantId")
         let idToken = try fields.string("idToken")
+        // An email and password, or neither (an anonymous sign-up).
+        var credentials: (email: String, password: String)?
         if idToken != nil || email != nil || password != nil {
-            guard email != nil else { throw EmulatorFailure("MISSING_EMAIL") }
-            guard password != nil else { throw EmulatorFailure("MISSING_PASSWORD") }
+            guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
+            guard let password else { throw EmulatorFailure("MISSING_PASSWORD") }
+            credentials = (email, password)
             try tenantSettings?.require(\.allowPasswordSignup, "OPERATION_NOT_ALLOWED")
         } else {
             try tenantSettings?.require(\.enableAnonymousUser, "ADMIN_ONLY_OPERATION")
@@ -176,13 +182,7 @@ final class EmulatorService: Sendable {
             }
             let now = clock()
             var account = EmulatorAccount(localId: EmulatorAccount.randomID(), createdAt: now.milliseconds, tenantId: tenant)
-            if email == nil && password == nil {
-                guard state.settings.allowsAnonymousSignUp else {
-                    throw EmulatorFailure("OPERATION_NOT_ALLOWED : Anonymous user sign-in is disabled for this project.")
-                }
-            } else {
-                guard let email else { throw EmulatorFailure("MISSING_EMAIL") }
-                guard let password else { throw EmulatorFailure("MISSING_PASSWORD") }
+            if case let (email, password)? = credentials {
                 let normalized = try Self.validEmail(email)
                 guard state.uidsByEmail[Self.emailKey(normalized, tenant)] == nil else { throw EmulatorFailure("EMAIL_EXISTS") }
                 try Self.checkStrength(password)
@@ -190,6 +190,10 @@ final class EmulatorService: Sendable {
                 account.password = password
                 account.displayName = displayName
                 state.uidsByEmail[Self.emailKey(normalized, tenant)] = account.localId
+            } else {
+                guard state.settings.allowsAnonymousSignUp else {
+                    throw EmulatorFailure("OPERATION_NOT_ALLOWED : Anonymous user sign-in is disabled for this project.")
+                }
             }
             account.lastLoginAt = now.milliseconds
             state.accounts[account.localId] = account
@@ -236,7 +240,7 @@ final class EmulatorService: Sendable {
         }
     }
 
-    private func update(_ fields: RequestFields) throws(EmulatorFailure) -> [String: Any] {
+    private func update(_ fields: RequestFields, host: String?) throws(EmulatorFailure) -> [String: Any] {
         if let oobCode = try fields.string("oobCode") { return try applyOutOfBandCode(oobCode, tenant: try fields.string("tenantId")) }
         _ = try fields.bool("returnSecureToken")
         let token = try fields.string("idToken")
@@ -249,20 +253,39 @@ final class EmulatorService: Sendable {
             throw EmulatorFailure("INVALID_ARGUMENT : Invalid value at 'delete_attribute' (\(unknown))")
         }
         let deletedProviders = try fields.strings("deleteProvider")
+        let link = try fields.object("linkProviderUserInfo").map { (info) throws(EmulatorFailure) in try Self.identity(linking: info) }
+        // Any value: as firebase-tools takes it from an app, `validSince` ends the sessions begun before now.
+        let endsSessions = try fields.integer("validSince") != nil
+        if let password { try Self.checkStrength(password) }
         let tenant = try fields.string("tenantId")
+        var recovery: AuthEmulator.OutOfBandCode?
+        defer { if let recovery { oobCodeHandler?(recovery) } }
         return try state.withLock { state throws(EmulatorFailure) in
             let verified = try verifySession(token, in: state)
             var account = verified.account
             // A new password makes the session a password one, as firebase-tools issues it (an anonymous user's too).
             let provider = password != nil ? "password" : verified.provider
             guard tenant == nil || tenant == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
+            if let link, let owner = state.uidsByIdentity[Self.identityKey(link.providerId, link.rawId, account.tenantId)],
+                owner != account.localId
+            {
+                throw EmulatorFailure("FEDERATED_USER_ID_ALREADY_LINKED")
+            }
             let now = clock()
-            var revokes = false
-            if let email {
-                revokes = try Self.changeEmail(of: &account, to: try Self.validEmail(email), in: &state)
+            var revokes = endsSessions
+            let previousEmail = account.email
+            let emailChanged = try email.map { (email) throws(EmulatorFailure) in
+                try Self.changeEmail(of: &account, to: try Self.validEmail(email), in: &state)
+            } ?? false
+            if emailChanged {
+                revokes = true
+                // Not an anonymous session's first address: the change can be undone by the first address's owner.
+                if verified.provider != "anonymous" {
+                    if account.initialEmail == nil { account.initialEmail = previousEmail }
+                    recovery = makeRecoveryCode(for: account, host: host, in: &state)
+                }
             }
             if let password {
-                try Self.checkStrength(password)
                 account.password = password
                 account.importedPasswordHash = nil
                 revokes = true
@@ -272,6 +295,7 @@ final class EmulatorService: Sendable {
             if deleted.contains("DISPLAY_NAME") { account.displayName = nil }
             if deleted.contains("PHOTO_URL") { account.photoUrl = nil }
             for provider in deletedProviders { Self.removeProvider(provider, from: &account, in: &state) }
+            if let link { Self.link(link, to: &account, in: &state) }
             if revokes {
                 account.validSince = now.seconds
                 account.tokenGeneration += 1
@@ -312,8 +336,9 @@ final class EmulatorService: Sendable {
             throw EmulatorFailure("MISSING_REFRESH_TOKEN")
         }
         return try state.withLock { state throws(EmulatorFailure) in
-            guard let parsed = RefreshToken(token) else { throw EmulatorFailure("INVALID_REFRESH_TOKEN") }
+            guard let parsed = RefreshToken(token), parsed.projectID == projectID else { throw EmulatorFailure("INVALID_REFRESH_TOKEN") }
             guard let account = state.accounts[parsed.uid] else { throw EmulatorFailure("USER_NOT_FOUND") }
+            guard parsed.tenantID == account.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
             guard parsed.secret == account.refreshSecret else { throw EmulatorFailure("INVALID_REFRESH_TOKEN") }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
             guard parsed.generation == account.tokenGeneration else { throw EmulatorFailure("TOKEN_EXPIRED") }
@@ -321,7 +346,8 @@ final class EmulatorService: Sendable {
             return [
                 "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": issued.refreshToken,
                 "expires_in": issued.expiresIn, "token_type": "Bearer", "user_id": account.localId,
-                "project_id": projectID,
+                // Production's project number here; firebase-tools' emulator answers with this made-up one.
+                "project_id": Self.projectNumber,
             ]
         }
     }
@@ -343,18 +369,21 @@ final class EmulatorService: Sendable {
     }
 
     /// Tokens for a session of `account` signed in by `provider`; `extraClaims` (a JSON object as text, from a
-    /// custom token) go in every ID token of the session, after the account's own custom claims.
-    func issueTokens(for account: EmulatorAccount, provider: String, extraClaims: String? = nil, now: Date) -> IssuedTokens {
+    /// custom token) go in every ID token of the session, after the account's own custom claims;
+    /// `signInAttributes` (a SAML assertion's, as JSON text) in the first ID token only, as in firebase-tools.
+    func issueTokens(
+        for account: EmulatorAccount, provider: String, extraClaims: String? = nil, signInAttributes: String? = nil, now: Date
+    ) -> IssuedTokens {
         let issuedAt = now.seconds
         let idToken = UnsignedIDToken(
             projectID: projectID, uid: account.localId, issuedAt: issuedAt, expiresAt: issuedAt + tokenLifetime,
             authTime: (account.lastLoginAt ?? now.milliseconds) / 1000, signInProvider: provider, email: account.email,
             emailVerified: account.emailVerified, tenantID: account.tenantId, identities: account.identityClaims,
             customClaims: [account.customAttributes, extraClaims].compactMap { $0 }, name: account.displayName,
-            picture: account.photoUrl, phoneNumber: account.phoneNumber)
+            picture: account.photoUrl, phoneNumber: account.phoneNumber, signInAttributes: signInAttributes)
         let refreshToken = RefreshToken(
             uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret, provider: provider,
-            claims: extraClaims)
+            claims: extraClaims, projectID: projectID, tenantID: account.tenantId)
         return IssuedTokens(
             uid: account.localId, idToken: idToken.encoded, refreshToken: refreshToken.encoded, expiresIn: String(tokenLifetime))
     }
@@ -503,48 +532,62 @@ final class EmulatorService: Sendable {
     }
 }
 
-/// The emulator's refresh tokens: the uid, the account's token generation and its secret, so an
-/// account's sessions all end when its generation is raised (password change, revocation); then the
-/// session's sign-in method and the claims of the custom token it began with, so that refreshed ID
-/// tokens carry them too. Like Firebase's emulator, it trusts what its tokens say.
+/// The emulator's refresh tokens, in firebase-tools' form: base64 of a JSON record marked
+/// `_AuthEmulatorRefreshToken`, with the uid (`localId`), the session's sign-in method (`provider`), the
+/// claims of the custom token it began with (`extraClaims`, so that refreshed ID tokens carry them too), the
+/// project and the tenant. Ours adds the account's token generation and secret, so that an account's sessions
+/// all end when its generation is raised (password change, revocation) and a token cannot be made from a uid.
 struct RefreshToken {
     var uid: String
     var generation: Int
     var secret: String
     var provider: String
+    /// A JSON object as text; `nil` for none.
     var claims: String?
+    var projectID: String
+    var tenantID: String?
 
-    init(uid: String, generation: Int, secret: String, provider: String, claims: String?) {
+    init(uid: String, generation: Int, secret: String, provider: String, claims: String?, projectID: String, tenantID: String?) {
         self.uid = uid
         self.generation = generation
         self.secret = secret
         self.provider = provider
         self.claims = claims
+        self.projectID = projectID
+        self.tenantID = tenantID
     }
 
+    /// Reads a token this emulator issued; `nil` when it is not one.
     init?(_ token: String) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        // Three parts: a token of an earlier version, of a password or anonymous session.
-        guard parts.count == 3 || parts.count == 5, let uidData = Base64URL.decode(parts[0]),
-            let uid = String(data: uidData, encoding: .utf8), let generation = Int(parts[1])
+        guard token.utf8.count <= 16_384, let data = Data(base64Encoded: Self.padded(token)),
+            let record = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            record["_AuthEmulatorRefreshToken"] is String,
+            let uid = record["localId"] as? String, let provider = record["provider"] as? String,
+            let projectID = record["projectId"] as? String,
+            let generation = (record["generation"] as? NSNumber)?.intValue, let secret = record["secret"] as? String
         else { return nil }
-        var provider = "password"
-        var claims: String?
-        if parts.count == 5 {
-            guard let providerData = Base64URL.decode(parts[3]), let name = String(data: providerData, encoding: .utf8),
-                let claimsData = Base64URL.decode(parts[4]), let claimsText = String(data: claimsData, encoding: .utf8)
-            else { return nil }
-            provider = name
-            claims = claimsText.isEmpty ? nil : claimsText
-        }
-        self.init(uid: uid, generation: generation, secret: String(parts[2]), provider: provider, claims: claims)
+        let claims = (record["extraClaims"] as? [String: Any]).flatMap { $0.isEmpty ? nil : $0 }
+            .flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) }
+            .map { String(decoding: $0, as: UTF8.self) }
+        self.init(
+            uid: uid, generation: generation, secret: secret, provider: provider, claims: claims, projectID: projectID,
+            tenantID: record["tenantId"] as? String)
     }
 
     var encoded: String {
-        [
-            Base64URL.encode(Data(uid.utf8)), String(generation), secret, Base64URL.encode(Data(provider.utf8)),
-            Base64URL.encode(Data((claims ?? "").utf8)),
-        ].joined(separator: ".")
+        let extraClaims = claims.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } ?? [String: Any]()
+        var record: [String: Any] = [
+            "_AuthEmulatorRefreshToken": "DO NOT MODIFY", "localId": uid, "provider": provider, "extraClaims": extraClaims,
+            "projectId": projectID, "generation": generation, "secret": secret,
+        ]
+        record["tenantId"] = tenantID
+        // Strings, numbers and a parsed JSON object always serialize.
+        return try! JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]).base64EncodedString()
+    }
+
+    /// Base64 as clients may send it back: without its padding.
+    private static func padded(_ token: String) -> String {
+        token + String(repeating: "=", count: (4 - token.utf8.count % 4) % 4)
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// An Identity Toolkit tenant (`projects/{p}/tenants/{t}`), in the fields of its REST resource. The emulator
 /// keeps its settings and lists them, and applies `disableAuth`, `allowPasswordSignup`, `enableEmailLinkSignin`,
-/// `enableAnonymousUser` and the second factors' `mfaConfig.state` as firebase-tools does.
+/// `enableAnonymousUser` and the second factors' `mfaConfig` as firebase-tools does.
 struct EmulatorTenant: Sendable {
     var tenantId: String
     var displayName: String?
@@ -12,6 +12,15 @@ struct EmulatorTenant: Sendable {
     var disableAuth = false
     var mfaState = "DISABLED"
     var mfaProviders: [String] = []
+    /// Whether `mfaConfig.providerConfigs` enables TOTP, as production's tenants enable it.
+    var totpEnabled = false
+
+    /// Whether an app of the tenant may enroll and use second factors: `mfaConfig.state` on and a factor enabled,
+    /// `PHONE_SMS` in `enabledProviders` (as firebase-tools requires; the emulator's factors are TOTP) or a TOTP
+    /// provider config.
+    var allowsSecondFactors: Bool {
+        ["ENABLED", "MANDATORY"].contains(mfaState) && (mfaProviders.contains("PHONE_SMS") || totpEnabled)
+    }
 
     /// A tenant first named by an account call, with everything enabled, as Firebase's emulator makes it.
     static func implicit(_ tenantId: String) -> EmulatorTenant {
@@ -30,7 +39,9 @@ struct EmulatorTenant: Sendable {
         var fields: [String: Any] = [
             "tenantId": tenantId, "name": "projects/\(projectID)/tenants/\(tenantId)", "allowPasswordSignup": allowPasswordSignup,
             "enableEmailLinkSignin": enableEmailLinkSignin, "enableAnonymousUser": enableAnonymousUser, "disableAuth": disableAuth,
-            "mfaConfig": ["state": mfaState, "enabledProviders": mfaProviders],
+            "mfaConfig": totpEnabled
+                ? ["state": mfaState, "enabledProviders": mfaProviders, "providerConfigs": [["state": "ENABLED", "totpProviderConfig": [:]]]]
+                : ["state": mfaState, "enabledProviders": mfaProviders],
         ]
         fields["displayName"] = displayName
         return fields
@@ -65,6 +76,14 @@ struct EmulatorTenant: Sendable {
             mfaProviders = try mfa.strings("enabledProviders")
         } else if mask == nil {
             mfaProviders = []
+        }
+        if chosen("mfaConfig.providerConfigs"), let mfa, mfa.has("providerConfigs") || mask == nil {
+            totpEnabled = false
+            for config in try mfa.objects("providerConfigs") where config.has("totpProviderConfig") {
+                if try config.string("state") == "ENABLED" { totpEnabled = true }
+            }
+        } else if mask == nil {
+            totpEnabled = false
         }
     }
 }

@@ -24,11 +24,14 @@ struct UnsignedIDToken: Hashable, Sendable {
     var name: String?
     var picture: String?
     var phoneNumber: String?
+    /// `firebase.sign_in_attributes`: a SAML assertion's attribute statements, JSON text.
+    var signInAttributes: String?
 
     /// The token as sent: `base64url(header).base64url(payload).` (an empty signature).
     var encoded: String {
         var firebase: [String: Any] = ["identities": identities, "sign_in_provider": signInProvider]
         if let tenantID { firebase["tenant"] = tenantID }
+        firebase["sign_in_attributes"] = signInAttributes.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
         var payload: [String: Any] = [:]
         payload["name"] = name
         payload["picture"] = picture
@@ -80,8 +83,9 @@ struct UnsignedIDToken: Hashable, Sendable {
     init(
         projectID: String, uid: String, issuedAt: Int64, expiresAt: Int64, authTime: Int64, signInProvider: String,
         email: String?, emailVerified: Bool, tenantID: String?, identities: [String: [String]] = [:], customClaims: [String] = [],
-        name: String? = nil, picture: String? = nil, phoneNumber: String? = nil
+        name: String? = nil, picture: String? = nil, phoneNumber: String? = nil, signInAttributes: String? = nil
     ) {
+        self.signInAttributes = signInAttributes
         self.name = name
         self.picture = picture
         self.phoneNumber = phoneNumber

@@ -24,7 +24,8 @@ struct EmulatorServer: AsyncParsableCommand {
             maximumConnections: options.maxConnections,
             onOutOfBandCode: { code in
                 // The link, as Firebase's emulator prints it, so a person can follow the flow by hand; never a token.
-                printNow("\(code.requestType) code for \(code.email): \(code.oobLink)".escapedForTerminal)
+                let whom = code.newEmail.map { "\(code.email) → \($0)" } ?? code.email
+                printNow("\(code.requestType) code for \(whom): \(code.oobLink)".escapedForTerminal)
             }))
         if let importFile = options.importFile {
             let data: Data

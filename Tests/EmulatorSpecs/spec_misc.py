@@ -5,7 +5,7 @@ import base64
 import json
 import time
 
-from specs import decode_jwt_header
+from specs import decode_jwt_header, pass_a_second_boundary
 from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, delete_account, expect_equal,
                    expect_error, expect_field, expect_no_field, expect_status, expect_true,
                    expect_user_not_exists_for_id_token, get_account_info_by_id_token, register_anon_user,
@@ -91,7 +91,7 @@ def _(api):
 def _(api):
     # The spec ticks its fake clock 2s between sign-up and refresh; here the real clock does.
     user = register_user(api, {"email": "alice@example.com", "password": "notasecret"})
-    time.sleep(2)
+    pass_a_second_boundary()
     res = _refresh(api, user["refreshToken"], grantType="refresh_token")
     id_token = res.body.get("id_token") if isinstance(res.body, dict) else None
     expect_true(isinstance(id_token, str), f"expected an id_token, got {res.text[:400]}")

@@ -1,5 +1,6 @@
 """firebase-tools src/emulator/auth/oob.spec.ts: accounts:sendOobCode, and accounts:resetPassword's code lookup."""
 
+from specs import expect_id_token_expired, pass_a_second_boundary
 from specs import (IDENTITY, PROJECT_ID, expect_equal, expect_error, expect_field, expect_no_field, expect_status,
                    inspect_oobs, register_anon_user, register_tenant, register_user, spec, update_account_by_local_id,
                    update_config)
@@ -134,7 +135,27 @@ def _(api):
     expect_error(res, 400, "OPERATION_NOT_ALLOWED")
 
 
-it.skip("should generate OOB code for reset password", "needs firebase-tools' fake clock")
+@it("should generate OOB code for reset password")
+def _(api):
+    user = {"email": "alice@example.com", "password": "notasecret"}
+    id_token = register_user(api, user)["idToken"]
+    pass_a_second_boundary()  # the spec ticks its clock 2 s so that the ID token is issued in the past
+    res = api.post(PATH, {"requestType": "PASSWORD_RESET", "email": user["email"]})
+    expect_status(200, res)
+    expect_equal(res.body.get("email"), user["email"], "email")
+    expect_no_field(res.body, "oobCode")
+    expect_no_field(res.body, "oobLink")
+
+    oobs = inspect_oobs(api)
+    expect_equal(len(oobs), 1, "number of oob codes")
+    expect_equal(oobs[0].get("email"), user["email"], "oob email")
+    expect_equal(oobs[0].get("requestType"), "PASSWORD_RESET", "oob requestType")
+
+    res = api.post(RESET_PASSWORD, {"oobCode": oobs[0].get("oobCode"), "newPassword": "notasecret2"})
+    expect_status(200, res)
+    expect_equal(res.body.get("requestType"), "PASSWORD_RESET", "requestType")
+    expect_equal(res.body.get("email"), user["email"], "email")
+    expect_id_token_expired(api, id_token)
 
 
 @it("should return purpose of oobCodes via resetPassword endpoint")

@@ -1,7 +1,9 @@
 """firebase-tools src/emulator/auth/password.spec.ts: accounts:signInWithPassword."""
 
 
-from specs import decode_jwt_header
+import time
+
+from specs import decode_jwt_header, expect_true, get_account_info_by_local_id, pass_a_second_boundary
 from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_no_field,
                    expect_status, register_tenant, register_user, spec, update_account_by_local_id, update_config)
 
@@ -34,7 +36,19 @@ def _(api):
     expect_field(payload.get("firebase"), "sign_in_provider", "password")
 
 
-it.skip("should update lastLoginAt on successful login", "needs firebase-tools' fake clock")
+@it("should update lastLoginAt on successful login")
+def _(api):
+    # The spec's fake clock makes lastLoginAt equal Date.now(); on the real clock it is the time of the sign-up,
+    # then of the sign-in, 4 s (the spec's tick) later.
+    user = {"email": "alice@example.com", "password": "notasecret"}
+    local_id = register_user(api, user)["localId"]
+    before_login = int(get_account_info_by_local_id(api, local_id).get("lastLoginAt") or 0)
+    pass_a_second_boundary(4)
+    started = int(time.time() * 1000)
+    expect_status(200, api.post(PATH, {"email": user["email"], "password": user["password"]}))
+    after_login = int(get_account_info_by_local_id(api, local_id).get("lastLoginAt") or 0)
+    expect_true(before_login > 0 and started <= after_login <= int(time.time() * 1000) and after_login >= before_login + 4000,
+                f"expected lastLoginAt to move from {before_login} to the sign-in's time, got {after_login}")
 
 
 @it("should validate email address ignoring case")

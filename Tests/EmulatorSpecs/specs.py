@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import subprocess
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -317,6 +318,18 @@ def get_account_info_by_local_id(api: Api, local_id: str, tenant_id: str | None 
 def expect_user_not_exists_for_id_token(api: Api, id_token: str, tenant_id: str | None = None) -> None:
     res = api.post(IDENTITY + "/accounts:lookup", {"idToken": id_token, "tenantId": tenant_id})
     expect_error(res, 400, "USER_NOT_FOUND")
+
+
+def expect_id_token_expired(api: Api, id_token: str) -> None:
+    """firebase-tools' `expectIdTokenExpired`: a lookup with the token answers TOKEN_EXPIRED."""
+    expect_error(api.post(IDENTITY + "/accounts:lookup", {"idToken": id_token}), 400, "TOKEN_EXPIRED")
+
+
+def pass_a_second_boundary(seconds: float = 2) -> None:
+    """The spec's `getClock().tick(2000)`, on the real clock: ID tokens and `validSince` count whole seconds, so a
+    token issued before this is older than anything after it. Time passing is what the case is about, not waiting
+    for an event."""
+    time.sleep(seconds)
 
 
 def inspect_oobs(api: Api, tenant_id: str | None = None) -> list[dict[str, Any]]:

@@ -15,12 +15,12 @@ import Testing
 @Suite struct EmailActionTests {
     /// The one code the emulator made since `before`, and that it is of `requestType` for `email`.
     private func newCode(
-        _ fixture: EmulatorFixture, after before: Int, _ requestType: String, for email: String
+        _ fixture: EmulatorFixture, after before: Int, _ requestType: String, for email: String, newEmail: String? = nil
     ) throws -> AuthEmulator.OutOfBandCode {
         let codes = fixture.emulator.outOfBandCodes
         try #require(codes.count == before + 1, "one code was made")
         let code = try #require(codes.last)
-        #expect(code.requestType == requestType && code.email == email)
+        #expect(code.requestType == requestType && code.email == email && code.newEmail == newEmail)
         #expect(code.oobLink.hasPrefix("http://\(fixture.address)/emulator/action?"))
         #expect(ActionCodeURL(link: code.oobLink)?.code == code.oobCode)
         return code
@@ -135,7 +135,8 @@ import Testing
         }
 
         try await user.sendEmailVerification(beforeUpdatingEmail: "New@Example.com")
-        let code = try newCode(fixture, after: 0, "VERIFY_AND_CHANGE_EMAIL", for: "new@example.com")
+        // Listed as firebase-tools lists it: the current address, and the new one beside it.
+        let code = try newCode(fixture, after: 0, "VERIFY_AND_CHANGE_EMAIL", for: "old@example.com", newEmail: "new@example.com")
         #expect(user.email == "old@example.com", "nothing changes before the code is applied")
         let info = try await auth.checkActionCode(code.oobCode)
         #expect(info.operation == .verifyAndChangeEmail && info.email == "new@example.com" && info.previousEmail == "old@example.com")
@@ -144,6 +145,28 @@ import Testing
         #expect(auth.currentUser == nil, "the change ended the session, as Firebase's does")
         let again = try await auth.signIn(withEmail: "new@example.com", password: "password-1").user
         #expect(again.uid == user.uid && again.isEmailVerified)
+    }
+
+    @Test func anAddressChangedWithoutACodeCanBeTakenBackByItsFirstAddress() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.createUser(withEmail: "old@example.com", password: "password-1").user
+        try await user.updateEmail(to: "new@example.com")
+        // As firebase-tools makes it: a code for the first address, which the email would have gone to.
+        let code = try newCode(fixture, after: 0, "RECOVER_EMAIL", for: "old@example.com")
+        let info = try await auth.checkActionCode(code.oobCode)
+        #expect(info.operation == .recoverEmail && info.email == "old@example.com")
+
+        try await auth.applyActionCode(code.oobCode)
+        let again = try await auth.signIn(withEmail: "old@example.com", password: "password-1").user
+        #expect(again.uid == user.uid && again.isEmailVerified, "the first address is back, and verified by its owner")
+        await expectFailure(.invalidActionCode) { () async throws in try await auth.applyActionCode(code.oobCode) }
+
+        // An anonymous user's first address is no change: no code.
+        try auth.signOut()
+        let anonymous = try await auth.signInAnonymously().user
+        try await anonymous.updateEmail(to: "first@example.com")
+        #expect(fixture.emulator.outOfBandCodes.isEmpty)
     }
 
     @Test func emailLinkSignInCreatesThenSignsInTheAccount() async throws {

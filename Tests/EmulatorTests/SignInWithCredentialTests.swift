@@ -328,7 +328,7 @@ import Testing
         let postBody = "providerId=google.com&id_token=%7B%22sub%22%3A%22raw-1%22%7D"
         let (status, first) = try await fixture.post(
             path + "signInWithIdp?key=k", body: #"{"postBody": "\#(postBody)", "requestUri": "http://localhost", "returnSecureToken": true}"#)
-        #expect(status == 200 && first["isNewUser"] as? Bool == true && first["federatedId"] as? String == "raw-1")
+        #expect(status == 200 && first["isNewUser"] as? Bool == true && first["federatedId"] as? String == "https://accounts.google.com/raw-1")
         let anonymous = try await fixture.backend.signUpAnonymously(tenantID: nil)
         let linking = #"{"postBody": "\#(postBody)", "requestUri": "http://localhost", "idToken": "\#(anonymous.tokens.idToken)""#
         // Asked for the credential back: the refusal comes in a 200 answer; otherwise as an error.
