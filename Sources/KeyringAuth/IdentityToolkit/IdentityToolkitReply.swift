@@ -1,0 +1,49 @@
+import Foundation
+
+/// Turns an answer into a reply or a typed error; kept apart from the transport so literal bodies can be tested.
+enum IdentityToolkitReply {
+    private static let decoder = JSONDecoder()
+
+    static func decode<Reply: Decodable>(
+        _ type: Reply.Type, status: Int, body: Data, operation: String
+    ) throws(AuthError) -> Reply {
+        guard (200..<300).contains(status) else { throw serverError(status: status, body: body, operation: operation) }
+        if let pending = try? decoder.decode(SecondFactorPendingReply.self, from: body), pending.mfaPendingCredential != nil,
+            pending.idToken == nil
+        {
+            guard let challenge = pending.challenge else {
+                throw malformed(operation, "it asks for a second factor but lists none usable")
+            }
+            throw challenge.error
+        }
+        do {
+            return try decoder.decode(Reply.self, from: body)
+        } catch let error as DecodingError {
+            throw malformed(operation, error.readableDescription)
+        } catch {
+            throw malformed(operation, "\(error)")
+        }
+    }
+
+    static func serverError(status: Int, body: Data, operation: String) -> AuthError {
+        guard let reply = try? decoder.decode(ServerErrorReply.self, from: body) else {
+            if status >= 500 || status == 0 {
+                return AuthError(.networkError, "The identity service failed with HTTP \(status) on \(operation); try again later.")
+            }
+            return malformed(operation, "HTTP \(status) without an error body")
+        }
+        var error = ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
+        if error.code == .internalError && status == 429 {
+            return AuthError(.tooManyRequests, "Too many requests; wait a while and try again. (\(reply.error.message))")
+        }
+        if error.code == .internalError { error.serverResponse = body }
+        return error
+    }
+
+    static func malformed(_ operation: String, _ reason: String) -> AuthError {
+        AuthError(
+            .internalError,
+            "The identity service's answer to \(operation) cannot be read (\(reason)); check that the endpoint is "
+                + "Identity Toolkit or its emulator.")
+    }
+}
