@@ -1,0 +1,91 @@
+import CSecret
+import FoundationEssentials
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+extension CollectionWatcher {
+    /// Starts the watcher's thread, named ``threadName`` before this returns, which runs the main
+    /// loop until ``stop()``; it holds the watcher until it ends. Call once, after ``begin()``.
+    ///
+    /// - Throws: ``KeychainError/underlying(domain:code:message:)`` when no thread can be started;
+    ///   everything is released again.
+    func startThread() throws(KeychainError) {
+        let started = thread.withLock { thread -> Int32 in
+            let watcher = Unmanaged.passRetained(self).toOpaque()
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { watcher in
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher!).takeRetainedValue().run()
+                return nil
+            }, watcher)
+            guard result == 0 else {
+                Unmanaged<CollectionWatcher>.fromOpaque(watcher).release()
+                return result
+            }
+            nameThread(handle, Self.threadName)
+            thread = handle
+            return 0
+        }
+        guard started == 0 else {
+            precondition(g_main_context_acquire(context) != 0, "an unstarted watcher's main context is owned by another thread")
+            defer { g_main_context_release(context) }
+            finish()
+            throw .underlying(
+                domain: "SecretKeychain", code: Int(started), message: "no thread could be started to follow the changes")
+        }
+    }
+
+    /// The name of the watchers' threads, as `/proc/PID/task/TID/comm` shows it (15 bytes at most).
+    static let threadName = "keychain-watch"
+
+    /// Names `thread` from the calling thread, so that the name is set when ``startThread()``
+    /// returns. glibc's `pthread_setname_np`, which Swift's Glibc module leaves out (it is declared
+    /// only with `_GNU_SOURCE`); found once, at run time. Where it is missing, the thread keeps its
+    /// inherited name.
+    private func nameThread(_ thread: pthread_t, _ name: String) {
+        _ = Self.setThreadName?(thread, name)
+    }
+
+    private typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
+
+    private static let setThreadName: SetThreadName? = dlsym(nil, "pthread_setname_np").map {
+        unsafeBitCast($0, to: SetThreadName.self)
+    }
+
+    /// Ends the thread's main loop and, unless called on the watcher's own thread (from a
+    /// handler, or when the bus went away), waits until the thread has unsubscribed and ended.
+    func stop() {
+        postQuit()
+        guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
+        if pthread_equal(thread, pthread_self()) != 0 {
+            pthread_detach(thread)
+        } else {
+            pthread_join(thread, nil)
+        }
+    }
+
+    /// Makes the thread's main loop return, from any thread.
+    private func postQuit() {
+        let source = g_idle_source_new()!
+        defer { g_source_unref(source) }
+        g_source_set_callback(
+            source, { loop in
+                g_main_loop_quit(OpaquePointer(loop))
+                return 0  // G_SOURCE_REMOVE
+            }, UnsafeMutableRawPointer(g_main_loop_ref(loop)), { g_main_loop_unref(OpaquePointer($0)) })
+        g_source_attach(source, context)
+    }
+
+    /// The watcher's thread: owns the main context for its whole life and runs its loop.
+    private func run() {
+        precondition(g_main_context_acquire(context) != 0, "the watcher's main context is owned by another thread")
+        defer { g_main_context_release(context) }
+        defer { finish() }
+        g_main_loop_run(loop)
+    }
+}
