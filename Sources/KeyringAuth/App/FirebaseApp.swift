@@ -4,7 +4,7 @@ import Synchronization
 /// A Firebase app, as Firebase's `FirebaseApp`: a name and the ``FirebaseOptions`` it was configured
 /// with. `FirebaseApp.configure()` reads the app's `GoogleService-Info.plist`; then `Auth.auth()` is
 /// the app's ``Auth``, with this package's defaults (the Secret Service, live sync); call
-/// ``Auth/configure(_:)`` with ``AuthConfiguration/init(app:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``
+/// ``Auth/configure(_:)`` with ``AuthConfiguration/init(app:store:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``
 /// first to choose them.
 ///
 /// ```swift

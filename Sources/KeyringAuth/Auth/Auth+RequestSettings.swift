@@ -1,7 +1,7 @@
 import Foundation
 
 // Firebase's per-instance request settings: the tenant users sign in to, and the language of the
-// service's messages, sent with every request (``AuthRequestContext``).
+// service's messages, sent with every request (`AuthRequestContext`).
 extension Auth {
     /// The Identity Platform tenant that sign-ins go to, as Firebase's `Auth.tenantID`: sent with
     /// every request that takes one (sign-up, every sign-in, linking, `accounts:update`). It starts

@@ -87,7 +87,7 @@ public final class Auth: Sendable {
     public static func auth() -> Auth { auth(named: AuthAppOptions.defaultAppName, firebaseApp: FirebaseApp.app()) }
 
     /// The ``Auth`` of `app`: the one ``configure(_:)`` made for it, or one made now, on first use, from the
-    /// app's options with this package's defaults (``AuthConfiguration/init(app:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``):
+    /// app's options with this package's defaults (``AuthConfiguration/init(app:store:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``):
     /// the Secret Service's default collection, live sync, the refresh ahead of expiry.
     /// Stops the process when the app's options have no ``FirebaseOptions/apiKey`` (Firebase's does too).
     public static func auth(app: FirebaseApp) -> Auth { auth(named: AuthAppOptions.appName(of: app), firebaseApp: app) }
@@ -204,8 +204,7 @@ public final class Auth: Sendable {
     ///
     /// As Firebase's, it does not throw. An address that is not usable is logged, and every later request
     /// fails with ``AuthErrorCode/invalidConfiguration`` saying what is wrong with it (nothing is sent to
-    /// Firebase instead). With a backend of the configuration's own (not an ``IdentityToolkitBackend``) the
-    /// call is logged and ignored.
+    /// Firebase instead).
     public func useEmulator(withHost host: String, port: Int) {
         guard let backend = configuration.backend as? IdentityToolkitBackend else {
             logger.error(

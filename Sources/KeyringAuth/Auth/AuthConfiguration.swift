@@ -7,8 +7,10 @@ public struct AuthConfiguration: Sendable {
     public var options: AuthAppOptions
     /// Where users are stored: the Secret Service unless told otherwise.
     public var store: any KeychainStore
-    /// The identity service: Firebase's Identity Toolkit unless told otherwise.
-    public var backend: any AuthBackend
+    /// The identity service: Firebase's Identity Toolkit, or the emulator that `FIREBASE_AUTH_EMULATOR_HOST`
+    /// or ``Auth/useEmulator(withHost:port:)`` names. The package's own tests and commands may give another
+    /// (`init(options:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)`).
+    package var backend: any AuthBackend
     /// Where listeners and completion handlers are called, in order.
     public var callbackQueue: DispatchQueue
     /// Where ``Auth`` logs; it never logs a token.
@@ -25,7 +27,7 @@ public struct AuthConfiguration: Sendable {
     public var tokenRefresh: TokenRefreshPolicy
 
     /// Everything an ``Auth`` needs for a ``FirebaseApp`` (its options as ``AuthAppOptions/init(app:)``
-    /// takes them), with the same defaults as ``init(options:store:backend:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``.
+    /// takes them), with the same defaults as ``init(options:store:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``.
     /// Pass it to ``Auth/configure(_:)`` before the first `Auth.auth()` to choose what is this package's own:
     ///
     /// ```swift
@@ -36,7 +38,7 @@ public struct AuthConfiguration: Sendable {
     /// Stops the process when the app's options have no API key (as Firebase's `Auth` does); to handle
     /// that, use ``AuthAppOptions/init(app:)``, which throws, and the other initializer.
     public init(
-        app: FirebaseApp, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
+        app: FirebaseApp, store: (any KeychainStore)? = nil,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
         logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
         tokenRefresh: TokenRefreshPolicy = .standard
@@ -48,18 +50,18 @@ public struct AuthConfiguration: Sendable {
             fatalError(error.description)
         }
         self.init(
-            options: options, store: store, backend: backend, callbackQueue: callbackQueue, logger: logger, liveSync: liveSync,
+            options: options, store: store, callbackQueue: callbackQueue, logger: logger, liveSync: liveSync,
             groupChoices: groupChoices, tokenRefresh: tokenRefresh)
     }
 
-
     /// Everything an ``Auth`` needs, with defaults for all but who the app is.
+    ///
+    /// Requests go to Firebase's Identity Toolkit with the options' API key, or to the emulator named by
+    /// `FIREBASE_AUTH_EMULATOR_HOST` when that is set (or later by ``Auth/useEmulator(withHost:port:)``).
     ///
     /// - Parameters:
     ///   - options: Who the app is to Firebase (API key, app ID, project, app name, tenant).
     ///   - store: `nil` for a `SecretServiceStore` on the default collection that logs to `logger`.
-    ///   - backend: `nil` for an ``IdentityToolkitBackend`` with the options' API key, which uses
-    ///     the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when that is set.
     ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
     ///     or, with an `InMemoryStore`, choices kept in memory with this configuration.
     ///   - callbackQueue: Where listeners and completion handlers run, in order (default: a private
@@ -69,7 +71,20 @@ public struct AuthConfiguration: Sendable {
     ///   - liveSync: Whether to follow the other apps' changes to the group's user while running.
     ///   - tokenRefresh: When to refresh the user's ID token ahead of expiry while running.
     public init(
-        options: AuthAppOptions, store: (any KeychainStore)? = nil, backend: (any AuthBackend)? = nil,
+        options: AuthAppOptions, store: (any KeychainStore)? = nil,
+        callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
+        logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
+        tokenRefresh: TokenRefreshPolicy = .standard
+    ) {
+        self.init(
+            options: options, store: store, backend: IdentityToolkitBackend(apiKey: options.apiKey, logger: logger),
+            callbackQueue: callbackQueue, logger: logger, liveSync: liveSync, groupChoices: groupChoices, tokenRefresh: tokenRefresh)
+    }
+
+    /// The same with the identity service `backend`: for the package's own tests, commands and broker (a stand-in,
+    /// or an `IdentityToolkitBackend` with an endpoint or time limit of their own).
+    package init(
+        options: AuthAppOptions, store: (any KeychainStore)? = nil, backend: any AuthBackend,
         callbackQueue: DispatchQueue = DispatchQueue(label: "KeyringAuth.callbacks"),
         logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
         tokenRefresh: TokenRefreshPolicy = .standard
@@ -78,7 +93,7 @@ public struct AuthConfiguration: Sendable {
         self.options = options
         self.store = store
         self.groupChoices = groupChoices ?? (store is InMemoryStore ? .inMemory() : .standard())
-        self.backend = backend ?? IdentityToolkitBackend(apiKey: options.apiKey, logger: logger)
+        self.backend = backend
         self.callbackQueue = callbackQueue
         self.logger = logger
         self.liveSync = liveSync

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Changes to an account (`accounts:update`); `nil` leaves a field as it is.
-public struct AccountChanges: Hashable, Sendable {
+package struct AccountChanges: Hashable, Sendable {
     /// A profile field that can be removed from an account.
-    public enum Attribute: String, Hashable, Sendable, CaseIterable {
+    package enum Attribute: String, Hashable, Sendable, CaseIterable {
         case displayName, photoURL
 
         /// The name `accounts:update` uses in `deleteAttribute`.
@@ -15,16 +15,16 @@ public struct AccountChanges: Hashable, Sendable {
         }
     }
 
-    public var displayName: String?
-    public var photoURL: URL?
-    public var email: String?
-    public var password: String?
+    package var displayName: String?
+    package var photoURL: URL?
+    package var email: String?
+    package var password: String?
     /// Fields to remove from the account.
-    public var deletedAttributes: Set<Attribute>
+    package var deletedAttributes: Set<Attribute>
     /// Sign-in methods to unlink from the account (`deleteProvider`), for example `google.com`.
-    public var deletedProviders: Set<String>
+    package var deletedProviders: Set<String>
 
-    public init(
+    package init(
         displayName: String? = nil, photoURL: URL? = nil, email: String? = nil, password: String? = nil,
         deletedAttributes: Set<Attribute> = [], deletedProviders: Set<String> = []
     ) {

@@ -1,9 +1,9 @@
 /// The identity service ``Auth`` signs users in with: Firebase's Identity Toolkit REST API,
 /// its local emulator, or a test double. Every failure is an ``AuthError`` with Firebase's code.
 ///
-/// Each request carries an ``AuthRequestContext``: the tenant goes in the body of the requests that
+/// Each request carries an `AuthRequestContext`: the tenant goes in the body of the requests that
 /// take one (sign-up, the sign-ins, `accounts:update`), the language code in every request.
-public protocol AuthBackend: Sendable {
+package protocol AuthBackend: Sendable {
     /// The API key requests are made with; users signed in through another key are foreign.
     var apiKey: String { get }
 
@@ -63,104 +63,104 @@ public protocol AuthBackend: Sendable {
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
 extension AuthBackend {
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no identity provider.
-    public func signIn(
+    package func signIn(
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with identity providers (\(credential.provider)).")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
-    public func finalizeSecondFactorSignIn(
+    package func finalizeSecondFactorSignIn(
         pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
-    public func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret {
+    package func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
-    public func finalizeTOTPEnrollment(
+    package func finalizeTOTPEnrollment(
         idToken: String, secret: TOTPSecret, oneTimePassword: String, displayName: String?, context: AuthRequestContext
     ) async throws(AuthError) -> AuthTokens {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
-    public func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
+    package func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend takes no custom tokens.
-    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with custom tokens.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend links no email and password.
-    public func link(
+    package func link(
         idToken: String, email: String, password: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not link an email and password to an account.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend sends no email action codes.
-    public func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
+    package func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) sends no email action codes.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no email action codes.
-    public func resetPassword(
+    package func resetPassword(
         oobCode: String, newPassword: String?, context: AuthRequestContext
     ) async throws(AuthError) -> ActionCodeInfo {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no email action codes.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no email action codes.
-    public func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String? {
+    package func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String? {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no email action codes.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no email links.
-    public func signIn(
+    package func signIn(
         email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with email links.")
     }
 
-    /// ``signUpAnonymously(context:)`` in `tenantID`.
-    public func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    /// `signUpAnonymously(context:)` in `tenantID`.
+    package func signUpAnonymously(tenantID: String?) async throws(AuthError) -> BackendSignIn {
         try await signUpAnonymously(context: AuthRequestContext(tenantID: tenantID))
     }
 
-    /// ``signUp(email:password:context:)`` in `tenantID`.
-    public func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    /// `signUp(email:password:context:)` in `tenantID`.
+    package func signUp(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
         try await signUp(email: email, password: password, context: AuthRequestContext(tenantID: tenantID))
     }
 
-    /// ``signIn(email:password:context:)`` in `tenantID`.
-    public func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
+    /// `signIn(email:password:context:)` in `tenantID`.
+    package func signIn(email: String, password: String, tenantID: String?) async throws(AuthError) -> BackendSignIn {
         try await signIn(email: email, password: password, context: AuthRequestContext(tenantID: tenantID))
     }
 
-    /// ``lookUp(idToken:context:)`` with no tenant or language.
-    public func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
+    /// `lookUp(idToken:context:)` with no tenant or language.
+    package func lookUp(idToken: String) async throws(AuthError) -> BackendAccount {
         try await lookUp(idToken: idToken, context: AuthRequestContext())
     }
 
-    /// ``update(idToken:changes:context:)`` with no tenant or language.
-    public func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? {
+    /// `update(idToken:changes:context:)` with no tenant or language.
+    package func update(idToken: String, changes: AccountChanges) async throws(AuthError) -> AuthTokens? {
         try await update(idToken: idToken, changes: changes, context: AuthRequestContext())
     }
 
-    /// ``delete(idToken:context:)`` with no tenant or language.
-    public func delete(idToken: String) async throws(AuthError) {
+    /// `delete(idToken:context:)` with no tenant or language.
+    package func delete(idToken: String) async throws(AuthError) {
         try await delete(idToken: idToken, context: AuthRequestContext())
     }
 
-    /// ``refresh(refreshToken:context:)`` with no tenant or language.
-    public func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
+    /// `refresh(refreshToken:context:)` with no tenant or language.
+    package func refresh(refreshToken: String) async throws(AuthError) -> AuthTokens {
         try await refresh(refreshToken: refreshToken, context: AuthRequestContext())
     }
 }

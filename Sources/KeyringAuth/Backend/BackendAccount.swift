@@ -1,21 +1,21 @@
 import Foundation
 
 /// An account as `accounts:lookup` describes it.
-public struct BackendAccount: Hashable, Sendable {
-    public var uid: String
-    public var email: String?
-    public var emailVerified: Bool
-    public var displayName: String?
-    public var photoURL: URL?
-    public var phoneNumber: String?
-    public var creationDate: Date?
-    public var lastSignInDate: Date?
-    public var providers: [ProviderUserInfo]
-    public var tenantID: String?
+package struct BackendAccount: Hashable, Sendable {
+    package var uid: String
+    package var email: String?
+    package var emailVerified: Bool
+    package var displayName: String?
+    package var photoURL: URL?
+    package var phoneNumber: String?
+    package var creationDate: Date?
+    package var lastSignInDate: Date?
+    package var providers: [ProviderUserInfo]
+    package var tenantID: String?
     /// The second factors enrolled (`mfaInfo`).
-    public var secondFactors: [MultiFactorInfo]
+    package var secondFactors: [MultiFactorInfo]
 
-    public init(
+    package init(
         uid: String, email: String? = nil, emailVerified: Bool = false, displayName: String? = nil,
         photoURL: URL? = nil, phoneNumber: String? = nil, creationDate: Date? = nil, lastSignInDate: Date? = nil,
         providers: [ProviderUserInfo] = [], tenantID: String? = nil, secondFactors: [MultiFactorInfo] = []

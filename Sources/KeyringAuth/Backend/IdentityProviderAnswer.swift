@@ -1,17 +1,17 @@
 /// The identity provider's part of an `accounts:signInWithIdp` answer.
-public struct IdentityProviderAnswer: Hashable, Sendable {
+package struct IdentityProviderAnswer: Hashable, Sendable {
     /// The provider, for example `google.com`.
-    public var providerID: String
+    package var providerID: String
     /// The provider's profile of the user, as the JSON text Identity Toolkit gives (`rawUserInfo`).
-    public var rawUserInfo: String?
+    package var rawUserInfo: String?
     /// The user's name at the provider (`screenName`), for example a GitHub login.
-    public var username: String?
+    package var username: String?
     /// The provider's tokens, when the service returns them (`oauthIdToken`, `oauthAccessToken`, `oauthTokenSecret`).
-    public var idToken: String?
-    public var accessToken: String?
-    public var tokenSecret: String?
+    package var idToken: String?
+    package var accessToken: String?
+    package var tokenSecret: String?
 
-    public init(
+    package init(
         providerID: String, rawUserInfo: String? = nil, username: String? = nil, idToken: String? = nil,
         accessToken: String? = nil, tokenSecret: String? = nil
     ) {
@@ -24,7 +24,7 @@ public struct IdentityProviderAnswer: Hashable, Sendable {
     }
 
     /// The provider's tokens as a credential, when it gave any.
-    public var credential: OAuthCredential? {
+    package var credential: OAuthCredential? {
         guard idToken != nil || accessToken != nil else { return nil }
         return OAuthCredential(providerID: providerID, idToken: idToken, accessToken: accessToken, secret: tokenSecret)
     }

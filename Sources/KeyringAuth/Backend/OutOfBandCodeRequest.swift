@@ -1,30 +1,30 @@
 /// A request for an email action code (`accounts:sendOobCode`): what the code is for, who it goes to, and the
 /// link's settings. The backend mails the code (the emulator records it instead).
-public struct OutOfBandCodeRequest: Sendable {
+package struct OutOfBandCodeRequest: Sendable {
     /// What the code does, in Identity Toolkit's request types.
-    public enum Kind: String, Sendable, CaseIterable {
-        /// A password reset for ``OutOfBandCodeRequest/email``.
+    package enum Kind: String, Sendable, CaseIterable {
+        /// A password reset for `email`.
         case passwordReset = "PASSWORD_RESET"
-        /// A verification of the email address of the account of ``OutOfBandCodeRequest/idToken``.
+        /// A verification of the email address of the account of `idToken`.
         case verifyEmail = "VERIFY_EMAIL"
-        /// A sign-in link for ``OutOfBandCodeRequest/email``.
+        /// A sign-in link for `email`.
         case emailSignIn = "EMAIL_SIGNIN"
-        /// A verification of ``OutOfBandCodeRequest/newEmail``, which then replaces the address of the account of
-        /// ``OutOfBandCodeRequest/idToken``.
+        /// A verification of `newEmail`, which then replaces the address of the account of
+        /// `idToken`.
         case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The address the code goes to (password reset, sign-in link).
-    public var email: String?
+    package var email: String?
     /// The ID token of the user the code is for (email verification, address change).
-    public var idToken: String?
+    package var idToken: String?
     /// The new address (address change).
-    public var newEmail: String?
+    package var newEmail: String?
     /// The link's settings, as `accounts:sendOobCode` fields (`continueUrl`, `canHandleCodeInApp`, `linkDomain`, …).
-    public var settingsFields: [String: any Sendable]
+    package var settingsFields: [String: any Sendable]
 
-    public init(kind: Kind, email: String? = nil, idToken: String? = nil, newEmail: String? = nil, settings: ActionCodeSettings? = nil) {
+    package init(kind: Kind, email: String? = nil, idToken: String? = nil, newEmail: String? = nil, settings: ActionCodeSettings? = nil) {
         self.kind = kind
         self.email = email
         self.idToken = idToken

@@ -2,7 +2,7 @@ import CCurlLoader
 import Foundation
 import Synchronization
 
-/// How ``IdentityToolkitBackend`` sends one request: a POST and its whole answer, within a time
+/// How `IdentityToolkitBackend` sends one request: a POST and its whole answer, within a time
 /// limit. Every endpoint goes through ``post(to:headers:body:timeout:)``; the transport knows
 /// nothing of Identity Toolkit. ``get(from:headers:timeout:)`` reads an OpenID Connect provider's
 /// discovery document for the desktop sign-in.

@@ -3,7 +3,7 @@ import Foundation
 // The email action endpoints: `accounts:sendOobCode`, `accounts:resetPassword`, `accounts:update` with an
 // `oobCode`, and `accounts:signInWithEmailLink`.
 extension IdentityToolkitBackend {
-    public func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
+    package func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
         var body: [String: (any Sendable)?] = [
             "requestType": request.kind.rawValue, "email": request.email, "idToken": request.idToken, "newEmail": request.newEmail,
         ]
@@ -11,7 +11,7 @@ extension IdentityToolkitBackend {
         let _: OutOfBandCodeReply = try await post("sendOobCode", json: body, tenant: true, context: context)
     }
 
-    public func resetPassword(
+    package func resetPassword(
         oobCode: String, newPassword: String?, context: AuthRequestContext
     ) async throws(AuthError) -> ActionCodeInfo {
         let reply: ResetPasswordReply = try await post(
@@ -19,12 +19,12 @@ extension IdentityToolkitBackend {
         return try reply.info
     }
 
-    public func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String? {
+    package func applyActionCode(_ oobCode: String, context: AuthRequestContext) async throws(AuthError) -> String? {
         let reply: AppliedCodeReply = try await post("update", json: ["oobCode": oobCode], tenant: true, context: context)
         return reply.localId
     }
 
-    public func signIn(
+    package func signIn(
         email: String, emailLinkCode: String, linkingTo idToken: String?, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         let reply: EmailLinkSignInReply = try await post(

@@ -3,7 +3,7 @@ import Foundation
 // The multi-factor endpoints (Identity Toolkit v2): `mfaSignIn:finalize`, and `mfaEnrollment:start`, `:finalize` and
 // `:withdraw` with a TOTP factor.
 extension IdentityToolkitBackend {
-    public func finalizeSecondFactorSignIn(
+    package func finalizeSecondFactorSignIn(
         pendingCredential: String, enrollmentID: String, oneTimePassword: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         let reply: SecondFactorSignInReply = try await postMultiFactor(
@@ -15,7 +15,7 @@ extension IdentityToolkitBackend {
         return try BackendSignIn(signedInWith: reply.idToken, refreshToken: reply.refreshToken, operation: "mfaSignIn:finalize")
     }
 
-    public func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret {
+    package func startTOTPEnrollment(idToken: String, context: AuthRequestContext) async throws(AuthError) -> TOTPSecret {
         let reply: TOTPEnrollmentStartReply = try await postMultiFactor(
             "mfaEnrollment:start", json: ["idToken": idToken, "totpEnrollmentInfo": [String: String]()], context: context)
         let session = reply.totpSessionInfo
@@ -27,7 +27,7 @@ extension IdentityToolkitBackend {
             codeLength: Int(clamping: session.verificationCodeLength?.value ?? 6), period: Int(clamping: session.periodSec?.value ?? 30))
     }
 
-    public func finalizeTOTPEnrollment(
+    package func finalizeTOTPEnrollment(
         idToken: String, secret: TOTPSecret, oneTimePassword: String, displayName: String?, context: AuthRequestContext
     ) async throws(AuthError) -> AuthTokens {
         var body: [String: any Sendable] = [
@@ -38,7 +38,7 @@ extension IdentityToolkitBackend {
         return try BackendSignIn(signedInWith: reply.idToken, refreshToken: reply.refreshToken, operation: "mfaEnrollment:finalize").tokens
     }
 
-    public func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
+    package func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         let reply: SecondFactorSignInReply = try await postMultiFactor(
             "mfaEnrollment:withdraw", json: ["idToken": idToken, "mfaEnrollmentId": enrollmentID], context: context)
         return try BackendSignIn(signedInWith: reply.idToken, refreshToken: reply.refreshToken, operation: "mfaEnrollment:withdraw").tokens

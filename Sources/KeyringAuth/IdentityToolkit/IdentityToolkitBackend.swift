@@ -3,24 +3,24 @@ import SecretKeychain
 import Logging
 import Synchronization
 
-/// The ``AuthBackend`` that talks to Firebase's Identity Toolkit REST API, or to an emulator of it
+/// The `AuthBackend` that talks to Firebase's Identity Toolkit REST API, or to an emulator of it
 /// (`keyring-auth emulator`, or Firebase's own `firebase emulators:start --only auth`).
 ///
 /// Each request has a time limit; a transport failure is ``AuthErrorCode/networkError``, a refusal
 /// has the code Firebase gives it, and an answer that cannot be read is ``AuthErrorCode/internalError``.
 /// Tokens and passwords are never logged.
-public final class IdentityToolkitBackend: AuthBackend {
-    public let apiKey: String
+package final class IdentityToolkitBackend: AuthBackend {
+    package let apiKey: String
     /// How long one request may take, from sending to the last byte of the answer, rounded up to
     /// whole seconds.
-    public let requestTimeout: Duration
+    package let requestTimeout: Duration
     private let endpointChoice: Mutex<Result<IdentityToolkitEndpoint, AuthError>>
     /// HTTP through libcurl, loaded at the first request (see ``CurlTransport``).
     let transport: any HTTPTransport
     let logger: Logger
 
-    /// A backend for `endpoint`: ``IdentityToolkitEndpoint/production`` or an emulator.
-    public convenience init(
+    /// A backend for `endpoint`: `IdentityToolkitEndpoint.production` or an emulator.
+    package convenience init(
         apiKey: String, endpoint: IdentityToolkitEndpoint, requestTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
     ) {
@@ -30,8 +30,8 @@ public final class IdentityToolkitBackend: AuthBackend {
     /// A backend for Firebase, or for the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when it is set.
     ///
     /// A malformed variable does not stop construction: every request then fails with
-    /// ``AuthErrorCode/invalidConfiguration`` saying how to fix it, until ``useEmulator(host:port:)`` is called.
-    public convenience init(
+    /// ``AuthErrorCode/invalidConfiguration`` saying how to fix it, until `useEmulator(host:port:)` is called.
+    package convenience init(
         apiKey: String, environment: [String: String] = ProcessInfo.processInfo.environment,
         requestTimeout: Duration = .seconds(30), logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
     ) {
@@ -52,7 +52,7 @@ public final class IdentityToolkitBackend: AuthBackend {
     /// Where requests go now.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` when the emulator variable was malformed.
-    public func endpoint() throws(AuthError) -> IdentityToolkitEndpoint {
+    package func endpoint() throws(AuthError) -> IdentityToolkitEndpoint {
         try endpointChoice.withLock { (choice) throws(AuthError) in try choice.get() }
     }
 
@@ -60,7 +60,7 @@ public final class IdentityToolkitBackend: AuthBackend {
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the address is not usable;
     ///   the endpoint is then unchanged.
-    public func useEmulator(host: String, port: Int) throws(AuthError) {
+    package func useEmulator(host: String, port: Int) throws(AuthError) {
         let endpoint = try IdentityToolkitEndpoint.emulator(host: host, port: port)
         endpointChoice.withLock { $0 = .success(endpoint) }
     }
@@ -75,25 +75,25 @@ public final class IdentityToolkitBackend: AuthBackend {
 
     // MARK: AuthBackend
 
-    public func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post("signUp", json: ["returnSecureToken": true], tenant: true, context: context)
         return try reply.signIn(isNewUser: true)
     }
 
-    public func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post(
             "signUp", json: ["email": email, "password": password, "returnSecureToken": true], tenant: true, context: context)
         return try reply.signIn(isNewUser: true)
     }
 
-    public func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post(
             "signInWithPassword", json: ["email": email, "password": password, "returnSecureToken": true], tenant: true,
             context: context)
         return try reply.signIn(isNewUser: false)
     }
 
-    public func signIn(
+    package func signIn(
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         // requestUri: where the provider would have redirected; Firebase's SDKs send http://localhost for
@@ -108,13 +108,13 @@ public final class IdentityToolkitBackend: AuthBackend {
         return try reply.signIn(requestedProvider: credential.provider)
     }
 
-    public func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
+    package func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn {
         let reply: CustomTokenReply = try await post(
             "signInWithCustomToken", json: ["token": customToken, "returnSecureToken": true], tenant: true, context: context)
         return try reply.signIn
     }
 
-    public func link(
+    package func link(
         idToken: String, email: String, password: String, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn {
         let reply: SignInReply = try await post(
@@ -123,7 +123,7 @@ public final class IdentityToolkitBackend: AuthBackend {
         return try reply.signIn(isNewUser: false)
     }
 
-    public func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
+    package func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount {
         let reply: LookupReply = try await post("lookup", json: ["idToken": idToken], tenant: false, context: context)
         guard let user = reply.users?.first else {
             throw AuthError(.userNotFound, "The identity service has no account for this user; sign in again.")
@@ -131,7 +131,7 @@ public final class IdentityToolkitBackend: AuthBackend {
         return user.account
     }
 
-    public func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
+    package func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? {
         var body: [String: (any Sendable)?] = [
             "idToken": idToken, "displayName": changes.displayName, "photoUrl": changes.photoURL?.absoluteString,
             "email": changes.email, "password": changes.password, "returnSecureToken": true,
@@ -143,11 +143,11 @@ public final class IdentityToolkitBackend: AuthBackend {
         return try reply.tokens
     }
 
-    public func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
+    package func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) {
         let _: DeleteReply = try await post("delete", json: ["idToken": idToken], tenant: false, context: context)
     }
 
-    public func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
+    package func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         let url = try endpoint().tokenURL(apiKey: apiKey)
         var form = URLComponents()
         form.queryItems = [

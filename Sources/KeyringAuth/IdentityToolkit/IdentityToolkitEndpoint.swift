@@ -6,19 +6,19 @@ import Glibc
 
 /// Where Identity Toolkit requests go: Google's production hosts, or a local emulator that serves
 /// the same paths over plain HTTP (`http://HOST:PORT/identitytoolkit.googleapis.com/v1/…`).
-public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertible {
+package struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertible {
     /// The environment variable Firebase's server SDKs read to use the Auth emulator: `host:port`.
-    public static let emulatorHostVariable = "FIREBASE_AUTH_EMULATOR_HOST"
+    package static let emulatorHostVariable = "FIREBASE_AUTH_EMULATOR_HOST"
 
     /// The base of the `accounts:*` methods, ending in `/v1/`.
-    public let identityToolkitBase: URL
+    package let identityToolkitBase: URL
     /// The base of the token endpoint, ending in `/v1/`.
-    public let secureTokenBase: URL
+    package let secureTokenBase: URL
     /// `host:port` when this is an emulator.
-    public let emulatorHost: String?
+    package let emulatorHost: String?
 
     /// Google's production service.
-    public static let production = IdentityToolkitEndpoint(
+    package static let production = IdentityToolkitEndpoint(
         identityToolkitBase: URL(string: "https://identitytoolkit.googleapis.com/v1/")!,
         secureTokenBase: URL(string: "https://securetoken.googleapis.com/v1/")!,
         emulatorHost: nil)
@@ -33,7 +33,7 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
     /// address may be bare or bracketed (`::1` or `[::1]`).
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` if the host or port is not usable.
-    public static func emulator(host: String, port: Int) throws(AuthError) -> IdentityToolkitEndpoint {
+    package static func emulator(host: String, port: Int) throws(AuthError) -> IdentityToolkitEndpoint {
         let hostPart = try urlHost(host, port: port)
         let example = hostPart.hasPrefix("[") ? "[::1]:9099" : "127.0.0.1:9099"
         guard (1...65535).contains(port) else {
@@ -86,11 +86,11 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
         return inet_pton(AF_INET6, text, &address) == 1
     }
 
-    /// An emulator named the way ``emulatorHostVariable`` names it: `host:port` or `[ipv6]:port`.
+    /// An emulator named the way `emulatorHostVariable` names it: `host:port` or `[ipv6]:port`.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` naming the expected form; an
     ///   IPv6 address without brackets (`::1:9099`) is refused as ambiguous.
-    public static func emulator(hostAndPort value: String) throws(AuthError) -> IdentityToolkitEndpoint {
+    package static func emulator(hostAndPort value: String) throws(AuthError) -> IdentityToolkitEndpoint {
         if value.hasPrefix("[") {
             guard let close = value.firstIndex(of: "]") else {
                 throw AuthError(
@@ -121,10 +121,10 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
         return try emulator(host: String(value[..<colon]), port: port)
     }
 
-    /// The emulator named by ``emulatorHostVariable`` in `environment`, or production when it is unset or empty.
+    /// The emulator named by `emulatorHostVariable` in `environment`, or production when it is unset or empty.
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration`` when the variable is malformed.
-    public static func fromEnvironment(
+    package static func fromEnvironment(
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(AuthError) -> IdentityToolkitEndpoint {
         guard let value = environment[emulatorHostVariable], !value.isEmpty else { return .production }
@@ -158,5 +158,5 @@ public struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConvertib
         return components.url!
     }
 
-    public var description: String { emulatorHost.map { "the Auth emulator at \($0)" } ?? "Firebase (identitytoolkit.googleapis.com)" }
+    package var description: String { emulatorHost.map { "the Auth emulator at \($0)" } ?? "Firebase (identitytoolkit.googleapis.com)" }
 }
