@@ -304,12 +304,12 @@ final class Broker: Sendable {
     static func brokerError(from error: any Error) -> BrokerError {
         if let error = error as? BrokerError { return error }
         guard let error = error as? AuthError else { return BrokerError(.failed, "\(error)") }
-        switch error.code {
-        case .keychainError:
+        switch error.code.entry.disposition {
+        case .keychain:
             return BrokerError(.keychainUnavailable, error.message)
-        case .nullUser:
+        case .noUser:
             return BrokerError(.notSignedIn, error.message)
-        default:
+        case .groupChoice, .localFailure, .invalidInput, .unreachable, .refused:
             return BrokerError(.backend, "\(error.code.userInfoName): \(error.message)")
         }
     }

@@ -26,22 +26,16 @@ extension CLIFailure {
             self.init(keychainError)
             return
         }
-        switch error.code {
-        case .keychainError, .corruptStoredUser, .nullUser, .tenantIDMismatch:
+        switch error.code.entry.disposition {
+        case .keychain, .noUser, .localFailure:
             self.init(.failure, error.description)
-        case .invalidConfiguration, .invalidEmail, .missingEmail, .missingPassword, .weakPassword, .invalidProviderID:
-            self.init(.invalidInput, error.description)
-        case .malformedJWT, .noSuchProvider, .providerAlreadyLinked:
-            self.init(.failure, error.description)
-        case .webContextCancelled, .webSignInUserInteractionFailure, .webInternalError, .webContextAlreadyPresented:
-            self.init(.failure, error.description)
-        case .invalidClientID:
-            self.init(.invalidInput, error.description)
-        case .networkError:
-            self.init(.backendUnavailable, error.description + " For a local emulator, run `keyring-auth emulator`.")
-        case .accessGroupChoiceError:
+        case .groupChoice:
             self.init(.failure, error.description + " (`keyring-auth use-group` chooses again.)")
-        default:
+        case .invalidInput:
+            self.init(.invalidInput, error.description)
+        case .unreachable:
+            self.init(.backendUnavailable, error.description + " For a local emulator, run `keyring-auth emulator`.")
+        case .refused:
             self.init(.backendUnavailable, error.description)
         }
     }
