@@ -18,6 +18,15 @@ let libsecretPkgConfig: String = {
     return usable ? shim : "libsecret-1"
 }()
 
+/// How SwiftPM finds GLib and GIO without libsecret, as `libsecretPkgConfig` finds libsecret (see
+/// Sources/CGLib/pkgconfig/keyringauth-gio.pc).
+let gioPkgConfig: String = {
+    let shim = Context.packageDirectory + "/Sources/CGLib/pkgconfig/keyringauth-gio.pc"
+    let usable = !shim.contains(" ") && FileManager.default.fileExists(atPath: shim)
+        && FileManager.default.fileExists(atPath: "/usr/include/glib-2.0/gio/gio.h")
+    return usable ? shim : "gio-2.0"
+}()
+
 /// How SwiftPM finds GTK 4 for the desktop example, as `libsecretPkgConfig` finds libsecret (see
 /// Sources/CGtk/pkgconfig/keyringauth-gtk4.pc).
 let gtkPkgConfig: String = {
@@ -56,12 +65,18 @@ let package = Package(
         ),
         // The dispatch main queue run from another main loop: libdispatch's run-loop calls, which Swift cannot declare.
         .target(name: "CMainQueue"),
+        // GLib, GObject and GIO without libsecret (the shim includes <gio/gio.h>), for SystemSupport.
+        .systemLibrary(name: "CGLib", pkgConfig: gioPkgConfig, providers: [.apt(["libglib2.0-dev"])]),
+        // What the package's modules share where they touch the system, for the package only: threads off the
+        // cooperative pool, the deadline timer, spawning, GLib's digests, base64url, the desktop portal's OpenURI,
+        // the dispatch main queue run from GLib's main loop. FoundationEssentials only.
+        .target(name: "SystemSupport", dependencies: ["CGLib", "CMainQueue"], swiftSettings: strict),
         // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store; and
         // GLibMainQueue, which runs the dispatch main queue from GLib's main loop.
         .target(
             name: "SecretKeychain",
             dependencies: [
-                "CSecret", "CMainQueue",
+                "CSecret", "SystemSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -77,7 +92,7 @@ let package = Package(
         .target(
             name: "KeyringAuth",
             dependencies: [
-                "SecretKeychain", "CCurlLoader",
+                "SecretKeychain", "SystemSupport", "CCurlLoader",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -86,6 +101,7 @@ let package = Package(
         .target(
             name: "KeyringAuthEmulator",
             dependencies: [
+                "SystemSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -96,11 +112,11 @@ let package = Package(
         // prctl(2)'s dumpable flag for the CLI while it holds a secret (prctl is variadic: Swift cannot call it).
         .target(name: "CProcessControl"),
         // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
-        .target(name: "Subprocesses", swiftSettings: strict),
+        .target(name: "Subprocesses", dependencies: ["SystemSupport"], swiftSettings: strict),
         // What the two executables share: running a command line with keyring-auth's exit codes, the emulator's options.
         .target(
             name: "CommandLineSupport",
-            dependencies: ["SecretKeychain", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SystemSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator (run as keyring-auth-emulator), demo.
@@ -109,7 +125,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "Subprocesses", "CProcessControl", "CommandLineSupport", "CQRCode",
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "Subprocesses", "CProcessControl", "CommandLineSupport", "CQRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -120,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-emulator",
             dependencies: [
-                "KeyringAuthEmulator", "SecretKeychain", "CommandLineSupport",
+                "KeyringAuthEmulator", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-broker",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "CSecret",
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "CommandLineSupport", "CSecret",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -141,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "auth-probe",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/auth-probe",
             swiftSettings: strict
@@ -149,14 +165,14 @@ let package = Package(
         // A program shaped as a GTK app (GLib's main loop on the main thread) with GLibMainQueue attached, for its tests.
         .executableTarget(
             name: "main-queue-probe",
-            dependencies: ["KeyringAuth", "SecretKeychain", "KeyringTestSupport", "CSecret"],
+            dependencies: ["KeyringAuth", "SecretKeychain", "SystemSupport", "KeyringTestSupport", "CSecret"],
             path: "Tests/main-queue-probe",
             swiftSettings: strict
         ),
         // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
         .executableTarget(
             name: "keychain-probe",
-            dependencies: ["SecretKeychain", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SecretKeychain", "CommandLineSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/keychain-probe",
             swiftSettings: strict
         ),
@@ -164,7 +180,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-bench",
             dependencies: [
-                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses",
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "SystemSupport", "Subprocesses",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -276,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "KeyringAuthTests",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "KeyringTestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -284,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "EmulatorTests",
             dependencies: [
-                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "KeyringTestSupport", "CommandLineSupport",
+                "KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "SystemSupport", "KeyringTestSupport", "CommandLineSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -292,7 +308,7 @@ let package = Package(
         // The broker's rules, unit by unit (its behaviour on a bus: IntegrationTests' KeyringTests.Broker).
         .testTarget(
             name: "KeyringAuthBrokerTests",
-            dependencies: ["keyring-auth-broker", "KeyringAuth", "SecretKeychain"],
+            dependencies: ["keyring-auth-broker", "KeyringAuth", "SecretKeychain", "SystemSupport"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -300,11 +316,17 @@ let package = Package(
             dependencies: ["SecretKeychain", "Subprocesses"],
             swiftSettings: strict
         ),
+        // The system layer (threads, the deadline timer, spawning, digests, base64url) and the terminal escaping on it.
+        .testTarget(
+            name: "SystemSupportTests",
+            dependencies: ["SystemSupport", "CommandLineSupport"],
+            swiftSettings: strict
+        ),
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).
         .target(
             name: "KeyringTestSupport",
             dependencies: [
-                "CSecret", "SecretKeychain", "KeyringAuth", "Subprocesses", .product(name: "Logging", package: "swift-log"),
+                "CSecret", "SecretKeychain", "SystemSupport", "KeyringAuth", "Subprocesses", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/KeyringTestSupport",
             swiftSettings: strict
@@ -312,7 +334,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "SecretKeychain", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
+                "SecretKeychain", "SystemSupport", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
                 "main-queue-probe", "desktop-app-example",
                 "keyring-auth", "keyring-auth-emulator", "keyring-auth-broker", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",

@@ -6,6 +6,7 @@ import Logging
 import SecretKeychain
 import Subprocesses
 import Synchronization
+import SystemSupport
 
 /// Every benchmark, side by side on one daemon, printed as Markdown tables with ratios
 /// (what `Benchmarks/run` runs). Progress goes to standard error.

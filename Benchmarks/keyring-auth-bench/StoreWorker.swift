@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import SecretKeychain
 import Synchronization
+import SystemSupport
 
 /// One client of the side-by-side benchmark: `SecretServiceStore` behind the same line protocol as
 /// `Benchmarks/clients/libsecret-client.c` and `python-client.py`: `write N` and `read N`, each
@@ -24,12 +25,7 @@ struct StoreWorker: AsyncParsableCommand {
     func run() async throws {
         let worker = StoreClient(api: api, size: size)
         // Reading standard input and the blocking calls get a thread of their own, never the cooperative pool.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread {
-                worker.serve()
-                done.resume()
-            }.start()
-        }
+        await OwnThread.run(name: "store-worker") { worker.serve() }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Synchronization
 
 /// SIGINT and SIGTERM caught instead of ending the process, from when this is made until it is
@@ -24,7 +25,7 @@ package final class Interrupts: Sendable {
             interruptWriteEnd.compareExchange(expected: -1, desired: writeEnd, ordering: .sequentiallyConsistent).exchanged,
             "Only one Interrupts at a time")
 
-        let reader = Thread {
+        OwnThread.detach(name: "interrupts") {
             var signals = sigset_t()
             sigemptyset(&signals)
             for signalNumber in Self.signals { sigaddset(&signals, signalNumber) }
@@ -42,8 +43,6 @@ package final class Interrupts: Sendable {
                 }
             }
         }
-        reader.name = "keyring-auth.interrupts"
-        reader.start()
 
         var action = sigaction()
         action.__sigaction_handler.sa_handler = interruptCaught

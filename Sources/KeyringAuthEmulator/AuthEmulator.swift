@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Logging
 import NIOCore
 import NIOHTTP1

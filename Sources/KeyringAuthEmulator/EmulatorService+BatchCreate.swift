@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 // accounts:batchCreate (the Admin SDKs' importUsers), as Firebase's Auth emulator serves it: the request as a
 // whole is checked first (a 400 for all), then each user, whose failure is listed as `{index, message}` while

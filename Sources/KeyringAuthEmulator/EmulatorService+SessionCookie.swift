@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 extension EmulatorService {
     /// The shortest and longest life of a session cookie, in seconds, as Identity Toolkit allows them.

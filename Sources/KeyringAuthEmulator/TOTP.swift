@@ -1,10 +1,11 @@
 import Foundation
+import SystemSupport
 
 /// Time-based one-time passwords (RFC 6238) as authenticator apps compute them and Firebase's TOTP second
 /// factor checks them: HMAC-SHA-1 over the 30-second time step, six digits, a base32 secret.
 ///
-/// Our own small implementation (the emulator checks codes; the tests compute them as an authenticator app
-/// would), checked against RFC 6238's and RFC 2202's test vectors. Not constant-time: it is an emulator's.
+/// The emulator checks codes with it; the tests compute them as an authenticator app would. Checked against
+/// RFC 6238's and RFC 2202's test vectors. Not constant-time: it is an emulator's.
 public enum TOTP {
     /// The code for `secret` at `time`: `digits` digits of the HMAC-SHA-1 of the time step (`period` seconds).
     public static func code(secret: [UInt8], at time: Date, digits: Int = 6, period: Int = 30) -> String {
@@ -60,42 +61,9 @@ public enum TOTP {
         return output
     }
 
-    // MARK: HMAC-SHA-1 (RFC 2104, FIPS 180-4)
+    // MARK: HMAC-SHA-1 (RFC 2104, FIPS 180-4): GLib's, through SystemSupport's Digest
 
-    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
-        var block = key.count > 64 ? sha1(key) : key
-        block += [UInt8](repeating: 0, count: 64 - block.count)
-        let inner = sha1(block.map { $0 ^ 0x36 } + message)
-        return sha1(block.map { $0 ^ 0x5c } + inner)
-    }
+    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] { Digest.hmacSHA1(key: key, message: message) }
 
-    static func sha1(_ message: [UInt8]) -> [UInt8] {
-        var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
-        // Padding: a 1 bit, zeros to 56 bytes modulo 64, then the length in bits, big-endian.
-        var padded = message + [0x80]
-        padded += [UInt8](repeating: 0, count: (120 - padded.count % 64) % 64)
-        let bits = UInt64(message.count) &* 8
-        padded += (0..<8).reversed().map { UInt8(truncatingIfNeeded: bits >> UInt64($0 * 8)) }
-        for start in stride(from: 0, to: padded.count, by: 64) {
-            var w = (0..<16).map { index in
-                (0..<4).reduce(UInt32(0)) { word, byte in (word << 8) | UInt32(padded[start + index * 4 + byte]) }
-            }
-            for t in 16..<80 { w.append(rotate(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1)) }
-            var (a, b, c, d, e) = (state[0], state[1], state[2], state[3], state[4])
-            for t in 0..<80 {
-                let (f, k): (UInt32, UInt32) = switch t {
-                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (b ^ c ^ d, 0xCA62_C1D6)
-                }
-                let temp = rotate(a, 5) &+ f &+ e &+ k &+ w[t]
-                (e, d, c, b, a) = (d, c, rotate(b, 30), a, temp)
-            }
-            state = zip(state, [a, b, c, d, e]).map { $0 &+ $1 }
-        }
-        return state.flatMap { word in [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: word >> UInt32($0)) } }
-    }
-
-    private static func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 { (value << count) | (value >> (32 - count)) }
+    static func sha1(_ message: [UInt8]) -> [UInt8] { Digest.sha1(message) }
 }

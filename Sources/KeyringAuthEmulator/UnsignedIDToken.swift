@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The emulator's ID tokens: JWTs with `alg: none` and an empty signature, carrying the claims
 /// Firebase puts in its own (iss, aud, sub, user_id, iat, exp, auth_time, `firebase.sign_in_provider`),
@@ -113,21 +114,5 @@ enum UnverifiedJWT {
             let payload = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any]
         else { return nil }
         return (header, payload)
-    }
-}
-
-/// Base64 with the URL alphabet and no padding, as JWTs use it.
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard base64.count % 4 != 1 else { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

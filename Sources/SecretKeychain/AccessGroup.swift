@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// A validated access-group identifier, such as `TEAMID.com.example.group1`.
 ///
 /// Apps that use the same access group share the items stored in it. The identifier is

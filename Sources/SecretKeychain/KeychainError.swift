@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Why a keychain operation failed. Every message says what to do about it.
 ///
 /// A failed operation never loses or overwrites what was stored before it,

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import SystemSupport
 
 /// A running observation of a ``KeychainStore``'s changes, from
 /// ``KeychainStore/observeChanges(in:_:)``. Keep it for as long as you want changes:

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import SystemSupport
 
 // The `async` forms of every store: each runs the synchronous requirement on the store's
 // `blockingQueue`, so a store that blocks never blocks Swift's cooperative pool. Each synchronous

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -40,7 +41,7 @@ package final class LineChannel: Sendable {
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
         // A thread of its own reads (blocking), never the cooperative pool.
         let lines = lines
-        let thread = Thread {
+        OwnThread.detach(name: "line-channel") {
             var pending = Data()
             while true {
                 let chunk = output.availableData
@@ -54,7 +55,6 @@ package final class LineChannel: Sendable {
             if !pending.isEmpty { lines.post(String(decoding: pending, as: UTF8.self)) }
             lines.close()
         }
-        thread.start()
     }
 
     /// Takes output lines until one satisfies `predicate` (by default the next line), waiting at

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 import Synchronization
 
 #if canImport(Glibc)

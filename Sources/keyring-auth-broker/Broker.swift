@@ -4,6 +4,7 @@ import KeyringAuth
 import Logging
 import SecretKeychain
 import Synchronization
+import SystemSupport
 
 /// The broker: one `Auth` per (app, scope) its clients use, over the session's Secret Service items,
 /// so that broker clients, Swift apps and the CLI of a group share one sign-in.

@@ -1,6 +1,7 @@
 import Foundation
 import SecretKeychain
 import Subprocesses
+import SystemSupport
 
 /// The demo's steps: Firebase's shared-keychain walkthrough with two apps, then live sync. Each
 /// step prints what the apps see and returns how many of its checks were not as documented.

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import SecretKeychain
+import SystemSupport
 
 struct Doctor: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

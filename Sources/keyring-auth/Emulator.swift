@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import SystemSupport
 
 struct Emulator: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,14 +50,7 @@ enum EmulatorExecutable {
         let path = try installed()
         // A new program keeps the signal mask and ignored signals: Dispatch blocks signals on this thread, and the
         // emulator stops on SIGINT and SIGTERM. It starts with signals as a shell would start it.
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        pthread_sigmask(SIG_SETMASK, &noSignals, nil)
-        for signalNumber in [SIGINT, SIGTERM, SIGPIPE] { signal(signalNumber, SIG_DFL) }
-        var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-        execv(path, &argv)
-        let reason = String(cString: strerror(errno))
-        argv.forEach { free($0) }
+        let reason = Spawn.exec(path, arguments)
         throw CLIFailure(.failure, "Cannot run \(path): \(reason). Reinstall keyring-auth (scripts/install installs both).")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import KeyringAuth
 import KeyringTestSupport
 import Synchronization
+import SystemSupport
 import Testing
 
 @testable import KeyringAuthEmulator

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 @testable import KeyringAuth
 import KeyringTestSupport
 import Synchronization
@@ -39,14 +40,14 @@ import Glibc
             self.fd = fd
             self.port = Int(UInt16(bigEndian: address.sin_port))
             let (connections, held) = (connections, held)
-            Thread {
+            OwnThread.detach(name: "silent-accept") {
                 while true {
                     let connection = accept(fd, nil, nil)
                     guard connection >= 0 else { return }
                     held.fds.withLock { $0.append(connection) }
                     connections.post(())
                 }
-            }.start()
+            }
         }
 
         deinit {

@@ -4,6 +4,7 @@ import Logging
 import KeyringTestSupport
 import SecretKeychain
 import Synchronization
+import SystemSupport
 import Testing
 
 #if canImport(Glibc)
@@ -32,7 +33,7 @@ import Glibc
         func browser(_ visit: @escaping @Sendable (URL) throws -> FakeOAuthProvider.Browser.Page) -> DesktopBrowser {
             .custom { url in
                 self.openedContinuation.yield(url)
-                Thread { self.continuation.yield(Result { try visit(url) }) }.start()
+                OwnThread.detach(name: "fake-browser") { self.continuation.yield(Result { try visit(url) }) }
                 return nil
             }
         }

@@ -198,7 +198,7 @@ import Testing
         let (fixture, _) = try await accountWithFactor()
         let auth = try fixture.auth()
         let resolver = MultiFactorResolver(
-            session: MultiFactorSession(pendingCredential: "pending"),
+            session: MultiFactorSession(pendingCredential: "pending", callbackQueue: auth.configuration.callbackQueue),
             hints: [MultiFactorInfo(uid: "sms-1", displayName: "work phone", enrollmentDate: Date(), factorID: PhoneMultiFactorID)],
             auth: auth, method: .password)
         await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "sms-1", oneTimePassword: "123456")) }

@@ -4,6 +4,7 @@ import KeyringAuthEmulator
 import KeyringTestSupport
 import Logging
 import SecretKeychain
+import SystemSupport
 
 /// The broker as a session has it: `keyring-auth-broker` D-Bus-activated on the harness's bus (its service
 /// file in `$KEYRING_AUTH_HARNESS_SERVICES`), signing in with an emulator of the test's own, and clients
@@ -143,13 +144,13 @@ final class GatedForwarder: Sendable {
     init(to target: AuthEmulator.Address) throws {
         (listener, port) = try RawTCP.silentListener()
         let (listener, refreshes, gate) = (listener, refreshes, gate)
-        Thread {
+        OwnThread.detach(name: "proxy-accept") {
             while true {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
-                Thread { Self.forward(connection, to: target, refreshes: refreshes, gate: gate) }.start()
+                OwnThread.detach(name: "proxy-forward") { Self.forward(connection, to: target, refreshes: refreshes, gate: gate) }
             }
-        }.start()
+        }
     }
 
     /// Lets every held and later refresh through.

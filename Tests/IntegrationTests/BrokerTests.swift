@@ -2,6 +2,7 @@ import Foundation
 import KeyringAuth
 import KeyringAuthEmulator
 import KeyringTestSupport
+import SystemSupport
 import Testing
 
 extension KeyringTests {
@@ -328,13 +329,13 @@ final class SilentBackend: Sendable {
     init() throws {
         (listener, port) = try RawTCP.silentListener()
         let (listener, connected) = (listener, connected)
-        Thread {
+        OwnThread.detach(name: "silent-accept") {
             while true {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
                 connected.post(())
             }
-        }.start()
+        }
     }
 
     func stop() { shutdown(listener, Int32(SHUT_RDWR)) }

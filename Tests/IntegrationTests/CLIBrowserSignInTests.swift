@@ -3,6 +3,7 @@ import KeyringAuthEmulator
 import KeyringTestSupport
 import SecretKeychain
 import Subprocesses
+import SystemSupport
 import Testing
 
 extension KeyringTests {

@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Synchronization
+import SystemSupport
 import Testing
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ final class PseudoTerminal: Sendable {
         // the controller) once every terminal end is closed: ours at release, the children's at exit.
         let controller = controller
         let shown = shown
-        Thread {
+        OwnThread.detach(name: "pty-reader") {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = read(controller, &buffer, buffer.count)
@@ -44,7 +45,7 @@ final class PseudoTerminal: Sendable {
                 shown.data.withLock { $0.append(contentsOf: buffer[..<count]) }
             }
             close(controller)
-        }.start()
+        }
     }
 
     deinit { close(terminal) }

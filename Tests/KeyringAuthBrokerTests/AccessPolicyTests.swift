@@ -1,6 +1,7 @@
 import Foundation
 import KeyringAuth
 import SecretKeychain
+import SystemSupport
 import Testing
 @testable import keyring_auth_broker
 
@@ -65,11 +66,9 @@ import Testing
 
     /// With a pidfd (as dbus-broker gives one), the process must be the bus's process ID and still run.
     @Test func aPidfdHoldsTheAnswerToItsRunningProcess() throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        child.arguments = ["60"]
-        try child.run()
-        let pid = child.processIdentifier
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        let child = try ChildProcess(["/bin/sleep", "60"], stdin: devNull, stdout: devNull, stderr: devNull)
+        let pid = child.pid
         // glibc's pidfd_open(2), which Swift's Glibc module leaves out.
         typealias PidfdOpen = @convention(c) (pid_t, UInt32) -> Int32
         let pidfdOpen = try #require(dlsym(nil, "pidfd_open").map { unsafeBitCast($0, to: PidfdOpen.self) })
@@ -78,8 +77,8 @@ import Testing
         defer { close(pidfd) }
         #expect(try CallerIdentification.identify(pid: pid, pidfd: pidfd) == .host)
         #expect(throws: CallerIdentification.Failure.self) { try CallerIdentification.identify(pid: getpid(), pidfd: pidfd) }
-        kill(pid, SIGKILL)  // not terminate(): a child may inherit SIGTERM blocked
-        child.waitUntilExit()
+        child.send(SIGKILL)
+        _ = child.waitBlocking()
         #expect(throws: CallerIdentification.Failure.self) { try CallerIdentification.checkRunning(pidfd, is: pid) }
     }
 

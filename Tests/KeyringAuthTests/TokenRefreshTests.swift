@@ -96,6 +96,6 @@ import Testing
         // The token is stale at once; only an explicit call refreshes it.
         _ = try await user.getIDToken()
         #expect(backend.calls.filter { $0 == "refresh" }.count == 1, "the one getIDToken asked for")
-        #expect(auth.refreshTimer.withLock { $0 == nil })
+        #expect(auth.state.withLock { $0.scheduledRefresh == nil })
     }
 }

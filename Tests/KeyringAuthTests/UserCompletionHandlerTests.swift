@@ -293,7 +293,7 @@ final class CallCount: Sendable { let calls = Mutex(0) }
     }
 
     /// A user outlives its `Auth` (one made with `Auth(configuration:)`, never registered): the handler
-    /// still runs once, with the error, off the gone `Auth`'s queue.
+    /// still runs once, with the error, on the callback queue that `Auth` had, as the handlers' documentation says.
     @Test func aUserWhoseAuthIsGoneCallsBackWithTheError() async throws {
         let name = "user-orphan-\(UUID().uuidString.prefix(8))"
         let configuration = AuthConfiguration(
@@ -306,8 +306,17 @@ final class CallCount: Sendable { let calls = Mutex(0) }
         try #require(gone == nil, "the Auth was released")
 
         let orphan = await callback { done in user.getIDTokenForcingRefresh(true) { token, error in done((token, error)) } }
-        #expect(!orphan.onCallbackQueue && orphan.calls == 1)
+        #expect(orphan.onCallbackQueue && orphan.calls == 1)
         #expect(orphan.value.0 == nil && (orphan.value.1 as? AuthError)?.code == .internalError)
+    }
+
+    /// A sign-in's session given where an enrollment's is needed: the handler runs once, with the error, on the
+    /// callback queue of the session's `Auth`.
+    @Test func aSecretAskedWithASignInSessionCallsBackWithTheErrorOnTheCallbackQueue() async throws {
+        let session = MultiFactorSession(pendingCredential: "pending", callbackQueue: auth.configuration.callbackQueue)
+        let refused = await callback { done in TOTPMultiFactorGenerator.generateSecret(with: session) { secret, error in done((secret, error)) } }
+        expectOnce(refused)
+        #expect(refused.value.0 == nil && (refused.value.1 as? AuthError)?.code == .invalidMultiFactorSession)
     }
 
     @Test func providerIDIsFirebases() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// `dbus-monitor` on the harness's private bus (its configuration allows monitoring), for tests
 /// that check what crosses the bus: content types sent, and that secrets never cross it readable.

@@ -1,6 +1,7 @@
 import Foundation
 import KeyringAuth
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +35,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         let (fd, port) = try RawTCP.silentListener()  // listening on a free port; this class accepts
         self.listener = fd
         self.port = port
-        Thread { [self] in serve() }.start()
+        OwnThread.detach(name: "fake-oauth") { [self] in serve() }
     }
 
     /// Stops serving (the socket is shut down; the thread ends).

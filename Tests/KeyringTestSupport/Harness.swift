@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The private bus and throwaway keyring that `dbus/with-keyring` set up for this test run.
 ///
@@ -219,12 +220,12 @@ package struct Harness: Sendable {
     /// `dbus/unlock-keyring`.
     package func unlockLoginCollection() throws {
         guard provider == .gnomeKeyring else {
-            let process = Process()
-            process.executableURL = scripts.appendingPathComponent("unlock-keyring")
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                throw NotInHarness(description: "dbus/unlock-keyring failed (status \(process.terminationStatus))")
+            let devNull = URL(fileURLWithPath: "/dev/null")
+            let status = try ChildProcess(
+                [scripts.appendingPathComponent("unlock-keyring").path], stdin: devNull, stdout: devNull, stderr: devNull
+            ).waitBlocking()
+            guard status == 0 else {
+                throw NotInHarness(description: "dbus/unlock-keyring failed (status \(status))")
             }
             return
         }

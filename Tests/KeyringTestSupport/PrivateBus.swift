@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// A session bus of a test's own, with a gnome-keyring of its own on it, inside the harness: a
 /// test may kill this bus (the harness's own bus carries the test run itself). Processes started

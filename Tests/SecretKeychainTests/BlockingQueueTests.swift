@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SecretKeychain
 import Synchronization
+import SystemSupport
 import Testing
 
 /// The `async` forms of every store run its synchronous calls on the store's `blockingQueue`, never

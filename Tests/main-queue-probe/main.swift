@@ -10,6 +10,7 @@ import KeyringAuth
 import KeyringTestSupport
 import SecretKeychain
 import Synchronization
+import SystemSupport
 
 /// What ran on the main queue, in order; `false` in `offMain` once anything ran off the main thread.
 nonisolated(unsafe) var ran: [String] = []
@@ -41,11 +42,11 @@ auth.addStateDidChangeListener { _, user in record("state \(user?.uid ?? "nobody
 
 // The main thread is busy (blocked in a GLib callback) while everything is queued from other threads.
 let busy: GSourceFunc = { _ in
-    Thread {
+    OwnThread.detach(name: "queue-work") {
         for index in 0..<blocks { DispatchQueue.main.async { record("block \(index)") } }
         Task { @MainActor in record("main actor") }  // its job is queued on the main actor here, before the quit
         workQueued.signal()
-    }.start()
+    }
     Task.detached {
         for _ in 0..<rounds {
             guard let result = try? await auth.signInAnonymously() else { continue }

@@ -72,8 +72,7 @@ extension Auth {
         }
         state.withLock { state in
             state.group = newGroup
-            state.choiceUnknown = false
-            state.userUnread = false
+            state.unread = .nothing
             state.startupError = nil
             state.currentUser = newUser
             publish(&state)

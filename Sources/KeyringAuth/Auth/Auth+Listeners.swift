@@ -76,7 +76,7 @@ extension Auth {
             for (_, listener) in state.tokenListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
             for continuation in state.tokenStreams.values { continuation.yield(user) }
             queue.async { NotificationCenter.default.post(name: Auth.authStateDidChangeNotification, object: self) }
-            scheduleTokenRefresh(for: user)
+            scheduleTokenRefresh(for: user, in: &state)
         }
     }
 }

@@ -36,10 +36,9 @@ extension Auth {
         worker.async { [weak self] in
             guard let self else { return }
             let started = transitions.withLock { _ in
-                guard state.withLock({ !$0.choiceUnknown && $0.group == group }),
-                      groupObservation.withLock({ $0 == nil }) else { return false }
+                guard state.withLock({ !$0.choiceUnknown && $0.group == group && $0.liveSync == nil }) else { return false }
                 let observation = followSharedUser(in: group)
-                groupObservation.withLock { $0 = observation }
+                state.withLock { $0.liveSync = observation }
                 return observation != nil
             }
             if started { adoptStoredUser(of: group) }
@@ -48,9 +47,9 @@ extension Auth {
 
     /// Makes `observation` the one that follows the group, ending the one before.
     func replaceObservation(with observation: KeychainObservation?) {
-        let previous = groupObservation.withLock { live in
-            defer { live = observation }
-            return live
+        let previous = state.withLock { state in
+            defer { state.liveSync = observation }
+            return state.liveSync
         }
         previous?.cancel()
     }
@@ -79,7 +78,7 @@ extension Auth {
         }
         state.withLock { state in
             if state.userUnread {
-                state.userUnread = false
+                state.unread = .nothing
                 state.startupError = nil
             }
             let current = state.currentUser

@@ -18,7 +18,7 @@ extension Auth {
                 MultiFactorInfo(uid: factor.enrollmentID, displayName: factor.displayName, enrollmentDate: factor.enrolledAt, factorID: factor.factorID)
             }
             asked.multiFactorResolver = MultiFactorResolver(
-                session: MultiFactorSession(pendingCredential: challenge.pendingCredential), hints: hints, auth: self, method: method,
+                session: MultiFactorSession(pendingCredential: challenge.pendingCredential, callbackQueue: configuration.callbackQueue), hints: hints, auth: self, method: method,
                 switchingTo: group)
             throw asked
         }

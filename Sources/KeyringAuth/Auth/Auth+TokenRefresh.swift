@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import SecretKeychain
+import SystemSupport
 
 // Refreshing the current user's ID token ahead of expiry while the app runs (``TokenRefreshPolicy``),
 // without a storm: a random lead per app, and a re-read of the group's item before each refresh.
@@ -18,6 +19,11 @@ extension Auth {
     /// Replaces the scheduled refresh with one for `user`'s token (none for `nil`, or when the policy is
     /// off). `retryAfter` schedules a retry after a failed refresh instead.
     func scheduleTokenRefresh(for user: User?, retryAfter: Double? = nil) {
+        state.withLock { scheduleTokenRefresh(for: user, retryAfter: retryAfter, in: &$0) }
+    }
+
+    /// ``scheduleTokenRefresh(for:retryAfter:)`` with ``state`` held (a dispatch timer's `cancel` does not block).
+    func scheduleTokenRefresh(for user: User?, retryAfter: Double? = nil, in state: inout State) {
         let policy = configuration.tokenRefresh
         var timer: ScheduledRefresh?
         if policy.isEnabled, let user {
@@ -32,11 +38,8 @@ extension Auth {
             source.resume()
             timer = ScheduledRefresh(source: source)
         }
-        let previous = refreshTimer.withLock { scheduled in
-            defer { scheduled = timer }
-            return scheduled
-        }
-        previous?.cancel()
+        state.scheduledRefresh?.cancel()
+        state.scheduledRefresh = timer
     }
 
     /// The scheduled refresh of `user`'s token, on ``worker``: first the group's item is read again, and a
@@ -62,7 +65,9 @@ extension Auth {
                 _ = try await user.tokenRefresh.join { () async throws(AuthError) in try await self.refreshTokens(of: user) }
             } catch {
                 self.logger.warning("Could not refresh the ID token ahead of expiry; trying again in a minute", metadata: ["error": "\(error.code)"])
-                if self.currentUser === user { self.scheduleTokenRefresh(for: user, retryAfter: 60) }
+                self.state.withLock { state in
+                    if state.currentUser === user { self.scheduleTokenRefresh(for: user, retryAfter: 60, in: &state) }
+                }
             }
         }
     }

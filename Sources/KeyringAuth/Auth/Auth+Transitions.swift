@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import SecretKeychain
+import SystemSupport
 
 // Keychain transitions: one at a time under `transitions`, off the cooperative pool; and finishing a
 // start-up that could not read the choice or the user.
@@ -34,13 +35,13 @@ extension Auth {
         if choiceUnknown {
             state.withLock { state in
                 state.group = group
-                state.choiceUnknown = false
+                state.unread = .user
             }
             replaceObservation(with: followSharedUser(in: group))
         }
         let user = try readAdoptableUser(in: group)
         state.withLock { state in
-            state.userUnread = false
+            state.unread = .nothing
             state.startupError = nil
             state.currentUser = user
             publish(&state)

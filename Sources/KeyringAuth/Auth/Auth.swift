@@ -19,10 +19,12 @@ public final class Auth: Sendable {
         var currentUser: User?
         var group: AccessGroup?
         var startupError: AuthError?
+        /// What start-up could not read yet; read again by the next call that needs it.
+        var unread = Unread.nothing
         /// The saved access-group choice could not be read: nothing is written until it is known.
-        var choiceUnknown = false
-        /// The current group's user could not be read at start-up; read again by the next call that needs it.
-        var userUnread = false
+        var choiceUnknown: Bool { unread == .choiceAndUser }
+        /// The current group's user could not be read at start-up.
+        var userUnread: Bool { unread != .nothing }
         var stateListeners: [Int: Listener] = [:]
         var tokenListeners: [Int: Listener] = [:]
         /// The iterators of ``Auth/authStateChanges`` and ``Auth/idTokenChanges``.
@@ -35,9 +37,23 @@ public final class Auth: Sendable {
         var tenantID: String?
         /// ``Auth/languageCode``.
         var languageCode: String?
+        /// The observation of the current group's item while live sync is on; released (ending it) with the
+        /// instance. Replaced by swapping it out under the lock and cancelling it after: cancelling waits for
+        /// the watcher's thread, whose handler may take this lock.
+        var liveSync: KeychainObservation?
+        /// The scheduled refresh of the current user's token (``TokenRefreshPolicy``); replaced at each token
+        /// change, cancelled with the instance.
+        var scheduledRefresh: ScheduledRefresh?
+    }
+
+    /// What start-up left unread: the group choice comes first, as it says where the user is.
+    enum Unread {
+        case choiceAndUser, user, nothing
     }
 
     public let configuration: AuthConfiguration
+    /// Everything of the instance that changes, behind one lock, held for memory updates only (never
+    /// across D-Bus or HTTP). Taken inside ``transitions``, never the reverse.
     let state: Mutex<State>
     /// Held across every keychain write and the state change it goes with, so that the stored
     /// item and ``currentUser`` always agree, whatever calls run concurrently. It spans the keychain
@@ -45,16 +61,11 @@ public final class Auth: Sendable {
     /// person to unlock, up to the store's `unlockTimeout` (60 s by default), and every other
     /// transition of this `Auth` (another sign-in, a sign-out, a live-sync adoption) waits behind it.
     /// Reads of ``currentUser`` and listener registration take only ``state`` and never wait.
-    /// Outermost lock: ``state`` and ``groupObservation`` are taken inside it, never the reverse.
+    /// Outermost lock: ``state`` is taken inside it, never the reverse.
     let transitions = Mutex(())
     /// Runs the `async` calls' keychain transitions, so that they block this queue's thread and
     /// never a thread of the cooperative pool; also runs live sync's re-reads.
     let worker = DispatchQueue(label: "KeyringAuth.Auth")
-    /// The observation of the current group's item while live sync is on; released (ending it) with the instance.
-    let groupObservation = Mutex<KeychainObservation?>(nil)
-    /// The scheduled refresh of the current user's token (``TokenRefreshPolicy``); replaced at each token
-    /// change, cancelled with the instance. Taken inside ``state``, never the reverse.
-    let refreshTimer = Mutex<ScheduledRefresh?>(nil)
 
     var options: AuthAppOptions { configuration.options }
     var store: any KeychainStore { configuration.store }
@@ -146,12 +157,12 @@ public final class Auth: Sendable {
         self.state = Mutex(State(tenantID: configuration.options.tenantID))
         // Held while loading, so that a change reported meanwhile is applied after the load.
         transitions.withLock { _ in
-            var loaded = State(choiceUnknown: true, userUnread: true, tenantID: configuration.options.tenantID)
+            var loaded = State(unread: .choiceAndUser, tenantID: configuration.options.tenantID)
             do throws(AuthError) {
                 loaded.group = try loadGroupChoice()
-                loaded.choiceUnknown = false
+                loaded.unread = .user
                 loaded.currentUser = try readAdoptableUser(in: loaded.group)
-                loaded.userUnread = false
+                loaded.unread = .nothing
             } catch {
                 configuration.logger.error("Could not load the stored user", metadata: ["error": "\(error)"])
                 loaded.startupError = error
@@ -168,7 +179,7 @@ public final class Auth: Sendable {
     }
 
     deinit {
-        refreshTimer.withLock { $0?.cancel() }
+        state.withLock { $0.scheduledRefresh?.cancel() }
     }
 
     // MARK: State
@@ -188,7 +199,7 @@ public final class Auth: Sendable {
     /// be followed (a failure to follow them is logged). ``configure(_:)`` returns once the stored user
     /// is read, and live sync starts right after, on the instance's own queue: `false` until then.
     /// A change another app makes meanwhile is adopted when it starts.
-    public var isLiveSyncActive: Bool { groupObservation.withLock { $0.map { !$0.isCancelled } ?? false } }
+    public var isLiveSyncActive: Bool { state.withLock { $0.liveSync.map { !$0.isCancelled } ?? false } }
 
     /// Waits until live sync's start after ``configure(_:)`` has run (started, or found it does not apply), for
     /// this package's tools and tests that go on only once the group is followed.

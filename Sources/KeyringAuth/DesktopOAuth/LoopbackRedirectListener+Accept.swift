@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -17,10 +18,8 @@ extension LoopbackRedirectListener {
         guard listener >= 0 else { return .failure(.failed("the listener was closed")) }
         let expected = Expected(path: path, host: "127.0.0.1:\(port)", state: state)
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Callback, Ending>, Never>) in
-                Thread {
-                    continuation.resume(returning: Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline))
-                }.start()
+            await OwnThread.run(name: "redirect-listen") {
+                Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline)
             }
         } onCancel: {
             var byte: UInt8 = 1

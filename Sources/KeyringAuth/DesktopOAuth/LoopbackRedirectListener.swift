@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

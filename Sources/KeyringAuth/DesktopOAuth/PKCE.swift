@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The one-time values of one desktop sign-in (RFC 7636's PKCE, OAuth's `state`, OpenID Connect's
 /// `nonce`), each 32 bytes from the system's secure generator (`getrandom`), base64url without padding.
@@ -30,18 +31,8 @@ package struct PKCE: Sendable {
     package var hashedNonce: String { SHA256.hexDigest(Array(rawNonce.utf8)) }
 
     /// Base64url (RFC 4648 §5) without `=` padding.
-    package static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    package static func base64URL(_ bytes: [UInt8]) -> String { Base64URL.encode(bytes) }
 
     /// The bytes of unpadded (or padded) base64url text; `nil` when it is not base64url.
-    package static func bytes(base64URL text: some StringProtocol) -> [UInt8]? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") || text.hasSuffix("=") else { return nil }
-        base64 = base64.replacingOccurrences(of: "=", with: "")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64).map { [UInt8]($0) }
-    }
+    package static func bytes(base64URL text: some StringProtocol) -> [UInt8]? { Base64URL.decode(text).map { [UInt8]($0) } }
 }

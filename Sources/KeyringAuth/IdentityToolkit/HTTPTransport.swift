@@ -1,6 +1,7 @@
 import CCurlLoader
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// How `IdentityToolkitBackend` sends one request: a POST and its whole answer, within a time
 /// limit. Every endpoint goes through ``post(to:headers:body:timeout:)``; the transport knows
@@ -85,9 +86,7 @@ final class CurlTransport: HTTPTransport {
             url: url.absoluteString, headers: headers.map { "\($0.0): \($0.1)" }, body: body,
             timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))), direct: url.hasLoopbackHost)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPAnswer, HTTPTransportError>, Never>) in
-                Thread { continuation.resume(returning: exchange.perform(request)) }.start()
-            }
+            await OwnThread.run(name: "http-request") { exchange.perform(request) }
         } onCancel: {
             exchange.cancel()
         }

@@ -2,6 +2,7 @@ import Foundation
 import SecretKeychain
 import Logging
 import Synchronization
+import SystemSupport
 
 /// The `AuthBackend` that talks to Firebase's Identity Toolkit REST API, or to an emulator of it
 /// (`keyring-auth emulator`, or Firebase's own `firebase emulators:start --only auth`).

@@ -52,10 +52,10 @@ public enum TOTPMultiFactorGenerator {
         return try await auth.configuration.backend.startTOTPEnrollment(idToken: idToken, context: auth.requestContext)
     }
 
-    /// ``generateSecret(with:)`` with a completion handler, called on the user's callback queue.
+    /// ``generateSecret(with:)`` with a completion handler, called on the callback queue of the session's `Auth`.
     public static func generateSecret(with session: MultiFactorSession, completion: (@Sendable (TOTPSecret?, Error?) -> Void)?) {
         guard case .enrollment(let user, _) = session.kind else {
-            DispatchQueue.global().async { completion?(nil, notAnEnrollmentSession) }
+            session.callbackQueue.async { completion?(nil, notAnEnrollmentSession) }
             return
         }
         user.complete(completion) { () async throws in try await generateSecret(with: session) }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The payload of a JWT (a Firebase ID token), decoded locally as Firebase's SDKs decode it, without
 /// checking the signature: the token came from the identity service or from the keychain, and the
@@ -60,12 +61,7 @@ struct IDTokenClaims: Sendable {
         AuthError(.malformedJWT, "The ID token cannot be decoded: \(reason). Sign in again to get a new one.")
     }
 
-    static func base64URLDecoded(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard base64.count % 4 != 1 else { return nil }
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
-    }
+    static func base64URLDecoded(_ text: Substring) -> Data? { Base64URL.decode(text) }
 }
 
 /// A JSON value, decoded with a bound on nesting.

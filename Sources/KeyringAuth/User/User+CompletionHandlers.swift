@@ -96,7 +96,7 @@ extension User {
     }
 
     /// Runs `body` with ``Auth/complete(_:_:)`` of the user's `Auth`; when that `Auth` no longer exists,
-    /// calls `completion` with its error on a global queue (there is no callback queue left).
+    /// calls `completion` with its error on the callback queue that `Auth` had.
     func complete<Result: Sendable>(
         _ completion: (@Sendable (Result?, Error?) -> Void)?,
         _ body: @escaping @Sendable () async throws -> Result
@@ -105,7 +105,7 @@ extension User {
         do throws(AuthError) {
             auth = try owningAuth()
         } catch {
-            DispatchQueue.global().async { completion?(nil, error) }
+            callbackQueue.async { completion?(nil, error) }
             return
         }
         auth.complete({ result, error in completion?(result, error) }, body)

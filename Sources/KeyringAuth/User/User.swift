@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -9,18 +10,25 @@ public final class User: Sendable {
     /// The token refresh under way for this user, which every caller that needs one joins.
     let tokenRefresh = SharedTokenRefresh()
 
-    private struct Owner: Sendable { weak var auth: Auth? }
+    private struct Owner: Sendable {
+        weak var auth: Auth?
+        /// The owner's callback queue, kept after the owner is gone.
+        var callbackQueue: DispatchQueue
+    }
 
-    init(record: StoredUserRecord, auth: Auth?) {
+    init(record: StoredUserRecord, auth: Auth) {
         self.record = Mutex(record)
-        self.owner = Mutex(Owner(auth: auth))
+        self.owner = Mutex(Owner(auth: auth, callbackQueue: auth.configuration.callbackQueue))
     }
 
     var storedRecord: StoredUserRecord { record.withLock { $0 } }
 
     /// Makes `auth` the owner that this user's operations go through.
-    func adopt(by auth: Auth) { owner.withLock { $0.auth = auth } }
+    func adopt(by auth: Auth) { owner.withLock { $0 = Owner(auth: auth, callbackQueue: auth.configuration.callbackQueue) } }
     var auth: Auth? { owner.withLock { $0.auth } }
+    /// Where completion handlers of this user's calls run: the callback queue of the `Auth` it belongs,
+    /// or belonged, to.
+    var callbackQueue: DispatchQueue { owner.withLock { $0.callbackQueue } }
 
     /// The ``Auth`` this user belongs to.
     func owningAuth() throws(AuthError) -> Auth {

@@ -1,5 +1,4 @@
-import CMainQueue
-import CSecret
+import SystemSupport
 
 /// Runs the work queued on `DispatchQueue.main`, and with it the main actor's, from GLib's default main
 /// context: for a program whose main thread runs GLib's main loop (a GTK app in `g_application_run`),
@@ -24,20 +23,6 @@ public enum GLibMainQueue {
     ///
     /// Stops the process when called off the main thread (a programming error, as a widget call there would be).
     public static func attach() {
-        precondition(isMainThread, "GLibMainQueue.attach() called off the main thread")
-        _ = watch
+        MainQueueBridge.attach()
     }
-
-    /// The default main context's watch of the main queue's wake-ups, added once, on first use.
-    private static let watch: UInt32 = {
-        let channel = g_io_channel_unix_new(kra_main_queue_handle())
-        defer { g_io_channel_unref(channel) }  // the watch holds its own reference; the descriptor stays open
-        return g_io_add_watch(channel, G_IO_IN, { _, _, _ in
-            precondition(isMainThread, "GLib's default main context runs off the main thread; GLibMainQueue needs it on the main thread")
-            kra_main_queue_drain()
-            return 1  // G_SOURCE_CONTINUE
-        }, nil)
-    }()
-
-    private static var isMainThread: Bool { kra_is_main_thread() != 0 }
 }

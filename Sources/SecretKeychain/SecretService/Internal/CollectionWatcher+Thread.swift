@@ -2,6 +2,7 @@ import CSecret
 import FoundationEssentials
 import Logging
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -16,20 +17,14 @@ extension CollectionWatcher {
     /// - Throws: ``KeychainError/underlying(domain:code:message:)`` when no thread can be started;
     ///   everything is released again.
     func startThread() throws(KeychainError) {
+        // Under the lock: a handler that stops the watcher on its own thread waits until the handle is kept.
         let started = thread.withLock { thread -> Int32 in
-            let watcher = Unmanaged.passRetained(self).toOpaque()
-            var handle = pthread_t()
-            let result = pthread_create(&handle, nil, { watcher in
-                Unmanaged<CollectionWatcher>.fromOpaque(watcher!).takeRetainedValue().run()
-                return nil
-            }, watcher)
-            guard result == 0 else {
-                Unmanaged<CollectionWatcher>.fromOpaque(watcher).release()
-                return result
+            do throws(OwnThreadFailure) {
+                thread = try OwnThread.start(name: Self.threadName) { self.run() }
+                return 0
+            } catch {
+                return error.code
             }
-            nameThread(handle, Self.threadName)
-            thread = handle
-            return 0
         }
         guard started == 0 else {
             precondition(g_main_context_acquire(context) != 0, "an unstarted watcher's main context is owned by another thread")
@@ -43,29 +38,15 @@ extension CollectionWatcher {
     /// The name of the watchers' threads, as `/proc/PID/task/TID/comm` shows it (15 bytes at most).
     static let threadName = "keychain-watch"
 
-    /// Names `thread` from the calling thread, so that the name is set when ``startThread()``
-    /// returns. glibc's `pthread_setname_np`, which Swift's Glibc module leaves out (it is declared
-    /// only with `_GNU_SOURCE`); found once, at run time. Where it is missing, the thread keeps its
-    /// inherited name.
-    private func nameThread(_ thread: pthread_t, _ name: String) {
-        _ = Self.setThreadName?(thread, name)
-    }
-
-    private typealias SetThreadName = @convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32
-
-    private static let setThreadName: SetThreadName? = dlsym(nil, "pthread_setname_np").map {
-        unsafeBitCast($0, to: SetThreadName.self)
-    }
-
     /// Ends the thread's main loop and, unless called on the watcher's own thread (from a
     /// handler, or when the bus went away), waits until the thread has unsubscribed and ended.
     func stop() {
         postQuit()
         guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
-        if pthread_equal(thread, pthread_self()) != 0 {
-            pthread_detach(thread)
+        if thread.isCurrent {
+            thread.detach()
         } else {
-            pthread_join(thread, nil)
+            thread.join()
         }
     }
 

@@ -2,6 +2,7 @@ import CSecret
 import FoundationEssentials
 import Logging
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -38,7 +39,7 @@ final class CollectionWatcher: @unchecked Sendable {
     let context: OpaquePointer
     let loop: OpaquePointer
     /// The watcher's thread, from ``startThread()`` until ``stop()`` joins or detaches it.
-    let thread = Mutex<pthread_t?>(nil)
+    let thread = Mutex<OwnThread.Handle?>(nil)
 
     // Owned by the thread that owns `context`.
     var bus: OpaquePointer?

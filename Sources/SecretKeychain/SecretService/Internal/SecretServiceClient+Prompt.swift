@@ -1,4 +1,5 @@
 import CSecret
+import SystemSupport
 
 extension SecretServiceClient {
     /// Deletes the item at `path` with the Secret Service's own `Item.Delete`, and runs the prompt

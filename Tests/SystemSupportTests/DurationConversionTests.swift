@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SecretKeychain
+import SystemSupport
 
 /// The GLib timer interval the store waits for a prompt with, from the `unlockTimeout` an app configures.
 @Suite struct DurationConversionTests {

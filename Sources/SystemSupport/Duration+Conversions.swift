@@ -13,12 +13,12 @@ extension Duration {
 
     /// The duration as a GLib timer's interval (`g_timeout_source_new`): whole milliseconds, at
     /// least 1, and at most what the interval holds (about 49 days), however long the duration.
-    var timerMilliseconds: UInt32 {
+    package var timerMilliseconds: UInt32 {
         UInt32(min(max(1, inMilliseconds.rounded(.up)), Double(UInt32.max)))
     }
 
     /// `5 s`, `0.25 s`: the way limits appear in messages.
-    var formattedSeconds: String {
+    package var formattedSeconds: String {
         let value = inSeconds
         return value == value.rounded() ? "\(Int64(value)) s" : "\(value) s"
     }

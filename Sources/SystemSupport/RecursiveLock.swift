@@ -1,13 +1,13 @@
-import CSecret
+internal import CGLib
 
 /// A lock its holder may take again (GLib's `GRecMutex`), for a handler that may call back into
 /// what called it.
 ///
 /// `@unchecked Sendable`: the mutex is only touched through GLib's thread-safe calls.
-final class RecursiveLock: @unchecked Sendable {
+package final class RecursiveLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<GRecMutex>
 
-    init() {
+    package init() {
         mutex = .allocate(capacity: 1)
         g_rec_mutex_init(mutex)
     }
@@ -17,6 +17,6 @@ final class RecursiveLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { g_rec_mutex_lock(mutex) }
-    func unlock() { g_rec_mutex_unlock(mutex) }
+    package func lock() { g_rec_mutex_lock(mutex) }
+    package func unlock() { g_rec_mutex_unlock(mutex) }
 }

@@ -1,4 +1,5 @@
-import SecretKeychain
+import CommandLineSupport
+import SystemSupport
 import Testing
 
 @Suite struct TerminalEscapingTests {

@@ -1,0 +1,2 @@
+/* GLib and GIO without libsecret: checksums, HMAC, GDBus, the main context. */
+#include <gio/gio.h>
