@@ -1,6 +1,7 @@
 import CSecret
 import Foundation
 import SecretKeychain
+import SystemSupport
 
 /// Another client of the Secret Service, for tests: it makes and inspects items the way other
 /// programs do (libsecret's item API and plain GDBus), independently of `SecretServiceStore`.
@@ -107,7 +108,7 @@ package enum RawSecretService {
     private static func cancelledAfterTenSeconds() -> UnsafeMutablePointer<GCancellable> {
         let cancellable = g_cancellable_new()!
         g_object_ref(cancellable)
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10) { [cancellable = UInt(bitPattern: cancellable)] in
+        _ = DeadlineTimer.shared.schedule(after: .seconds(10)) { [cancellable = UInt(bitPattern: cancellable)] in
             let pointer = UnsafeMutablePointer<GCancellable>(bitPattern: cancellable)!
             g_cancellable_cancel(pointer)
             g_object_unref(pointer)
