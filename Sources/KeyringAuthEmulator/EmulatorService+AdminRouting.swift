@@ -241,21 +241,17 @@ extension EmulatorService {
     /// own sets what the body has, as firebase-tools does. Blocking functions' triggers are checked, then refused:
     /// the emulator calls no function.
     private func patchConfig(_ fields: RequestFields, withBlockingFunctions: Bool, mask: String?) throws(EmulatorFailure) -> [String: Any] {
-        let paths = mask.flatMap { $0.isEmpty ? nil : Set($0.split(separator: ",").map { String($0) }) }
-        let fullUpdate = withBlockingFunctions && paths == nil
-        func chosen(_ path: String) -> Bool {
-            guard let paths else { return true }
-            return paths.contains { $0 == path || path.hasPrefix($0 + ".") || $0.hasPrefix(path + ".") }
-        }
+        let updateMask = UpdateMask(mask)
+        let fullUpdate = withBlockingFunctions && updateMask == nil
         /// A setting to take: the body's, or on a full update its default; `nil` to leave it.
         func setting(_ object: String, _ name: String) throws(EmulatorFailure) -> Bool? {
-            guard chosen("\(object).\(name)") else { return nil }
+            guard updateMask.sets("\(object).\(name)") else { return nil }
             return try fields.object(object)?.bool(name) ?? (fullUpdate ? false : nil)
         }
         let duplicates = try setting("signIn", "allowDuplicateEmails")
         let privacy = try setting("emailPrivacyConfig", "enableImprovedEmailPrivacy")
         var forward: [String: Bool]?
-        if withBlockingFunctions, chosen("blockingFunctions") {
+        if withBlockingFunctions, updateMask.reaches("blockingFunctions") {
             let functions = try fields.object("blockingFunctions")
             if let triggers = try functions?.object("triggers"), !triggers.values.isEmpty {
                 // Checked as firebase-tools checks them, then refused: the emulator calls no blocking function.
@@ -264,7 +260,7 @@ extension EmulatorService {
                         throw EmulatorFailure("INVALID_BLOCKING_FUNCTION : ((Event type is invalid.))")
                     }
                     let uri = (value as? [String: Any])?["functionUri"] as? String
-                    guard let uri, let url = URLComponents(string: uri), url.scheme != nil, url.host?.isEmpty == false else {
+                    guard let uri, Self.isAbsoluteURI(uri) else {
                         throw EmulatorFailure("INVALID_BLOCKING_FUNCTION : ((Expected an absolute URI with valid scheme and host.))")
                     }
                 }
@@ -273,7 +269,7 @@ extension EmulatorService {
             if let credentials = try functions?.object("forwardInboundCredentials") {
                 forward = [:]
                 for name in ["idToken", "accessToken", "refreshToken"] {
-                    if chosen("blockingFunctions.forwardInboundCredentials.\(name)"), let value = try credentials.bool(name) {
+                    if updateMask.sets("blockingFunctions.forwardInboundCredentials.\(name)"), let value = try credentials.bool(name) {
                         forward?[name] = value
                     }
                 }
@@ -284,7 +280,7 @@ extension EmulatorService {
         state.withLock { state in
             if let duplicates { state.settings.allowsDuplicateEmails = duplicates }
             if let privacy { state.settings.emailEnumerationProtection = privacy }
-            if let forward { state.forwardInboundCredentials = paths == nil ? forward : state.forwardInboundCredentials.merging(forward) { _, new in new } }
+            if let forward { state.forwardInboundCredentials = updateMask == nil ? forward : state.forwardInboundCredentials.merging(forward) { _, new in new } }
         }
         return configFields(withBlockingFunctions: withBlockingFunctions)
     }
@@ -306,10 +302,9 @@ extension EmulatorService {
 
     private func patchTenant(_ id: String, _ fields: RequestFields, mask: String?) throws(EmulatorFailure) -> [String: Any] {
         if let bodyID = try fields.string("tenantId"), bodyID != id { throw EmulatorFailure("TENANT_ID_MISMATCH") }
-        let paths = mask.flatMap { $0.isEmpty ? nil : Set($0.split(separator: ",").map { String($0) }) }
         return try state.withLock { state throws(EmulatorFailure) in
             var tenant = try Self.tenant(id, in: &state)
-            try tenant.apply(fields, mask: paths)
+            try tenant.apply(fields, mask: UpdateMask(mask))
             state.tenants[id] = tenant
             return tenant.fields(projectID: projectID)
         }

@@ -49,7 +49,7 @@ extension EmulatorService {
         guard !returnsLink || caller == .admin else { throw EmulatorFailure("INSUFFICIENT_PERMISSION") }
         let continueURL = try fields.string("continueUrl")
         if let continueURL {
-            guard let url = URLComponents(string: continueURL), url.scheme != nil, url.host?.isEmpty == false else {
+            guard Self.isAbsoluteURI(continueURL) else {
                 throw EmulatorFailure("INVALID_CONTINUE_URI")
             }
         }

@@ -2,6 +2,13 @@ import Foundation
 
 // The rules an address, a password and the account indexes follow.
 extension EmulatorService {
+    /// Whether `text` is an absolute URI with a scheme and a host, as firebase-tools requires of a continue URL
+    /// and a blocking function's URI.
+    static func isAbsoluteURI(_ text: String) -> Bool {
+        guard let url = URLComponents(string: text) else { return false }
+        return url.scheme != nil && url.host?.isEmpty == false
+    }
+
     static func validEmail(_ email: String) throws(EmulatorFailure) -> String {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, email.utf8.count <= 320,

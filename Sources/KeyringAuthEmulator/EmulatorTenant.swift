@@ -49,8 +49,8 @@ struct EmulatorTenant: Sendable {
 
     /// Takes the settings of `fields`: those named by `mask` (`updateMask`'s paths), or, without a mask, all of
     /// them, a setting left out going back to its default.
-    mutating func apply(_ fields: RequestFields, mask: Set<String>?) throws(EmulatorFailure) {
-        func chosen(_ path: String) -> Bool { mask.map { $0.contains(path) || $0.contains(path.components(separatedBy: ".")[0]) } ?? true }
+    mutating func apply(_ fields: RequestFields, mask: UpdateMask?) throws(EmulatorFailure) {
+        func chosen(_ path: String) -> Bool { mask.sets(path) }
         func flag(_ name: String, _ current: Bool) throws(EmulatorFailure) -> Bool {
             guard chosen(name) else { return current }
             return try fields.bool(name) ?? (mask == nil ? false : current)
