@@ -69,7 +69,7 @@ let package = Package(
         .systemLibrary(name: "CGLib", pkgConfig: gioPkgConfig, providers: [.apt(["libglib2.0-dev"])]),
         // What the package's modules share where they touch the system, for the package only: threads off the
         // cooperative pool, the deadline timer, spawning, GLib's digests, base64url, the desktop portal's OpenURI,
-        // the dispatch main queue run from GLib's main loop. FoundationEssentials only.
+        // the dispatch main queue run from GLib's main loop, escaping for a terminal. FoundationEssentials only.
         .target(name: "SystemSupport", dependencies: ["CGLib", "CMainQueue"], swiftSettings: strict),
         // The keychain adapter: the KeychainStore protocol, the Secret Service store, the in-memory store; and
         // GLibMainQueue, which runs the dispatch main queue from GLib's main loop.
@@ -136,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-emulator",
             dependencies: [
-                "KeyringAuthEmulator", "CommandLineSupport",
+                "KeyringAuthEmulator", "SystemSupport", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-broker",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "SystemSupport", "CommandLineSupport", "CSecret",
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -172,7 +172,7 @@ let package = Package(
         // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
         .executableTarget(
             name: "keychain-probe",
-            dependencies: ["SecretKeychain", "CommandLineSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SecretKeychain", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/keychain-probe",
             swiftSettings: strict
         ),
@@ -316,10 +316,10 @@ let package = Package(
             dependencies: ["SecretKeychain", "Subprocesses"],
             swiftSettings: strict
         ),
-        // The system layer (threads, the deadline timer, spawning, digests, base64url) and the terminal escaping on it.
+        // The system layer: threads, the deadline timer, spawning, digests, base64url, escaping for a terminal.
         .testTarget(
             name: "SystemSupportTests",
-            dependencies: ["SystemSupport", "CommandLineSupport"],
+            dependencies: ["SystemSupport"],
             swiftSettings: strict
         ),
         // Test-only helpers that talk to the keyring as another client would (raw libsecret and GDBus).

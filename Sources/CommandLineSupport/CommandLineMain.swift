@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SystemSupport
 
 /// Runs the command line of `Root` as `keyring-auth` runs every command: each failure as one line on standard
 /// error (`keyring-auth: MESSAGE`) and an exit code from ``ExitStatus``; usage errors exit 2. `beforeRun` runs

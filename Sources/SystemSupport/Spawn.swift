@@ -8,8 +8,8 @@ import Glibc
 
 /// The package's one way to start a program, with one policy: it starts as a shell would start it,
 /// every signal unblocked and at its default (a dispatch or NIO thread's blocked mask and an ignored
-/// SIGPIPE are not inherited), standard streams from files, and no other descriptor of ours (ours are
-/// opened close-on-exec).
+/// SIGPIPE are not inherited), its standard streams from files, and no other descriptor of this
+/// process, close-on-exec or not (a connection a thread accepted a moment before stays ours).
 ///
 /// Foundation's `Process` is not used: it spawns from a dispatch worker thread whose blocked signal
 /// mask the child inherits (SIGTERM then does nothing), and its `waitUntilExit()` can spin forever
@@ -44,6 +44,19 @@ package enum Spawn {
         defer { argv.forEach { free($0) } }
         execv(path, argv)
         return String(cString: strerror(errno))
+    }
+
+    /// Closes every descriptor from 3 up in the child: glibc's `posix_spawn_file_actions_addclosefrom_np`
+    /// (2.34 and later), which Swift's Glibc module leaves out (it is declared only with `_GNU_SOURCE`);
+    /// found once, at run time. Where it is missing, only close-on-exec descriptors are left behind.
+    fileprivate static func closeTheRest(in actions: inout posix_spawn_file_actions_t) {
+        _ = addCloseFrom?(&actions, 3)
+    }
+
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    private static let addCloseFrom: AddCloseFrom? = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: AddCloseFrom.self)
     }
 
     /// Applies the policy to a spawn's attributes.
@@ -84,6 +97,7 @@ package final class ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, stdin.path, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_APPEND, 0)
         posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_APPEND, 0)
+        Spawn.closeTheRest(in: &actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -1,6 +1,6 @@
-import CommandLineSupport
 import KeyringAuth
 import SecretKeychain
+import SystemSupport
 
 /// The arguments every method shares, checked: who the app is to Firebase (`app`, an `a{sv}`) and
 /// which scope it means (`group`; `""` for its private scope). Nothing is trusted beyond its type.

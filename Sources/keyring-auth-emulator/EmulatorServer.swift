@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import KeyringAuthEmulator
 import Logging
+import SystemSupport
 
 /// `keyring-auth-emulator`: the bundled Auth emulator, run by `keyring-auth emulator` (which passes on its options)
 /// and by `keyring-auth demo`. An executable of its own, so that SwiftNIO is not loaded by every `keyring-auth` command.

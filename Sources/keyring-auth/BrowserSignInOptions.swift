@@ -4,6 +4,7 @@ import Foundation
 import KeyringAuth
 import Logging
 import SecretKeychain
+import SystemSupport
 
 /// How `sign-in` runs the desktop OAuth flow (``DesktopOAuthFlow``): Google, or an OpenID Connect provider
 /// by its issuer, in the user's browser; the client secret, when there is one, from standard input.

@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import KeyringAuth
 import SecretKeychain
+import SystemSupport
 
 /// `keyring-auth mfa`: the signed-in user's second factors (TOTP authenticator apps).
 struct MultiFactorCommand: AsyncParsableCommand {

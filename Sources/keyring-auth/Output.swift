@@ -1,4 +1,4 @@
-import CommandLineSupport
+import SystemSupport
 import Foundation
 import KeyringAuth
 import SecretKeychain

@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import KeyringAuth
+import SystemSupport
 
 /// The code of an authenticator app (a TOTP second factor): on a terminal, asked for with a prompt on standard
 /// error; piped in, the next line of standard input (after the password, when there is one).

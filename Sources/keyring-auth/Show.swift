@@ -3,6 +3,7 @@ import CommandLineSupport
 import Foundation
 import KeyringAuth
 import SecretKeychain
+import SystemSupport
 
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

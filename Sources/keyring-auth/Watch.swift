@@ -5,6 +5,7 @@ import Foundation
 import KeyringAuth
 import SecretKeychain
 import Synchronization
+import SystemSupport
 
 struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -40,6 +40,24 @@ import Glibc
         #expect(standardSignals("SigIgn") == 0, "\(status)")
     }
 
+    @Test func aChildGetsNoDescriptorBeyondItsStandardStreams() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out")
+        try Data().write(to: output)
+        // A descriptor opened without close-on-exec, as a library or an accept() may leave one.
+        let inheritable = open("/dev/null", O_RDONLY)
+        try #require(inheritable >= 0)
+        defer { close(inheritable) }
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        let child = try ChildProcess(["ls", "/proc/self/fd"], stdin: devNull, stdout: output, stderr: devNull)
+        #expect(await child.exitStatus() == 0)
+        // ls's own descriptor for the directory it lists is the fourth.
+        let descriptors = try String(contentsOf: output, encoding: .utf8).split(separator: "\n").compactMap { Int($0) }.sorted()
+        #expect(descriptors == [0, 1, 2, 3], "\(descriptors)")
+    }
+
     @Test func aProgramThatIsNotThereIsAFailureThatSaysSo() {
         let devNull = URL(fileURLWithPath: "/dev/null")
         #expect { try ChildProcess(["/nonexistent/program"], stdin: devNull, stdout: devNull, stderr: devNull) }

@@ -1,4 +1,3 @@
-import CommandLineSupport
 import SystemSupport
 import Testing
 

@@ -1,5 +1,3 @@
-import SystemSupport
-
 extension String {
     /// The string with every scalar that `Unicode.Scalar.isControlOrInvisible` written as
     /// `\u{1B}` (uppercase hexadecimal), everything else unchanged: stored or received text made
