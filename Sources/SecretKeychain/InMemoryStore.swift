@@ -17,16 +17,9 @@ public final class InMemoryStore: KeychainStore {
         var modified: Date
     }
 
-    private struct Observer {
-        weak var observation: KeychainObservation?
-        var scope: KeychainScope
-    }
-
     private let entries = Mutex<[KeychainKey: Entry]>([:])
-    private let observers = Mutex<[Int: Observer]>([:])
-    private let nextObserverID = Atomic(0)
-    /// Where changes are delivered, one at a time and in the order of the writes.
-    private let delivery = DispatchQueue(label: "SecretKeychain.InMemoryStore.changes")
+    /// Told of each write while `entries` is locked, so that changes are delivered in the order of the writes.
+    private let observers = LocalObservers(label: "SecretKeychain.InMemoryStore.changes")
 
     public init() {}
 
@@ -42,7 +35,7 @@ public final class InMemoryStore: KeychainStore {
         entries.withLock { entries in
             let created = entries[key]?.created ?? now
             entries[key] = Entry(data: data, label: label, created: created, modified: now)
-            announce([KeychainChange(key: key, kind: .stored)])
+            observers.announce([KeychainChange(key: key, kind: .stored)])
         }
     }
 
@@ -51,7 +44,7 @@ public final class InMemoryStore: KeychainStore {
         try key.validate()
         return entries.withLock { entries in
             guard entries.removeValue(forKey: key) != nil else { return false }
-            announce([KeychainChange(key: key, kind: .removed)])
+            observers.announce([KeychainChange(key: key, kind: .removed)])
             return true
         }
     }
@@ -73,7 +66,7 @@ public final class InMemoryStore: KeychainStore {
         entries.withLock { entries in
             let keys = entries.keys.filter { $0.accessGroup == group }
             for key in keys { entries.removeValue(forKey: key) }
-            announce(keys.map { KeychainChange(key: $0, kind: .removed) })
+            observers.announce(keys.map { KeychainChange(key: $0, kind: .removed) })
             return keys.count
         }
     }
@@ -81,22 +74,6 @@ public final class InMemoryStore: KeychainStore {
     public func observeChanges(
         in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
     ) throws(KeychainError) -> KeychainObservation {
-        let observation = KeychainObservation(handler: handler)
-        let id = nextObserverID.add(1, ordering: .relaxed).newValue
-        observers.withLock { $0[id] = Observer(observation: observation, scope: scope) }
-        observation.whenCancelled { [weak self] in _ = self?.observers.withLock { $0.removeValue(forKey: id) } }
-        return observation
-    }
-
-    /// Queues `changes` for the observers whose scope they concern. Called while `entries` is
-    /// locked, so that changes are queued in the order they were made.
-    private func announce(_ changes: [KeychainChange]) {
-        let observers = observers.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
-        for observer in observers {
-            guard let observation = observer.observation else { continue }
-            for change in changes where observer.scope.contains(change.key) {
-                delivery.async { observation.deliver(change) }
-            }
-        }
+        observers.observe(in: scope, handler)
     }
 }

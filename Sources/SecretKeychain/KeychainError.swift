@@ -9,6 +9,14 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case noSessionBus(detail: String)
     /// Nothing owns `org.freedesktop.secrets` on the session bus.
     case noProvider(detail: String)
+    /// Inside a sandbox: the desktop's Secret portal (`org.freedesktop.portal.Secret`), which keeps the
+    /// key of the app's own file keyring, does not answer (the session's portal has no Secret backend).
+    case noPortal(detail: String)
+    /// Inside a sandbox: the sign-in broker (`io.github.keyringauth.Broker1`), through which a sandboxed app
+    /// reaches an access group, is not installed, not reachable, or refused the call.
+    case noBroker(detail: String)
+    /// Inside a sandbox: the broker refused the call (the app may not use the access group, say).
+    case brokerRefused(detail: String)
     /// The configured collection does not exist (for example, the `default` alias points nowhere).
     case noSuchCollection(String, detail: String)
     /// A collection's object path breaks the D-Bus object path grammar (for example `/a//b` or `/a/`).
@@ -40,6 +48,9 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .noSessionBus: return "noSessionBus"
         case .noProvider: return "noProvider"
+        case .noPortal: return "noPortal"
+        case .noBroker: return "noBroker"
+        case .brokerRefused: return "brokerRefused"
         case .noSuchCollection: return "noSuchCollection"
         case .invalidCollectionPath: return "invalidCollectionPath"
         case .locked: return "locked"
@@ -61,6 +72,16 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
                 + "with `dbus-run-session -- COMMAND`, and check DBUS_SESSION_BUS_ADDRESS."
         case .noProvider(let detail):
             return Self.noProviderMessage(detail: detail, orElse: "choose InMemoryStore explicitly")
+        case .noPortal(let detail):
+            return "The desktop's Secret portal (org.freedesktop.portal.Secret) is not available (\(detail)), so this sandboxed "
+                + "app has no keyring of its own. Run it in a session whose portal has a Secret backend (gnome-keyring's, or "
+                + "KWallet 6's), or install the KeyringAuth broker (keyring-auth-broker) on the host."
+        case .noBroker(let detail):
+            return "The KeyringAuth broker (io.github.keyringauth.Broker1) cannot serve this sandboxed app (\(detail)). A sandboxed "
+                + "app reaches an access group only through it: install keyring-auth-broker on the host (its package, or "
+                + "scripts/install from a clone) and give the app --talk-name=io.github.keyringauth.Broker1."
+        case .brokerRefused(let detail):
+            return "The KeyringAuth broker refused: \(detail) Nothing stored was changed."
         case .noSuchCollection(let collection, let detail):
             return "The keyring collection \(collection) does not exist (\(detail)). Create or choose a default "
                 + "keyring in your keyring manager (Seahorse: Passwords and Keys), or start gnome-keyring with "

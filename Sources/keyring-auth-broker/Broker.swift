@@ -18,12 +18,14 @@ final class Broker: Sendable {
     static let maximumWatchesPerClient = 32
 
     let logger: Logger
-    private let store: any KeychainStore
+    let store: any KeychainStore
     private let endpoint: IdentityToolkitEndpoint
-    private let policy: AccessPolicy
+    let policy: AccessPolicy
     private let tokenRefresh: TokenRefreshPolicy
     private let bus = Mutex<BusServer?>(nil)
-    private let blocking = DispatchQueue(label: "keyring-auth-broker.blocking", attributes: .concurrent)
+    let blocking = DispatchQueue(label: "keyring-auth-broker.blocking", attributes: .concurrent)
+    /// Who follows which scope's items through the item interface.
+    let itemFollows = ItemFollows()
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
@@ -67,6 +69,9 @@ final class Broker: Sendable {
         activity.start { [weak self] in self?.becameIdle() }
     }
 
+    /// The bus, once started.
+    var currentBus: BusServer? { bus.withLock { $0 } }
+
     var handlers: BusServer.Handlers {
         BusServer.Handlers(
             methodCall: { [weak self] call in self?.handle(call) },
@@ -78,9 +83,15 @@ final class Broker: Sendable {
     /// Checks a call's arguments on the main thread and runs it as a task.
     func handle(_ call: MethodCall) {
         activity.begin()
-        let request: Request
+        let work: @Sendable () async throws -> Void
         do throws(BrokerError) {
-            request = try Request(call)
+            if call.interface == BrokerInterface.keychainName {
+                let request = try KeychainRequest(call)
+                work = { try await self.perform(request, for: call) }
+            } else {
+                let request = try Request(call)
+                work = { try await self.perform(request, for: call) }
+            }
         } catch {
             logger.info("Refused a call", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])
             call.fail(error)
@@ -90,7 +101,7 @@ final class Broker: Sendable {
         Task {
             defer { activity.end() }
             do {
-                try await perform(request, for: call)
+                try await work()
             } catch let error as BrokerError {
                 logger.info("A call failed", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])
                 call.fail(error)
@@ -148,11 +159,7 @@ final class Broker: Sendable {
     /// no other app reaches it, whatever Firebase app ID it passes.
     static func storedOptions(_ options: AuthAppOptions, for caller: Caller) -> AuthAppOptions {
         var options = options
-        switch caller {
-        case .host: break
-        case .flatpak(let appID): options.appName = "flatpak:\(appID):\(options.appName)"
-        case .snap(let name): options.appName = "snap:\(name):\(options.appName)"
-        }
+        options.appName = caller.privateNamespace + options.appName
         return options
     }
 
@@ -160,7 +167,7 @@ final class Broker: Sendable {
 
     /// Who `sender` is: from the cache, or from its process, which must still hold the connection
     /// once its files are read (so that the process ID was not reused meanwhile).
-    private func identify(_ sender: String) async throws(BrokerError) -> Caller {
+    func identify(_ sender: String) async throws(BrokerError) -> Caller {
         if let caller = state.withLock({ $0.callers[sender] }) { return caller }
         guard let bus = bus.withLock({ $0 }) else { throw BrokerError(.failed, "The broker is not started yet; call again.") }
         let caller = try await blocking.run { () throws(BrokerError) -> Caller in
@@ -199,6 +206,7 @@ final class Broker: Sendable {
             return emptied
         }
         for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
+        for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
     }
 
     // MARK: The Auths

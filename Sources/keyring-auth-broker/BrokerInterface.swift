@@ -5,6 +5,8 @@ enum BrokerInterface {
     static let name = "io.github.keyringauth.Broker1"
     /// The one object.
     static let objectPath = "/io/github/keyringauth/Broker1"
+    /// The item-level interface of the same object: KeyringAuth's own items of the scopes the caller may use.
+    static let keychainName = "io.github.keyringauth.Keychain1"
 
     static let introspectionXML = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
@@ -102,6 +104,64 @@ enum BrokerInterface {
               <arg name="app" type="a{sv}"/>
               <arg name="group" type="s"/>
               <arg name="user" type="a{sv}"/>
+            </signal>
+          </interface>
+          <!--
+            io.github.keyringauth.Keychain1: the items KeyringAuth's own Auth keeps, one item at a time, for a
+            sandboxed Swift app whose Auth cannot reach the Secret Service (its SecretKeychain.BrokerKeychainStore).
+
+            group:   an access group, or "" for the calling app's private scope (for a sandboxed app, the items the
+                     broker keeps for its verified app ID; the same the Broker1 calls of that app use).
+            service, account: a key of Auth's: in a group, account firebase_auth_firebase_user; in the private
+                     scope, service firebase_auth_... and account firebase_auth_1_... . Any other key is refused.
+            Every call checks the caller's group first, as Broker1's calls do. Secrets up to 1 MiB.
+            scope of List: "private", "group" (the group named) or "all" (the private scope and every group the
+                     caller may use). items: (group, service, account, label, created, modified, size).
+            Errors: as Broker1's; KeychainUnavailable's message starts with the keychain's error code (locked: ...).
+          -->
+          <interface name="io.github.keyringauth.Keychain1">
+            <method name="Lookup">
+              <arg name="group" type="s" direction="in"/>
+              <arg name="service" type="s" direction="in"/>
+              <arg name="account" type="s" direction="in"/>
+              <arg name="found" type="b" direction="out"/>
+              <arg name="secret" type="ay" direction="out"/>
+            </method>
+            <method name="Store">
+              <arg name="group" type="s" direction="in"/>
+              <arg name="service" type="s" direction="in"/>
+              <arg name="account" type="s" direction="in"/>
+              <arg name="label" type="s" direction="in"/>
+              <arg name="secret" type="ay" direction="in"/>
+            </method>
+            <method name="Remove">
+              <arg name="group" type="s" direction="in"/>
+              <arg name="service" type="s" direction="in"/>
+              <arg name="account" type="s" direction="in"/>
+              <arg name="removed" type="b" direction="out"/>
+            </method>
+            <method name="List">
+              <arg name="scope" type="s" direction="in"/>
+              <arg name="group" type="s" direction="in"/>
+              <arg name="items" type="a(ssssxxu)" direction="out"/>
+            </method>
+            <method name="RemoveAll">
+              <arg name="group" type="s" direction="in"/>
+              <arg name="removed" type="u" direction="out"/>
+            </method>
+            <!-- Follow sends ItemChanged to this client, and to no one else, for each change of the scope's items,
+                 whoever made it, until Unfollow or until the client leaves the bus. change: stored or removed. -->
+            <method name="Follow">
+              <arg name="group" type="s" direction="in"/>
+            </method>
+            <method name="Unfollow">
+              <arg name="group" type="s" direction="in"/>
+            </method>
+            <signal name="ItemChanged">
+              <arg name="group" type="s"/>
+              <arg name="service" type="s"/>
+              <arg name="account" type="s"/>
+              <arg name="change" type="s"/>
             </signal>
           </interface>
         </node>

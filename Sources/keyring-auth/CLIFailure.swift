@@ -10,7 +10,7 @@ extension CLIFailure {
             self.init(
                 .keyringUnavailable,
                 KeychainError.noProviderMessage(detail: detail, orElse: "pass --store memory (nothing is kept after the command)"))
-        case .noSessionBus, .noSuchCollection, .locked, .timedOut:
+        case .noSessionBus, .noSuchCollection, .locked, .timedOut, .noPortal, .noBroker, .brokerRefused:
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)

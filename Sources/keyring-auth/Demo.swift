@@ -20,7 +20,7 @@ struct Demo: AsyncParsableCommand {
     var group = "TEAMID.com.example.group1"
 
     func validate() throws {
-        guard storeOptions.store == .secretService else {
+        guard storeOptions.store != .memory else {
             throw ValidationError("The demo runs each app in its own process, which needs the Secret Service; drop --store memory.")
         }
     }

@@ -17,19 +17,25 @@ struct Doctor: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard storeOptions.store == .secretService else { throw ValidationError("doctor checks the Secret Service; drop --store memory.") }
+        guard [.automatic, .secretService].contains(storeOptions.store) else {
+            throw ValidationError("doctor checks the Secret Service, and in a sandbox the portal and the broker; drop --store \(storeOptions.store.rawValue).")
+        }
     }
 
     func run() async throws {
         let store = SecretServiceStore(configuration: storeOptions.secretServiceConfiguration)
         // diagnose() blocks on D-Bus: the store's queue keeps it off the cooperative pool.
         let report = await store.blockingQueue.run { store.diagnose() }
-        let checks = Self.checks(report, collection: storeOptions.collection)
+        // In a sandbox that cannot reach the Secret Service: the portal keyring and the broker instead.
+        let sandboxed = report.sandbox.isSandboxed && !report.secretServiceReachable
+        let sandboxReport = sandboxed ? await store.blockingQueue.run { SandboxDiagnosis.diagnose(logger: storeOptions.logger) } : nil
+        let checks = sandboxReport.map { Self.sandboxChecks(report.sandbox, $0) } ?? Self.checks(report, collection: storeOptions.collection)
+        let healthy = sandboxReport.map { $0.isHealthy } ?? report.isHealthy
         if output.json {
             printJSON([
-                "healthy": report.isHealthy,
+                "healthy": healthy,
                 "checks": checks.map { ["name": $0.name, "ok": $0.ok, "detail": $0.detail, "fix": nullable($0.fix)] as [String: Any] },
-                "sandbox": Self.sandboxJSON(report),
+                "sandbox": Self.sandboxJSON(report, sandboxReport),
                 "provider": Self.providerJSON(report),
                 "quirks": report.quirks.map { ["id": $0.id, "summary": $0.summary] },
             ])
@@ -42,9 +48,9 @@ struct Doctor: AsyncParsableCommand {
                     for quirk in report.quirks { print("     quirk \(quirk.id): \(quirk.summary)") }
                 }
             }
-            print(report.isHealthy ? "The keyring works." : "The keyring does not work; see the fix above.")
+            print(healthy ? "The keyring works." : "The keyring does not work; see the fix above.")
         }
-        if !report.isHealthy { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
+        if !healthy { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
     }
 
     struct Check {
@@ -128,12 +134,40 @@ struct Doctor: AsyncParsableCommand {
         }
         return Check(
             name: "sandbox", ok: false,
-            detail: "\(report.sandbox); backend: none reachable: org.freedesktop.secrets is not visible from the sandbox "
-                + "(this store does not use libsecret's Secret portal or its per-app file keyring), so nothing can be stored or shared",
+            detail: "\(report.sandbox); backend: none reachable: org.freedesktop.secrets is not visible from the sandbox",
             fix: report.sandbox.sharingAdvice)
     }
 
-    static func sandboxJSON(_ report: SecretServiceDiagnosis) -> [String: Any] {
+    /// The checks of a sandbox that cannot reach the Secret Service (as it should not need to): the portal keyring
+    /// for the app's own sign-in, the broker for its groups (and its own sign-in where the portal has no keyring),
+    /// and a write/read/delete probe of the app's own items where they would go.
+    static func sandboxChecks(_ sandbox: Sandbox, _ report: SandboxDiagnosis) -> [Check] {
+        var checks = [Check(
+            name: "sandbox", ok: true,
+            detail: "\(sandbox); the Secret Service is out of reach, as it should be: the app needs no org.freedesktop.secrets")]
+        if let reason = report.portalUnavailability {
+            checks.append(Check(
+                name: "portal", ok: report.brokerError == nil,
+                detail: "no portal keyring: \(reason); the app's own sign-in goes through the broker",
+                fix: report.brokerError == nil ? nil
+                    : "run the app in a session whose desktop portal has a Secret backend (gnome-keyring's, or KWallet 6's), or install the broker (below)"))
+        } else {
+            checks.append(Check(name: "portal", ok: true, detail: "the Secret portal answers: the app's own sign-in lives in its portal keyring"))
+        }
+        if let error = report.brokerError {
+            checks.append(Check(name: "broker", ok: false, detail: "\(SandboxDiagnosis.brokerName) does not answer: access groups cannot be used", fix: advice(error)))
+        } else {
+            checks.append(Check(name: "broker", ok: true, detail: "\(SandboxDiagnosis.brokerName) answers: access groups under the app's domain are shared through it"))
+        }
+        if let error = report.probeError {
+            checks.append(Check(name: "probe", ok: false, detail: "writing, reading and deleting a throwaway item of the app's own failed", fix: advice(error)))
+        } else {
+            checks.append(Check(name: "probe", ok: true, detail: "wrote, read back and deleted a throwaway item of the app's own"))
+        }
+        return checks
+    }
+
+    static func sandboxJSON(_ report: SecretServiceDiagnosis, _ sandboxReport: SandboxDiagnosis? = nil) -> [String: Any] {
         var kind = "none"
         var name: String?
         switch report.sandbox {
@@ -141,11 +175,16 @@ struct Doctor: AsyncParsableCommand {
         case .flatpak(let appID): kind = "flatpak"; name = appID
         case .snap(let snap): kind = "snap"; name = snap
         }
-        return [
-            "kind": kind, "name": nullable(name),
-            "backend": report.secretServiceReachable ? "secret-service" : "none",
-            "howToShare": nullable(report.sandbox.sharingAdvice),
+        var backend = report.secretServiceReachable ? "secret-service" : "none"
+        if let sandboxReport, sandboxReport.probeError == nil { backend = sandboxReport.portalUnavailability == nil ? "portal" : "broker" }
+        var json: [String: Any] = [
+            "kind": kind, "name": nullable(name), "backend": backend, "howToShare": nullable(report.sandbox.sharingAdvice),
         ]
+        if let sandboxReport {
+            json["portal"] = ["reachable": sandboxReport.portalUnavailability == nil, "detail": nullable(sandboxReport.portalUnavailability)]
+            json["broker"] = ["reachable": sandboxReport.brokerError == nil, "detail": nullable(sandboxReport.brokerError?.description)]
+        }
+        return json
     }
 
     static func providerJSON(_ report: SecretServiceDiagnosis) -> Any {

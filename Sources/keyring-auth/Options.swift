@@ -7,8 +7,11 @@ import SecretKeychain
 
 /// Which store and collection, how long a D-Bus call may take, whether to log.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The store: secret-service, or memory (nothing kept after the command).")
-    var store: StoreKind = .secretService
+    @Option(help: ArgumentHelp(
+        "The store: automatic (the Secret Service; in a sandbox that cannot reach it, the portal keyring and the broker), "
+            + "secret-service, portal (a sandboxed app's own keyring), broker (keyring-auth-broker), or memory (nothing kept "
+            + "after the command)."))
+    var store: StoreKind = .automatic
 
     @Option(help: "The collection: default, session, or a D-Bus object path.")
     var collection: String = "default"
@@ -20,7 +23,10 @@ struct StoreOptions: ParsableArguments {
     var verbose = false
 
     enum StoreKind: String, ExpressibleByArgument, CaseIterable {
+        case automatic
         case secretService = "secret-service"
+        case portal
+        case broker
         case memory
     }
 
@@ -47,16 +53,20 @@ struct StoreOptions: ParsableArguments {
         return logger
     }
 
+    /// `--timeout`.
+    var callLimit: Duration { .milliseconds(max(1, Int((timeout * 1000).rounded()))) }
+
     var secretServiceConfiguration: SecretServiceStore.Configuration {
-        .init(
-            collection: SecretServiceStore.Collection(argument: collection)!, timeout: .milliseconds(max(1, Int((timeout * 1000).rounded()))),
-            logger: logger)
+        .init(collection: SecretServiceStore.Collection(argument: collection)!, timeout: callLimit, logger: logger)
     }
 
     func makeStore() -> any KeychainStore {
         switch store {
+        case .automatic: SandboxStore.automatic(secretService: secretServiceConfiguration)
         case .memory: InMemoryStore()
         case .secretService: SecretServiceStore(configuration: secretServiceConfiguration)
+        case .portal: SecretPortalStore(configuration: .init(timeout: max(.seconds(10), callLimit), logger: logger))
+        case .broker: BrokerKeychainStore(configuration: .init(timeout: max(.seconds(15), callLimit), logger: logger))
         }
     }
 

@@ -42,7 +42,7 @@ extension KeyringTests {
             let closed = try await Subprocess.run(probe, [namespace, "app-a", "use-group", group], environment: flatpak)
             let warnings = closed.standardError.components(separatedBy: "cannot be shared").count - 1
             #expect(warnings == 1, "once, at launch; not again for the same group: \(closed.standardError)")
-            #expect(closed.standardError.contains("Flatpak (org.example.App)") && closed.standardError.contains("--talk-name=org.freedesktop.secrets"))
+            #expect(closed.standardError.contains("Flatpak (org.example.App)") && closed.standardError.contains("--talk-name=io.github.keyringauth.Broker1"))
         }
 
         @Test func twoProcessesFollowTheReferenceDocument() async throws {

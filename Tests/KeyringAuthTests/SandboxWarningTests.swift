@@ -13,7 +13,7 @@ import Testing
         let flatpak = try #require(Auth.sandboxWarning(
             for: Self.group, store: Self.secretService, sandbox: .flatpak(appID: "org.example.App"), reachable: { _ in false }))
         #expect(flatpak.contains("TEAMID.com.example.shared cannot be shared") && flatpak.contains("Flatpak (org.example.App)"))
-        #expect(flatpak.contains("--talk-name=org.freedesktop.secrets"))
+        #expect(flatpak.contains("--talk-name=io.github.keyringauth.Broker1") && flatpak.contains("SandboxStore.automatic"))
         let snap = try #require(Auth.sandboxWarning(
             for: Self.group, store: Self.secretService, sandbox: .snap(name: "my-app"), reachable: { _ in false }))
         #expect(snap.contains("snap connect my-app:password-manager-service"))

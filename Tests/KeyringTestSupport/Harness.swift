@@ -117,6 +117,12 @@ package struct Harness: Sendable {
     /// The harness this process runs in.
     ///
     /// - Throws: ``NotInHarness`` when the session bus or HOME is not the harness's own.
+    /// Whether the harness's provider serves the desktop portal's Secret backend (gnome-keyring's does; KWallet 5 and
+    /// KeePassXC have none), which `dbus/start-portal` uses without `--no-secret`.
+    package static var providerHasSecretPortal: Bool {
+        (ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_PROVIDER"] ?? Provider.gnomeKeyring.rawValue) == Provider.gnomeKeyring.rawValue
+    }
+
     package static func require() throws -> Harness {
         let environment = ProcessInfo.processInfo.environment
         let fix = "run the tests as `dbus/with-keyring swift test`, which starts a private bus and keyring"

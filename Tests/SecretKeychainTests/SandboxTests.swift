@@ -31,7 +31,7 @@ import Testing
 
     @Test func adviceSaysHowToShare() throws {
         #expect(Sandbox.none.sharingAdvice == nil && !Sandbox.none.isSandboxed)
-        #expect(try #require(Sandbox.flatpak(appID: "a.b").sharingAdvice).contains("--talk-name=org.freedesktop.secrets"))
+        #expect(try #require(Sandbox.flatpak(appID: "a.b").sharingAdvice).contains("--talk-name=io.github.keyringauth.Broker1"))
         let snap = try #require(Sandbox.snap(name: "my-app").sharingAdvice)
         #expect(snap.contains("password-manager-service") && snap.contains("snap connect my-app:password-manager-service"))
     }

@@ -7,9 +7,9 @@ extension Auth {
     /// The groups already checked in this process.
     private static let sandboxChecks = Mutex<Set<String>>([])
 
-    /// Logs a warning when `group` is used inside a Flatpak or Snap sandbox from which the session's
-    /// Secret Service cannot be reached: the store then has no backend at all (it never uses
-    /// libsecret's Secret portal or file keyring), so the group is shared with no other app.
+    /// Logs a warning when `group` is used with a `SecretServiceStore` chosen explicitly inside a Flatpak or Snap
+    /// sandbox from which the session's Secret Service cannot be reached: that store then has no backend at all, so
+    /// the group is shared with no other app (the default store reaches it through the broker).
     /// Checked once per group and process, at its first use. Costs nothing outside a sandbox or
     /// with another store; inside one, one bounded bus call.
     func warnIfGroupCannotBeShared(_ group: AccessGroup?, sandbox: Sandbox = .current) {
@@ -27,7 +27,7 @@ extension Auth {
     ) -> String? {
         guard sandbox.isSandboxed, let store = store as? SecretServiceStore, !reachable(store) else { return nil }
         return "The access group \(group.rawValue) cannot be shared: this app runs in a \(sandbox) sandbox that does not let it "
-            + "reach the Secret Service (org.freedesktop.secrets), so nothing can be stored or shared; to share it, "
-            + (sandbox.sharingAdvice ?? "let the app reach org.freedesktop.secrets") + "."
+            + "reach the Secret Service (org.freedesktop.secrets), so this store can store and share nothing; to share it, use the "
+            + "default store (SandboxStore.automatic), and " + (sandbox.sharingAdvice ?? "let the app reach org.freedesktop.secrets") + "."
     }
 }

@@ -5,7 +5,8 @@ import SecretKeychain
 /// Everything an ``Auth`` needs: who the app is, where users are stored, whom it signs in with.
 public struct AuthConfiguration: Sendable {
     public var options: AuthAppOptions
-    /// Where users are stored: the Secret Service unless told otherwise.
+    /// Where users are stored: the Secret Service, or in a sandbox that cannot reach it the portal keyring and the
+    /// broker (`SandboxStore.automatic(sandbox:secretService:)`), unless told otherwise.
     public var store: any KeychainStore
     /// The identity service: Firebase's Identity Toolkit, or the emulator that `FIREBASE_AUTH_EMULATOR_HOST`
     /// or ``Auth/useEmulator(withHost:port:)`` names. The package's own tests and commands may give another
@@ -61,7 +62,9 @@ public struct AuthConfiguration: Sendable {
     ///
     /// - Parameters:
     ///   - options: Who the app is to Firebase (API key, app ID, project, app name, tenant).
-    ///   - store: `nil` for a `SecretServiceStore` on the default collection that logs to `logger`.
+    ///   - store: `nil` for the store `SandboxStore.automatic(sandbox:secretService:)` chooses, logging to `logger`: a
+    ///     `SecretServiceStore` on the default collection, or inside a sandbox that cannot reach the Secret Service, the
+    ///     app's portal keyring for its own user and the broker for its access groups.
     ///   - groupChoices: `nil` for ``AccessGroupChoices/standard()`` (a file under `$XDG_STATE_HOME`),
     ///     or, with an `InMemoryStore`, choices kept in memory with this configuration.
     ///   - callbackQueue: Where listeners and completion handlers run, in order (default: a private
@@ -89,7 +92,7 @@ public struct AuthConfiguration: Sendable {
         logger: Logger = Logger(label: "KeyringAuth"), liveSync: Bool = true, groupChoices: AccessGroupChoices? = nil,
         tokenRefresh: TokenRefreshPolicy = .standard
     ) {
-        let store = store ?? SecretServiceStore(configuration: .init(logger: logger))
+        let store = store ?? SandboxStore.automatic(secretService: .init(logger: logger))
         self.options = options
         self.store = store
         self.groupChoices = groupChoices ?? (store is InMemoryStore ? .inMemory() : .standard())

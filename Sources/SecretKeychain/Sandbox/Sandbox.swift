@@ -3,10 +3,9 @@ import FoundationEssentials
 /// The application sandbox this process runs in, as libsecret tells it: Flatpak (`/.flatpak-info`
 /// exists) or Snap (`SNAP_NAME` or `SNAP` is set).
 ///
-/// In a sandbox, libsecret's *password* API (`secret_password_*`) may use the Secret portal and a
-/// file keyring of the app's own. ``SecretServiceStore`` does not use that API: it talks to
-/// `org.freedesktop.secrets` on the session bus, so inside a sandbox it either reaches the real
-/// provider (and shares items with every app of the session) or reaches nothing and fails.
+/// In a sandbox that does not let the app reach `org.freedesktop.secrets` (the permission Flathub asks apps to
+/// drop), ``SandboxStore/automatic(sandbox:secretService:)`` keeps the app's own items in its portal keyring
+/// (``SecretPortalStore``) and reaches access groups through the broker (``BrokerKeychainStore``).
 public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
     /// Not sandboxed (or in a sandbox libsecret does not recognise).
     case none
@@ -21,14 +20,15 @@ public enum Sandbox: Hashable, Sendable, CustomStringConvertible {
     /// Whether the process runs in a Flatpak or Snap sandbox.
     public var isSandboxed: Bool { self != .none }
 
-    /// How to let the app reach the session's Secret Service, where items are shared; `nil` outside a sandbox.
+    /// How to let the app share access groups with the session's other apps; `nil` outside a sandbox.
     public var sharingAdvice: String? {
         switch self {
         case .none:
             nil
         case .flatpak:
-            "give the app --talk-name=org.freedesktop.secrets (finish-args in its manifest, or "
-                + "flatpak override --user --talk-name=org.freedesktop.secrets APP_ID)"
+            "install keyring-auth-broker on the host and give the app --talk-name=io.github.keyringauth.Broker1 (finish-args "
+                + "in its manifest, or flatpak override --user --talk-name=io.github.keyringauth.Broker1 APP_ID); the app's own "
+                + "sign-in needs no permission"
         case .snap(let name):
             "plug the password-manager-service interface (plugs: [password-manager-service] in snapcraft.yaml) "
                 + "and connect it: snap connect \(name):password-manager-service"

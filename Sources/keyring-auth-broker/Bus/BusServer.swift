@@ -48,22 +48,24 @@ final class BusServer: Sendable {
             throw BrokerStartFailure("The broker's interface description does not parse: \(Self.message(of: error))")
         }
         defer { g_dbus_node_info_unref(node) }
-        let interface = g_dbus_node_info_lookup_interface(node, BrokerInterface.name)
         // GDBus keeps its own copy of the table; this one lives as long as the process in any case.
         let vtable = UnsafeMutablePointer<GDBusInterfaceVTable>.allocate(capacity: 1)
         vtable.initialize(to: GDBusInterfaceVTable())
-        vtable.pointee.method_call = { _, sender, _, _, method, parameters, invocation, userData in
+        vtable.pointee.method_call = { _, sender, _, interface, method, parameters, invocation, userData in
             let handlers = Unmanaged<HandlerBox>.fromOpaque(userData!).takeUnretainedValue().handlers
             let call = MethodCall(
                 invocation: invocation!, sender: sender.map { String(cString: $0) } ?? "",
-                method: String(cString: method!), parameters: parameters!)
+                interface: interface.map { String(cString: $0) } ?? "", method: String(cString: method!), parameters: parameters!)
             handlers.methodCall(call)
         }
-        let id = g_dbus_connection_register_object(
-            connection.pointer, BrokerInterface.objectPath, interface, vtable, userData, nil, &error)
-        guard id != 0 else {
-            defer { g_error_free(error) }
-            throw BrokerStartFailure("The broker's object cannot be exported: \(Self.message(of: error))")
+        for name in [BrokerInterface.name, BrokerInterface.keychainName] {
+            let interface = g_dbus_node_info_lookup_interface(node, name)
+            let id = g_dbus_connection_register_object(
+                connection.pointer, BrokerInterface.objectPath, interface, vtable, userData, nil, &error)
+            guard id != 0 else {
+                defer { g_error_free(error) }
+                throw BrokerStartFailure("The broker's object cannot be exported: \(Self.message(of: error))")
+            }
         }
     }
 
@@ -145,11 +147,11 @@ final class BusServer: Sendable {
         return g_variant_get_boolean(value) != 0
     }
 
-    /// Sends the interface's signal `name` to `destination` only (a unicast signal: no other peer receives it).
-    func emitSignal(_ name: String, to destination: String, parameters: OpaquePointer) {
+    /// Sends the signal `name` of `interface` to `destination` only (a unicast signal: no other peer receives it).
+    func emitSignal(_ name: String, of interface: String = BrokerInterface.name, to destination: String, parameters: OpaquePointer) {
         var error: UnsafeMutablePointer<GError>?
         g_dbus_connection_emit_signal(
-            connection.pointer, destination, BrokerInterface.objectPath, BrokerInterface.name, name, parameters, &error)
+            connection.pointer, destination, BrokerInterface.objectPath, interface, name, parameters, &error)
         if let error { g_error_free(error) }
     }
 

@@ -1,4 +1,5 @@
 import CSecret
+import FoundationEssentials
 
 /// Conversions between Swift values and GVariants, for the broker's messages. Each function frees
 /// what it allocates; a function that returns a `GVariant` returns it floating unless it says otherwise.
@@ -84,6 +85,35 @@ enum GVariants {
         let child = g_variant_get_child_value(tuple, gsize(index))!
         defer { g_variant_unref(child) }
         return g_variant_get_uint32(child)
+    }
+
+    /// The bytes of the `ay` child `index` of a tuple.
+    static func bytes(at index: Int, of tuple: OpaquePointer) -> Data {
+        let child = g_variant_get_child_value(tuple, gsize(index))!
+        defer { g_variant_unref(child) }
+        var count: gsize = 0
+        guard let pointer = g_variant_get_fixed_array(child, &count, 1), count > 0 else { return Data() }
+        return Data(bytes: pointer, count: Int(count))
+    }
+
+    /// An `ay` of `data` (copied).
+    static func bytes(_ data: Data) -> OpaquePointer {
+        let type = g_variant_type_new("y")
+        defer { g_variant_type_free(type) }
+        return data.withUnsafeBytes { g_variant_new_fixed_array(type, $0.baseAddress, gsize($0.count), 1) }
+    }
+
+    /// A boolean.
+    static func bool(_ value: Bool) -> OpaquePointer {
+        g_variant_new_boolean(value ? 1 : 0)
+    }
+
+    /// An array of `elementType` of `elements` (each floating, consumed).
+    static func array(of elementType: String, _ elements: [OpaquePointer?]) -> OpaquePointer {
+        let type = g_variant_type_new(elementType)
+        defer { g_variant_type_free(type) }
+        var elements = elements
+        return elements.withUnsafeMutableBufferPointer { g_variant_new_array(type, $0.baseAddress, gsize($0.count)) }
     }
 
     /// Child `index` of a tuple, which the caller unrefs.

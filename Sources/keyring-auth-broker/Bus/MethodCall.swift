@@ -8,6 +8,8 @@ import Synchronization
 final class MethodCall: Sendable {
     /// The caller's unique bus name, for example `:1.42`.
     let sender: String
+    /// The interface called, for example `io.github.keyringauth.Broker1`.
+    let interface: String
     /// The method's name, for example `SignInAnonymously`.
     let method: String
     /// The arguments, as GDBus checked them against the method's signature (a tuple). Owned: unref'd with the call.
@@ -15,9 +17,10 @@ final class MethodCall: Sendable {
     /// GDBus's invocation, consumed by the one answer.
     private let invocation: Mutex<InvocationReference?>
 
-    init(invocation: OpaquePointer, sender: String, method: String, parameters: OpaquePointer) {
+    init(invocation: OpaquePointer, sender: String, interface: String, method: String, parameters: OpaquePointer) {
         self.invocation = Mutex(InvocationReference(pointer: invocation))
         self.sender = sender
+        self.interface = interface
         self.method = method
         parameterTuple = VariantReference(pointer: g_variant_ref(parameters))
     }

@@ -15,4 +15,14 @@ enum Caller: Hashable, Sendable, CustomStringConvertible {
         case .host: "a host process"
         }
     }
+
+    /// What the broker puts before the app names of this caller's private scope (`flatpak:APP-ID:`,
+    /// `snap:NAME:`), so that no other app reaches it, whatever Firebase app it names; `""` for the host.
+    var privateNamespace: String {
+        switch self {
+        case .flatpak(let appID): "flatpak:\(appID):"
+        case .snap(let name): "snap:\(name):"
+        case .host: ""
+        }
+    }
 }

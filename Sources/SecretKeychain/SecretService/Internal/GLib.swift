@@ -81,6 +81,20 @@ enum GLib {
         g_variant_lookup_value(dictionary, name, nil)
     }
 
+    /// The strings of a `GHashTable` of `gchar * → gchar *`, which is left as it is.
+    static func stringDictionary(ofTable table: OpaquePointer) -> [String: String] {
+        var dictionary: [String: String] = [:]
+        var iterator = GHashTableIter()
+        g_hash_table_iter_init(&iterator, table)
+        var key: gpointer?
+        var value: gpointer?
+        while g_hash_table_iter_next(&iterator, &key, &value) != 0 {
+            guard let key, let value else { continue }
+            dictionary[String(cString: key.assumingMemoryBound(to: CChar.self))] = String(cString: value.assumingMemoryBound(to: CChar.self))
+        }
+        return dictionary
+    }
+
     /// Whether `variant` is of the type written as `typeString`, for example `t` or `a{ss}`.
     static func variant(_ variant: OpaquePointer, hasType typeString: String) -> Bool {
         let type = g_variant_type_new(typeString)

@@ -1,0 +1,86 @@
+internal import CGLib
+
+/// One method call on the session bus through GDBus, bounded in time: the connection, then the call,
+/// each within the limit (a `GCancellable` the ``DeadlineTimer`` cancels, and GDBus's own timeout).
+/// Blocks the calling thread: call it off the cooperative pool.
+///
+/// GLib's shared session connection is used, with its exit-on-close turned off (a library must not end
+/// the process when the bus goes away).
+package enum SessionBusCall {
+    /// Why a call failed.
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong, by kind.
+        package enum Kind: Sendable, Equatable {
+            /// No session bus could be reached.
+            case noBus
+            /// No answer within the limit.
+            case timedOut
+            /// The peer (or the bus) answered with the D-Bus error of this name.
+            case remote(String)
+            /// Anything else GDBus reported (a closed connection, a reply of the wrong type).
+            case other
+        }
+
+        package let kind: Kind
+        package let message: String
+
+        package var description: String { message }
+
+        /// Whether nobody owns the name and nothing could be activated for it.
+        package var isServiceUnknown: Bool {
+            kind == .remote("org.freedesktop.DBus.Error.ServiceUnknown") || kind == .remote("org.freedesktop.DBus.Error.NameHasNoOwner")
+                || kind == .remote("org.freedesktop.DBus.Error.Spawn.ServiceNotFound")
+        }
+    }
+
+    /// Calls `method` and returns its reply (a tuple `GVariant` the caller unrefs with `g_variant_unref`).
+    ///
+    /// - Parameters:
+    ///   - arguments: The arguments' tuple, floating (consumed), or `nil` for none.
+    ///   - replyType: The reply's type, for example `(v)`; GDBus refuses any other.
+    ///   - limit: How long to wait for the bus, and then for the answer.
+    package static func call(
+        _ destination: String, _ path: String, _ interface: String, _ method: String, arguments: OpaquePointer?,
+        replyType: String, limit: Duration
+    ) throws(Failure) -> OpaquePointer {
+        let bus = try bounded(limit, noBus: true) { cancellable, error in g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) }
+        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
+        g_dbus_connection_set_exit_on_close(bus, 0)
+        let type = g_variant_type_new(replyType)
+        defer { g_variant_type_free(type) }
+        let milliseconds = Int32(max(1, min(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000, 86_400_000)))
+        return try bounded(limit, noBus: false) { cancellable, error in
+            g_dbus_connection_call_sync(
+                bus, destination, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+        }
+    }
+
+    /// Runs one blocking GIO call with a `GCancellable` that the ``DeadlineTimer`` cancels after `limit`.
+    private static func bounded<Value>(
+        _ limit: Duration, noBus: Bool,
+        _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Value?
+    ) throws(Failure) -> Value {
+        let cancellable = g_cancellable_new()!
+        defer { g_object_unref(cancellable) }
+        let address = UInt(bitPattern: cancellable)
+        let token = DeadlineTimer.shared.schedule(after: limit) {
+            g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
+        }
+        defer { DeadlineTimer.shared.cancel(token) }
+        var error: UnsafeMutablePointer<GError>?
+        let value = body(cancellable, &error)
+        if let value, error == nil { return value }
+        guard let error else { throw Failure(kind: .other, message: "no answer and no error") }
+        defer { g_error_free(error) }
+        let timedOut = g_cancellable_is_cancelled(cancellable) != 0
+            || (error.pointee.domain == g_io_error_quark() && error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue))
+        if timedOut { throw Failure(kind: .timedOut, message: "no answer within \(limit.formattedSeconds)") }
+        if noBus { throw Failure(kind: .noBus, message: "no session bus: \(String(cString: error.pointee.message))") }
+        if g_dbus_error_is_remote_error(error) != 0, let name = g_dbus_error_get_remote_error(error) {
+            defer { g_free(name) }
+            g_dbus_error_strip_remote_error(error)
+            throw Failure(kind: .remote(String(cString: name)), message: String(cString: error.pointee.message))
+        }
+        throw Failure(kind: .other, message: String(cString: error.pointee.message))
+    }
+}
