@@ -1,11 +1,14 @@
 internal import CGLib
+import Synchronization
 
 /// One method call on the session bus through GDBus, bounded in time: the connection, then the call,
 /// each within the limit (a `GCancellable` the ``DeadlineTimer`` cancels, and GDBus's own timeout).
 /// Blocks the calling thread: call it off the cooperative pool.
 ///
 /// GLib's shared session connection is used, with its exit-on-close turned off (a library must not end
-/// the process when the bus goes away).
+/// the process when the bus goes away), and kept (``shared``): GLib closes its shared connection when the last
+/// reference goes, and the next call would come from a new unique name, which a service (the broker) takes for a
+/// client that left.
 package enum SessionBusCall {
     /// Why a call failed.
     package struct Failure: Error, Sendable, CustomStringConvertible {
@@ -33,6 +36,35 @@ package enum SessionBusCall {
         }
     }
 
+    /// GLib's shared session connection, kept from its first use until it is closed (`GDBusConnection`, used from any thread).
+    private static let shared = Mutex<ConnectionReference?>(nil)
+
+    private struct ConnectionReference: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+
+    /// The shared session connection, with a reference for the caller (`g_object_unref` it), kept open by this process.
+    package static func connection(limit: Duration) throws(Failure) -> OpaquePointer {
+        if let kept = shared.withLock({ kept -> OpaquePointer? in
+            guard let connection = kept?.pointer else { return nil }
+            guard g_dbus_connection_is_closed(connection) == 0 else {
+                g_object_unref(UnsafeMutableRawPointer(connection))
+                kept = nil
+                return nil
+            }
+            return OpaquePointer(g_object_ref(UnsafeMutableRawPointer(connection)))
+        }) {
+            return kept
+        }
+        let bus = try bounded(limit, noBus: true) { cancellable, error in g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) }
+        g_dbus_connection_set_exit_on_close(bus, 0)
+        shared.withLock { kept in
+            if let old = kept?.pointer, old != bus { g_object_unref(UnsafeMutableRawPointer(old)) }
+            if kept?.pointer != bus { kept = ConnectionReference(pointer: OpaquePointer(g_object_ref(UnsafeMutableRawPointer(bus)))) }
+        }
+        return bus
+    }
+
     /// Calls `method` and returns its reply (a tuple `GVariant` the caller unrefs with `g_variant_unref`).
     ///
     /// - Parameters:
@@ -43,9 +75,8 @@ package enum SessionBusCall {
         _ destination: String, _ path: String, _ interface: String, _ method: String, arguments: OpaquePointer?,
         replyType: String, limit: Duration
     ) throws(Failure) -> OpaquePointer {
-        let bus = try bounded(limit, noBus: true) { cancellable, error in g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, error) }
+        let bus = try connection(limit: limit)
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-        g_dbus_connection_set_exit_on_close(bus, 0)
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
         let milliseconds = Int32(max(1, min(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000, 86_400_000)))

@@ -98,10 +98,20 @@ extension KeyringTests {
         }
 
         /// The README's walkthrough with the sandboxed Swift app in it: Notes (sandboxed, through the broker), a host
-        /// Swift app and a Python client of the group share one sign-in; Notes's sign-in and sign-out reach the others
-        /// live, and theirs are what Notes reads next.
-        @Test func aSandboxedSwiftAppSharesItsGroupWithHostAppsAndAPythonClient() async throws {
+        /// Swift app and a Python client of the group share one sign-in, live, both ways: Notes's sign-in and sign-out
+        /// reach the others as they happen, and theirs reach Notes's running `watch` (the broker's `ItemChanged`).
+        @Test func aSandboxedSwiftAppSharesItsGroupLiveWithHostAppsAndAPythonClient() async throws {
             let broker = try await BrokerFixture.start()
+            let watcher = try LineChannel(
+                [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path] + (try Self.sandbox(Self.notes))
+                    + ["watch", "--group", BrokerFixture.group, "--json"] + identity(broker))
+            /// The uid of the user in the next line `watch` printed (`nil`: nobody).
+            func nextWatched() async throws -> String? {
+                let line = try await watcher.nextLine(within: .seconds(60))
+                let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return (event?["user"] as? [String: Any])?["uid"] as? String
+            }
+            #expect(try await nextWatched() == nil, "nobody is signed in yet")
             let python = try await broker.python(as: "com.example.Other")
             #expect(try await broker.ask(python, "watch") == "ok")
             let swiftApp = try broker.swiftApp()
@@ -118,6 +128,7 @@ extension KeyringTests {
             let ada = try await swiftApp.createUser(withEmail: "ada@example.com", password: "correct horse").user
             #expect(try await broker.nextChange(of: python)["uid"] as? String == ada.uid)
             #expect(try await log.next { $0 != nil } == ada.uid)
+            #expect(try await nextWatched() == ada.uid)
             #expect(try await notesUser() == ada.uid)
 
             // The sandboxed Swift app signs out: the host app and the Python client see it live.
@@ -125,6 +136,7 @@ extension KeyringTests {
             #expect(signedOut.status == 0, "\(signedOut.standardError)")
             #expect(try await log.next { $0 == nil } == nil)
             #expect(try await broker.nextChange(of: python).isEmpty)
+            #expect(try await nextWatched() == nil)
 
             // The sandboxed Swift app signs in: the others see it live.
             let signedIn = try await sandboxed(broker, ["sign-in", "--anonymous", "--group", BrokerFixture.group, "--emulator", broker.address.description, "--json"])
@@ -133,6 +145,11 @@ extension KeyringTests {
             #expect(try await log.next { $0 != nil } == uid)
             #expect(try await broker.nextChange(of: python)["uid"] as? String == uid)
             #expect(try await notesUser() == uid)
+            #expect(try await nextWatched() == uid)
+
+            // The Python client signs out: Notes's watch sees it.
+            #expect(try await broker.ask(python, "sign-out") == "ok")
+            #expect(try await nextWatched() == nil)
 
             #expect(try await broker.ask(python, "unwatch") == "ok")
             #expect(await python.finish() == 0, "\(python.standardError)")

@@ -5,7 +5,7 @@ import Logging
 /// What a sandboxed app keeps its items in when the session's Secret Service is out of its reach: its own
 /// (private) items in one store, the access groups' items in another.
 ///
-/// ``automatic(sandbox:logger:)`` makes the usual one: the app's own items in its portal keyring
+/// ``automatic(sandbox:secretService:)`` makes the usual one: the app's own items in its portal keyring
 /// (``SecretPortalStore``, no permission needed) and the groups through the broker (``BrokerKeychainStore``,
 /// one talk-name); where the session's portal has no Secret backend, the app's own items through the broker too.
 public struct SandboxStore: KeychainStore {

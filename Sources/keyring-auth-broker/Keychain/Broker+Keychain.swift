@@ -112,6 +112,7 @@ extension Broker {
             activity.watchBegan()
             guard needsObservation else { return }
         }
+        logger.debug("Following a scope's items", metadata: ["group": "\(group.map { "\($0)" } ?? "private")"])
         do {
             let observation = try await keychain { store throws(KeychainError) in
                 try store.observeChanges(in: group.map { .group($0) } ?? .ungrouped) { [weak self] change in

@@ -17,6 +17,8 @@ final class BrokerFollower: Sendable {
     private let state = Mutex<State>(State())
 
     private struct State {
+        /// The session connection `Follow` was called on, held so that it stays open (and the broker's follow with it).
+        var bus: ConnectionReference?
         var subscriptions: [guint] = []
         var thread: OwnThread.Handle?
         weak var observation: KeychainObservation?
@@ -26,6 +28,11 @@ final class BrokerFollower: Sendable {
     private struct ContextReference: @unchecked Sendable {
         let context: OpaquePointer
         let loop: OpaquePointer
+    }
+
+    /// A `GDBusConnection`, used from any thread (GDBus locks it).
+    private struct ConnectionReference: @unchecked Sendable {
+        let pointer: OpaquePointer
     }
 
     private init(store: BrokerKeychainStore, group: AccessGroup?) {
@@ -73,13 +80,16 @@ final class BrokerFollower: Sendable {
     /// Subscribes to `ItemChanged` and to the broker's name changing owner, on this follower's context, on the shared
     /// session connection (the one `Follow` is called on, to which the broker sends the signals).
     private func subscribe(_ observation: KeychainObservation) throws(KeychainError) {
-        var error: UnsafeMutablePointer<GError>?
-        guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error) else {
-            throw .noSessionBus(detail: error.map { GLibError(taking: $0).message } ?? "no session bus")
+        let bus: OpaquePointer
+        do throws(SessionBusCall.Failure) {
+            bus = try SessionBusCall.connection(limit: store.configuration.timeout)
+        } catch {
+            throw BrokerKeychainStore.keychainError(for: error, operation: "Following the broker", limit: store.configuration.timeout, writes: false)
         }
-        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-        g_dbus_connection_set_exit_on_close(bus, 0)
-        state.withLock { $0.observation = observation }
+        state.withLock { state in
+            state.observation = observation
+            state.bus = ConnectionReference(pointer: bus)
+        }
         g_main_context_push_thread_default(context.context)
         defer { g_main_context_pop_thread_default(context.context) }
         let box = { Unmanaged.passRetained(self).toOpaque() }
@@ -167,8 +177,11 @@ final class BrokerFollower: Sendable {
     }
 
     private func unsubscribe() {
-        let subscriptions = state.withLock { state in defer { state.subscriptions = [] }; return state.subscriptions }
-        guard !subscriptions.isEmpty, let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, nil, nil) else { return }
+        let (bus, subscriptions) = state.withLock { state in
+            defer { state.subscriptions = []; state.bus = nil }
+            return (state.bus, state.subscriptions)
+        }
+        guard let bus = bus?.pointer else { return }
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
         for subscription in subscriptions { g_dbus_connection_signal_unsubscribe(bus, subscription) }
     }
