@@ -313,7 +313,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecretKeychainTests",
-            dependencies: ["SecretKeychain", "Subprocesses"],
+            dependencies: ["SecretKeychain", "SystemSupport", "Subprocesses"],
             swiftSettings: strict
         ),
         // The system layer: threads, the deadline timer, spawning, digests, base64url, escaping for a terminal.

@@ -27,6 +27,11 @@ package enum SessionBusCall {
         package let kind: Kind
         package let message: String
 
+        package init(kind: Kind, message: String) {
+            self.kind = kind
+            self.message = message
+        }
+
         package var description: String { message }
 
         /// Whether nobody owns the name and nothing could be activated for it.

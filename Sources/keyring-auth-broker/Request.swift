@@ -1,5 +1,6 @@
 import KeyringAuth
 import Logging
+import SystemSupport
 
 /// A call to the broker, its arguments read and checked on arrival.
 struct Request: Sendable {
@@ -26,9 +27,9 @@ struct Request: Sendable {
         let parameters = call.parameters
         let app = GVariants.child(at: 0, of: parameters)
         defer { GVariants.release(app) }
-        arguments = try BrokerArguments(app: app, group: GVariants.string(at: 1, of: parameters))
+        arguments = try BrokerArguments(app: app, group: GVariantValues.string(at: 1, of: parameters))
         func string(_ index: Int, _ name: String, limit: Int) throws(BrokerError) -> String {
-            let value = GVariants.string(at: index, of: parameters)
+            let value = GVariantValues.string(at: index, of: parameters)
             try BrokerArguments.checkSize(value, of: name, limit: limit)
             guard !value.isEmpty else { throw BrokerError(.invalidArgument, "\(name) must not be empty.") }
             return value
@@ -55,7 +56,7 @@ struct Request: Sendable {
             defer { GVariants.release(dictionary) }
             operation = .signInWithBrowser(try BrowserSignIn(dictionary))
         case "GetUser": operation = .getUser
-        case "GetIDToken": operation = .getIDToken(forceRefresh: GVariants.bool(at: 2, of: parameters))
+        case "GetIDToken": operation = .getIDToken(forceRefresh: GVariantValues.bool(at: 2, of: parameters))
         case "SignOut": operation = .signOut
         case "Watch": operation = .watch
         case "Unwatch": operation = .unwatch

@@ -17,10 +17,13 @@ extension KeyringTests {
         let firebaseAppID = "1:42:linux:notes-\(UUID().uuidString.prefix(8))"
 
         /// `keyring-auth ARGUMENTS` as the Flatpak app `appID`, with the network (the emulator is on loopback).
-        func sandboxed(_ broker: BrokerFixture, as appID: String = notes, _ arguments: [String]) async throws -> Subprocess.Result {
+        func sandboxed(
+            _ broker: BrokerFixture, as appID: String = notes, _ arguments: [String], input: String = ""
+        ) async throws -> Subprocess.Result {
             try await Subprocess.run(
                 broker.harness.scripts.appendingPathComponent("run-as-flatpak").path,
-                try Self.sandbox(appID) + arguments + (arguments.first == "doctor" ? [] : identity(broker)), limit: .seconds(120))
+                try Self.sandbox(appID) + arguments + (arguments.first == "doctor" ? [] : identity(broker)), input: Data(input.utf8),
+                limit: .seconds(120))
         }
 
         /// `run-as-flatpak`'s arguments up to the CLI's own.
@@ -54,6 +57,20 @@ extension KeyringTests {
             try await broker.busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig", [])
                 .requireSuccess("ReloadConfig")
             try await broker.stopBroker()
+        }
+
+        /// Notes's `keyring-auth watch --group` running in its sandbox.
+        func watch(_ broker: BrokerFixture) throws -> LineChannel {
+            try LineChannel(
+                [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path] + (try Self.sandbox(Self.notes))
+                    + ["watch", "--group", BrokerFixture.group, "--json"] + identity(broker))
+        }
+
+        /// The uid of the user in the next line `watch` printed (`nil`: nobody).
+        static func nextWatched(_ watcher: LineChannel) async throws -> String? {
+            let line = try await watcher.nextLine(within: .seconds(60))
+            let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (event?["user"] as? [String: Any])?["uid"] as? String
         }
 
         /// The user JSON a command printed.
@@ -102,15 +119,8 @@ extension KeyringTests {
         /// reach the others as they happen, and theirs reach Notes's running `watch` (the broker's `ItemChanged`).
         @Test func aSandboxedSwiftAppSharesItsGroupLiveWithHostAppsAndAPythonClient() async throws {
             let broker = try await BrokerFixture.start()
-            let watcher = try LineChannel(
-                [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path] + (try Self.sandbox(Self.notes))
-                    + ["watch", "--group", BrokerFixture.group, "--json"] + identity(broker))
-            /// The uid of the user in the next line `watch` printed (`nil`: nobody).
-            func nextWatched() async throws -> String? {
-                let line = try await watcher.nextLine(within: .seconds(60))
-                let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-                return (event?["user"] as? [String: Any])?["uid"] as? String
-            }
+            let watcher = try watch(broker)
+            func nextWatched() async throws -> String? { try await Self.nextWatched(watcher) }
             #expect(try await nextWatched() == nil, "nobody is signed in yet")
             let python = try await broker.python(as: "com.example.Other")
             #expect(try await broker.ask(python, "watch") == "ok")
@@ -155,6 +165,55 @@ extension KeyringTests {
             #expect(await python.finish() == 0, "\(python.standardError)")
         }
 
+        /// A sandboxed app's running `watch` keeps following its group when the broker is killed: it follows again, which
+        /// activates a new broker, and sees a host app's sign-in made after the kill.
+        @Test func aRunningWatchFollowsAgainWhenTheBrokerIsKilled() async throws {
+            let broker = try await BrokerFixture.start()
+            let watcher = try watch(broker)
+            func nextWatched() async throws -> String? { try await Self.nextWatched(watcher) }
+            #expect(try await nextWatched() == nil)
+            let first = try #require(try await broker.brokerPID())
+            try await broker.stopBroker()
+            let swiftApp = try broker.swiftApp()
+            let uid = try await swiftApp.signInAnonymously().user.uid
+            #expect(try await nextWatched() == uid)
+            #expect(try await broker.brokerPID() != first, "a new broker serves the follow")
+        }
+
+        /// More of `Auth` in the sandbox, on the group's item through the broker: linking an email and password to the
+        /// anonymous user, a forced token refresh, signing out, and signing in again with the password; a host Swift app
+        /// of the group follows each change live.
+        @Test func linkingRefreshingAndPasswordSignInWorkSandboxed() async throws {
+            let broker = try await BrokerFixture.start()
+            let emulator = broker.address.description
+            let swiftApp = try broker.swiftApp()
+            let log = ListenerLog()
+            let handle = swiftApp.addIDTokenDidChangeListener { _, user in log.record(user) }
+            defer { swiftApp.removeIDTokenDidChangeListener(handle) }
+            #expect(try await log.next() == nil)
+
+            let anonymous = try await sandboxed(broker, ["sign-in", "--anonymous", "--group", BrokerFixture.group, "--emulator", emulator, "--json"])
+            let uid = try #require(try Self.uid(anonymous), "\(anonymous.standardError)")
+            #expect(try await log.next { $0 != nil } == uid)
+
+            let email = "notes-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let linked = try await sandboxed(broker, ["link", "--email", email, "--password-stdin", "--json", "--emulator", emulator], input: "correct horse\n")
+            #expect(linked.status == 0, "\(linked.standardError)")
+            _ = try await log.next { $0 != nil }
+            #expect(swiftApp.currentUser?.uid == uid && swiftApp.currentUser?.email == email, "the host app follows the linked user")
+
+            let token = try await sandboxed(broker, ["token", "--group", BrokerFixture.group, "--force-refresh", "--emulator", emulator])
+            #expect(token.status == 0 && token.output.split(separator: ".").count == 3, "\(token.standardError)")
+
+            #expect(try await sandboxed(broker, ["sign-out", "--group", BrokerFixture.group]).status == 0)
+            #expect(try await log.next { $0 == nil } == nil)
+            let again = try await sandboxed(
+                broker, ["sign-in", "--email", email, "--password-stdin", "--group", BrokerFixture.group, "--emulator", emulator, "--json"],
+                input: "correct horse\n")
+            #expect(try Self.uid(again) == uid, "\(again.standardError)")
+            #expect(try await log.next { $0 != nil } == uid)
+        }
+
         /// `org.evil.App`, sandboxed, is refused Notes's group by the item interface, and reaches Notes's private user
         /// by no path: not by naming Notes's Firebase app, not through the broker's items, not its portal keyring.
         @Test func anotherAppIsRefusedTheGroupAndCannotReachNotesPrivateUser() async throws {
@@ -168,6 +227,11 @@ extension KeyringTests {
                         "kept by the broker for Notes's verified app ID")
                 let shown = try await sandboxed(broker, ["show", "--private", "--json"])
                 #expect(try shown.status == 0 && Self.uid(shown) == uid, "\(shown.standardError)")
+                // doctor: no portal keyring, but the broker serves the app's own items and its groups: healthy.
+                let doctor = try await sandboxed(broker, ["doctor"])
+                #expect(doctor.status == 0, "\(doctor.output)")
+                #expect(doctor.output.contains("ok   portal: no portal keyring") && doctor.output.contains("ok   broker:")
+                        && doctor.output.contains("ok   probe:"), "\(doctor.output)")
                 // The evil app names Notes's Firebase app: its private scope is its own, empty.
                 let evilPrivate = try await sandboxed(broker, as: "org.evil.App", ["show", "--private"])
                 #expect(evilPrivate.status == 3, "\(evilPrivate.standardError)")

@@ -56,8 +56,8 @@ public final class BrokerKeychainStore: KeychainStore {
         try key.validate()
         let reply = try call("Lookup", keyArguments(key), replyType: "(bay)", operation: "Reading \(key)", writes: false)
         defer { g_variant_unref(reply) }
-        guard Self.bool(at: 0, of: reply) else { return nil }
-        let data = Self.bytes(at: 1, of: reply)
+        guard GVariantValues.bool(at: 0, of: reply) else { return nil }
+        let data = GVariantValues.bytes(at: 1, of: reply)
         guard data.count <= KeychainLimits.maximumSecretSize else {
             throw .oversizedItem("\(key) from the broker", size: data.count, limit: KeychainLimits.maximumSecretSize)
         }
@@ -67,7 +67,7 @@ public final class BrokerKeychainStore: KeychainStore {
     public func setData(_ data: Data, for key: KeychainKey, label: String) throws(KeychainError) {
         try key.validate()
         try KeychainLimits.validate(secretSize: data.count)
-        let arguments = keyArguments(key) + [g_variant_new_string(label), Self.bytes(data)]
+        let arguments = keyArguments(key) + [g_variant_new_string(label), GVariantValues.bytes(data)]
         g_variant_unref(try call("Store", arguments, replyType: "()", operation: "Storing \(key)", writes: true))
     }
 
@@ -76,7 +76,7 @@ public final class BrokerKeychainStore: KeychainStore {
         try key.validate()
         let reply = try call("Remove", keyArguments(key), replyType: "(b)", operation: "Removing \(key)", writes: true)
         defer { g_variant_unref(reply) }
-        return Self.bool(at: 0, of: reply)
+        return GVariantValues.bool(at: 0, of: reply)
     }
 
     public func items(in scope: KeychainScope) throws(KeychainError) -> [KeychainItemInfo] {
@@ -95,14 +95,14 @@ public final class BrokerKeychainStore: KeychainStore {
         for index in 0..<g_variant_n_children(array) {
             let entry = g_variant_get_child_value(array, index)!
             defer { g_variant_unref(entry) }
-            let strings = (0..<4).map { Self.string(at: $0, of: entry) }
+            let strings = (0..<4).map { GVariantValues.string(at: $0, of: entry) }
             // The broker's answer is checked as any stored data: an item without a valid key is left out.
             guard let group = strings[0].isEmpty ? .some(nil) : (try? AccessGroup(strings[0])).map({ $0 }) else { continue }
             let key = KeychainKey(service: strings[1], account: strings[2], accessGroup: group)
             guard (try? key.validate()) != nil, scope.contains(key) else { continue }
             items.append(KeychainItemInfo(
-                key: key, label: strings[3], created: Date(timeIntervalSince1970: TimeInterval(Self.int64(at: 4, of: entry))),
-                modified: Date(timeIntervalSince1970: TimeInterval(Self.int64(at: 5, of: entry))), size: Int(Self.uint32(at: 6, of: entry))))
+                key: key, label: strings[3], created: Date(timeIntervalSince1970: TimeInterval(GVariantValues.int64(at: 4, of: entry))),
+                modified: Date(timeIntervalSince1970: TimeInterval(GVariantValues.int64(at: 5, of: entry))), size: Int(GVariantValues.uint32(at: 6, of: entry))))
         }
         return items.sorted { KeychainKey.listingOrder($0.key, $1.key) }
     }
@@ -112,7 +112,7 @@ public final class BrokerKeychainStore: KeychainStore {
         let reply = try call(
             "RemoveAll", [g_variant_new_string(group.rawValue)], replyType: "(u)", operation: "Removing the items of \(group)", writes: true)
         defer { g_variant_unref(reply) }
-        return Int(Self.uint32(at: 0, of: reply))
+        return Int(GVariantValues.uint32(at: 0, of: reply))
     }
 
     /// Follows the broker's `ItemChanged` signals for the private scope or one group (`.all` is refused with
@@ -176,45 +176,5 @@ public final class BrokerKeychainStore: KeychainStore {
         case .remote, .other:
             return .noBroker(detail: failure.message)
         }
-    }
-
-    // MARK: GVariant
-
-    static func bool(at index: Int, of tuple: OpaquePointer) -> Bool {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return g_variant_get_boolean(child) != 0
-    }
-
-    static func string(at index: Int, of tuple: OpaquePointer) -> String {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return GLib.string(of: child)
-    }
-
-    static func int64(at index: Int, of tuple: OpaquePointer) -> Int64 {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return Int64(g_variant_get_int64(child))
-    }
-
-    static func uint32(at index: Int, of tuple: OpaquePointer) -> UInt32 {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return g_variant_get_uint32(child)
-    }
-
-    static func bytes(at index: Int, of tuple: OpaquePointer) -> Data {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        var count: gsize = 0
-        guard let pointer = g_variant_get_fixed_array(child, &count, 1), count > 0 else { return Data() }
-        return Data(bytes: pointer, count: Int(count))
-    }
-
-    static func bytes(_ data: Data) -> OpaquePointer {
-        let type = g_variant_type_new("y")
-        defer { g_variant_type_free(type) }
-        return data.withUnsafeBytes { g_variant_new_fixed_array(type, $0.baseAddress, gsize($0.count), 1) }
     }
 }

@@ -101,21 +101,20 @@ public final class SecretPortalStore: KeychainStore {
         }
     }
 
-    /// Checks once, under `calls`, that the portal keyring can be used, and that libsecret chose it.
+    /// Checks, under `calls`, until it succeeds once, that the portal keyring can be used and that libsecret chose it.
     private func checkReady(_ readiness: inout Readiness) throws(KeychainError) {
         switch readiness {
         case .ready: return
         case .unavailable(let reason): throw .noPortal(detail: reason)
         case .unchecked: break
         }
-        if let reason = Self.unavailability(timeout: configuration.timeout) {
-            readiness = .unavailable(reason)
-            throw .noPortal(detail: reason)
-        }
+        // Not remembered: the portal may start, or answer, by the next call.
+        if let reason = Self.unavailability(timeout: configuration.timeout) { throw .noPortal(detail: reason) }
         switch PasswordAPI.backendIsFileKeyring(limit: configuration.timeout) {
         case .success(true):
             readiness = .ready
         case .success(false):
+            // Remembered: libsecret chooses its backend once per process.
             let reason = "libsecret did not choose its file keyring (the portal did not answer libsecret's own check)"
             readiness = .unavailable(reason)
             throw .noPortal(detail: reason)

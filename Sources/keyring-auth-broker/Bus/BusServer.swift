@@ -1,6 +1,7 @@
 import CSecret
 import Foundation
 import Synchronization
+import SystemSupport
 
 /// The broker's side of the session bus, through GDBus: the connection, the exported object, the
 /// well-known name, the calls it receives, the signals it sends and the bus's own answers about peers.
@@ -74,9 +75,9 @@ final class BusServer: Sendable {
             connection.pointer, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
             nil, G_DBUS_SIGNAL_FLAGS_NONE,
             { _, _, _, _, _, parameters, userData in
-                guard let parameters, GVariants.hasType(parameters, "(sss)") else { return }
-                let name = GVariants.string(at: 0, of: parameters)
-                let newOwner = GVariants.string(at: 2, of: parameters)
+                guard let parameters, GVariantValues.hasType(parameters, "(sss)") else { return }
+                let name = GVariantValues.string(at: 0, of: parameters)
+                let newOwner = GVariantValues.string(at: 2, of: parameters)
                 guard name.hasPrefix(":"), newOwner.isEmpty else { return }
                 Unmanaged<HandlerBox>.fromOpaque(userData!).takeUnretainedValue().handlers.peerLeft(name)
             }, userData, nil)
@@ -88,7 +89,7 @@ final class BusServer: Sendable {
     func requestName(_ name: String) throws(BrokerStartFailure) {
         let reply = try callBus("RequestName", GVariants.tuple([g_variant_new_string(name), g_variant_new_uint32(4)]), replyType: "(u)")
         defer { g_variant_unref(reply) }
-        let result = GVariants.uint32(at: 0, of: reply)
+        let result = GVariantValues.uint32(at: 0, of: reply)
         guard result == 1 || result == 4 else {
             throw BrokerStartFailure("\(name) is owned by another process (a broker is already running on this bus).")
         }
@@ -124,11 +125,11 @@ final class BusServer: Sendable {
             throw BrokerStartFailure("the bus gave no process ID for \(uniqueName)")
         }
         defer { g_variant_unref(pid) }
-        guard GVariants.hasType(pid, "u") else { throw BrokerStartFailure("the bus gave a malformed process ID for \(uniqueName)") }
+        guard GVariantValues.hasType(pid, "u") else { throw BrokerStartFailure("the bus gave a malformed process ID for \(uniqueName)") }
         var pidfd: Int32?
         if let fdList, let index = g_variant_lookup_value(credentials, "ProcessFD", nil) {
             defer { g_variant_unref(index) }
-            if GVariants.hasType(index, "h") {
+            if GVariantValues.hasType(index, "h") {
                 let fd = g_unix_fd_list_get(fdList, g_variant_get_handle(index), nil)  // a duplicate, ours to close
                 if fd >= 0 { pidfd = fd }
             }

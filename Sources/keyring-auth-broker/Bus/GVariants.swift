@@ -1,5 +1,6 @@
 import CSecret
 import FoundationEssentials
+import SystemSupport
 
 /// Conversions between Swift values and GVariants, for the broker's messages. Each function frees
 /// what it allocates; a function that returns a `GVariant` returns it floating unless it says otherwise.
@@ -43,21 +44,21 @@ enum GVariants {
     /// The entries of an `a{sv}`; a value of another type than `s`, `b` or `x` is `nil`, so that the
     /// caller can say which key is wrong. `nil` when `variant` is not an `a{sv}`.
     static func dictionary(of variant: OpaquePointer) -> [String: Value?]? {
-        guard hasType(variant, "a{sv}") else { return nil }
+        guard GVariantValues.hasType(variant, "a{sv}") else { return nil }
         var dictionary: [String: Value?] = [:]
         for index in 0..<g_variant_n_children(variant) {
             let entry = g_variant_get_child_value(variant, index)!
             defer { g_variant_unref(entry) }
-            let key = string(at: 0, of: entry)
+            let key = GVariantValues.string(at: 0, of: entry)
             let boxed = g_variant_get_child_value(entry, 1)!
             defer { g_variant_unref(boxed) }
             let value = g_variant_get_variant(boxed)!
             defer { g_variant_unref(value) }
-            dictionary[key] = if hasType(value, "s") {
+            dictionary[key] = if GVariantValues.hasType(value, "s") {
                 .string(String(cString: g_variant_get_string(value, nil)))
-            } else if hasType(value, "b") {
+            } else if GVariantValues.hasType(value, "b") {
                 .bool(g_variant_get_boolean(value) != 0)
-            } else if hasType(value, "x") {
+            } else if GVariantValues.hasType(value, "x") {
                 .int64(Int64(g_variant_get_int64(value)))
             } else {
                 Value?.none
@@ -66,54 +67,9 @@ enum GVariants {
         return dictionary
     }
 
-    /// The string (`s` or `o`) child `index` of a tuple.
-    static func string(at index: Int, of tuple: OpaquePointer) -> String {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return String(cString: g_variant_get_string(child, nil))
-    }
-
-    /// The boolean child `index` of a tuple.
-    static func bool(at index: Int, of tuple: OpaquePointer) -> Bool {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return g_variant_get_boolean(child) != 0
-    }
-
-    /// The `u` child `index` of a tuple.
-    static func uint32(at index: Int, of tuple: OpaquePointer) -> UInt32 {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        return g_variant_get_uint32(child)
-    }
-
-    /// The bytes of the `ay` child `index` of a tuple.
-    static func bytes(at index: Int, of tuple: OpaquePointer) -> Data {
-        let child = g_variant_get_child_value(tuple, gsize(index))!
-        defer { g_variant_unref(child) }
-        var count: gsize = 0
-        guard let pointer = g_variant_get_fixed_array(child, &count, 1), count > 0 else { return Data() }
-        return Data(bytes: pointer, count: Int(count))
-    }
-
-    /// An `ay` of `data` (copied).
-    static func bytes(_ data: Data) -> OpaquePointer {
-        let type = g_variant_type_new("y")
-        defer { g_variant_type_free(type) }
-        return data.withUnsafeBytes { g_variant_new_fixed_array(type, $0.baseAddress, gsize($0.count), 1) }
-    }
-
     /// A boolean.
     static func bool(_ value: Bool) -> OpaquePointer {
         g_variant_new_boolean(value ? 1 : 0)
-    }
-
-    /// An array of `elementType` of `elements` (each floating, consumed).
-    static func array(of elementType: String, _ elements: [OpaquePointer?]) -> OpaquePointer {
-        let type = g_variant_type_new(elementType)
-        defer { g_variant_type_free(type) }
-        var elements = elements
-        return elements.withUnsafeMutableBufferPointer { g_variant_new_array(type, $0.baseAddress, gsize($0.count)) }
     }
 
     /// Child `index` of a tuple, which the caller unrefs.
@@ -124,12 +80,5 @@ enum GVariants {
     /// Drops a reference the caller holds (from ``child(at:of:)``).
     static func release(_ variant: OpaquePointer) {
         g_variant_unref(variant)
-    }
-
-    /// Whether `variant` is of the type written as `typeString`.
-    static func hasType(_ variant: OpaquePointer, _ typeString: String) -> Bool {
-        let type = g_variant_type_new(typeString)
-        defer { g_variant_type_free(type) }
-        return g_variant_is_of_type(variant, type) != 0
     }
 }

@@ -15,7 +15,7 @@ extension Broker {
         switch request.operation {
         case .lookup(let key):
             let data = try await keychain { store throws(KeychainError) in try store.data(for: StoredUserKeys.brokered(key, privateNamespace: namespace)) }
-            call.reply([GVariants.bool(data != nil), GVariants.bytes(data ?? Data())])
+            call.reply([GVariants.bool(data != nil), GVariantValues.bytes(data ?? Data())])
         case .store(let key, let label, let secret):
             try await keychain { store throws(KeychainError) in
                 try store.setData(secret, for: StoredUserKeys.brokered(key, privateNamespace: namespace), label: label)
@@ -26,7 +26,7 @@ extension Broker {
             call.reply([GVariants.bool(removed)])
         case .list(let scope):
             let items = try await listing(scope, for: caller)
-            call.reply([GVariants.array(of: "(ssssxxu)", items.map(Self.variant(of:)))])
+            call.reply([GVariantValues.array(of: "(ssssxxu)", items.map(Self.variant(of:)))])
         case .removeAll(let group):
             // Only Auth's items of the group: other programs' items in it are not the broker's to remove.
             let removed = try await keychain { store throws(KeychainError) -> Int in

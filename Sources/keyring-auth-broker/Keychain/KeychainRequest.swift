@@ -2,6 +2,7 @@ import CSecret
 import FoundationEssentials
 import KeyringAuth
 import SecretKeychain
+import SystemSupport
 
 /// A call of the item interface (`io.github.keyringauth.Keychain1`), its arguments read and checked on arrival:
 /// only the items KeyringAuth's `Auth` keeps, in bounded sizes.
@@ -34,7 +35,7 @@ struct KeychainRequest: Sendable {
     init(_ call: MethodCall) throws(BrokerError) {
         let parameters = call.parameters
         func group(at index: Int) throws(BrokerError) -> AccessGroup? {
-            let raw = GVariants.string(at: index, of: parameters)
+            let raw = GVariantValues.string(at: index, of: parameters)
             guard !raw.isEmpty else { return nil }
             do throws(KeychainError) {
                 return try AccessGroup(raw)
@@ -43,7 +44,7 @@ struct KeychainRequest: Sendable {
             }
         }
         func string(_ index: Int, _ name: String) throws(BrokerError) -> String {
-            let value = GVariants.string(at: index, of: parameters)
+            let value = GVariantValues.string(at: index, of: parameters)
             try BrokerArguments.checkSize(value, of: name, limit: Self.maximumStringSize)
             return value
         }
@@ -64,7 +65,7 @@ struct KeychainRequest: Sendable {
             self.group = try group(at: 0)
             let key = try key(in: self.group)
             let label = try string(3, "label")
-            let secret = GVariants.bytes(at: 4, of: parameters)
+            let secret = GVariantValues.bytes(at: 4, of: parameters)
             guard secret.count <= KeychainLimits.maximumSecretSize else {
                 throw BrokerError(.invalidArgument, "The secret is \(secret.count) bytes; the limit is \(KeychainLimits.maximumSecretSize).")
             }
@@ -73,7 +74,7 @@ struct KeychainRequest: Sendable {
             self.group = try group(at: 0)
             operation = .remove(try key(in: self.group))
         case "List":
-            let scope = GVariants.string(at: 0, of: parameters)
+            let scope = GVariantValues.string(at: 0, of: parameters)
             let named = try group(at: 1)
             switch (scope, named) {
             case ("private", nil): self.group = nil; operation = .list(.privateScope)

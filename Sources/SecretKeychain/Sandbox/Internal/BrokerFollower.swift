@@ -104,7 +104,7 @@ final class BrokerFollower: Sendable {
             bus, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus", BrokerKeychainStore.busName,
             G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, parameters, follower in
                 guard let parameters, let follower, GLib.variant(parameters, hasType: "(sss)") else { return }
-                guard BrokerKeychainStore.string(at: 2, of: parameters).isEmpty else { return }
+                guard GVariantValues.string(at: 2, of: parameters).isEmpty else { return }
                 Unmanaged<BrokerFollower>.fromOpaque(follower).takeUnretainedValue().brokerLeft()
             }, box(), release)
         state.withLock { $0.subscriptions = [itemChanged, ownerChanged] }
@@ -118,7 +118,7 @@ final class BrokerFollower: Sendable {
 
     private func itemChanged(_ parameters: OpaquePointer) {
         guard GLib.variant(parameters, hasType: "(ssss)") else { return }
-        let strings = (0..<4).map { BrokerKeychainStore.string(at: $0, of: parameters) }
+        let strings = (0..<4).map { GVariantValues.string(at: $0, of: parameters) }
         guard strings[0] == groupArgument, let kind = KeychainChange.Kind(rawValue: strings[3]) else { return }
         let key = KeychainKey(service: strings[1], account: strings[2], accessGroup: group)
         guard (try? key.validate()) != nil else { return }
@@ -159,21 +159,9 @@ final class BrokerFollower: Sendable {
                 g_variant_unref(reply)
             }
         }
-        postQuit()
+        MainLoopQuit.post(context.loop, on: context.context)
         guard let thread = state.withLock({ state in defer { state.thread = nil }; return state.thread }) else { return }
         if thread.isCurrent { thread.detach() } else { thread.join() }
-    }
-
-    /// Makes the thread's loop return, from any thread, also when the loop has not started yet.
-    private func postQuit() {
-        let source = g_idle_source_new()!
-        defer { g_source_unref(source) }
-        g_source_set_callback(
-            source, { loop in
-                g_main_loop_quit(OpaquePointer(loop))
-                return 0  // G_SOURCE_REMOVE
-            }, UnsafeMutableRawPointer(g_main_loop_ref(context.loop)), { g_main_loop_unref(OpaquePointer($0)) })
-        g_source_attach(source, context.context)
     }
 
     private func unsubscribe() {

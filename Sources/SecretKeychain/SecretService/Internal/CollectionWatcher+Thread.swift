@@ -41,25 +41,13 @@ extension CollectionWatcher {
     /// Ends the thread's main loop and, unless called on the watcher's own thread (from a
     /// handler, or when the bus went away), waits until the thread has unsubscribed and ended.
     func stop() {
-        postQuit()
+        MainLoopQuit.post(loop, on: context)
         guard let thread = thread.withLock({ thread in defer { thread = nil }; return thread }) else { return }
         if thread.isCurrent {
             thread.detach()
         } else {
             thread.join()
         }
-    }
-
-    /// Makes the thread's main loop return, from any thread.
-    private func postQuit() {
-        let source = g_idle_source_new()!
-        defer { g_source_unref(source) }
-        g_source_set_callback(
-            source, { loop in
-                g_main_loop_quit(OpaquePointer(loop))
-                return 0  // G_SOURCE_REMOVE
-            }, UnsafeMutableRawPointer(g_main_loop_ref(loop)), { g_main_loop_unref(OpaquePointer($0)) })
-        g_source_attach(source, context)
     }
 
     /// The watcher's thread: owns the main context for its whole life and runs its loop.
