@@ -239,15 +239,26 @@ extension KeyringTests {
                                                                               "--emulator", broker.address.description])
                 #expect(evilGroup.status == 4 && evilGroup.standardError.contains("may not use the access group"), "\(evilGroup.standardError)")
                 // The item interface itself, called by hand: another app's key, and an item that is not Auth's, are refused.
-                let raw = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
-                    "org.evil.App", "gdbus", "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
-                    "--method", "io.github.keyringauth.Keychain1.Lookup", BrokerFixture.group, broker.app["apiKey"]!, "firebase_auth_firebase_user",
-                ])
-                #expect(raw.standardError.contains("Error.AccessDenied"), "\(raw.standardError)")
-                let foreign = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
-                    "org.evil.App", "gdbus", "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
-                    "--method", "io.github.keyringauth.Keychain1.Lookup", "''", "some-service", "some-account",
-                ])
+                // The item interface itself, called by hand: every method on Notes's group is refused.
+                func evilCall(_ method: String, _ arguments: [String]) async throws -> Subprocess.Result {
+                    try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
+                        "org.evil.App", "gdbus", "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
+                        "--method", "io.github.keyringauth.Keychain1.\(method)",
+                    ] + arguments)
+                }
+                let (group, apiKey, account) = (BrokerFixture.group, broker.app["apiKey"]!, "firebase_auth_firebase_user")
+                let refusals: [(String, [String])] = [
+                    ("Lookup", [group, apiKey, account]), ("Store", [group, apiKey, account, "planted", "[byte 0x7b, 0x7d]"]),
+                    ("Remove", [group, apiKey, account]), ("List", ["group", group]), ("RemoveAll", [group]), ("Follow", [group]),
+                ]
+                for (method, arguments) in refusals {
+                    let refused = try await evilCall(method, arguments)
+                    #expect(refused.standardError.contains("Error.AccessDenied"), "\(method): \(refused.standardError)")
+                }
+                // Listing everything it may use shows no item of Notes's, and an item that is not Auth's is refused.
+                let all = try await evilCall("List", ["all", "''"])
+                #expect(all.status == 0 && !all.output.contains(group) && !all.output.contains("com.example.Notes"), "\(all.output)")
+                let foreign = try await evilCall("Lookup", ["''", "some-service", "some-account"])
                 #expect(foreign.standardError.contains("Error.InvalidArgument"), "\(foreign.standardError)")
                 let after = try await sandboxed(broker, ["show", "--private", "--json"])
                 #expect(try Self.uid(after) == uid, "Notes's user is as it was")

@@ -30,7 +30,7 @@ public struct SandboxStore: KeychainStore {
     /// The store for this process's `Auth`: the Secret Service outside a sandbox, and inside one where the app may
     /// reach it (it was given `org.freedesktop.secrets`); otherwise a ``SandboxStore`` over the portal keyring (or the
     /// broker, where the portal has no Secret backend) and the broker. Outside a sandbox it contacts nothing; inside,
-    /// one or two bus calls, each bounded. The choice is logged at info level.
+    /// one or two bus calls, each bounded. The choice is logged at debug level; `keyring-auth doctor` reports it.
     ///
     /// - Parameters:
     ///   - sandbox: The sandbox this process runs in.
@@ -43,11 +43,11 @@ public struct SandboxStore: KeychainStore {
         guard sandbox.isSandboxed, !secretService.secretServiceIsReachable() else { return secretService }
         let broker = BrokerKeychainStore(configuration: .init(logger: logger))
         if let reason = SecretPortalStore.unavailability(sandbox: sandbox) {
-            logger.info("In a sandbox without the Secret Service or a Secret portal: the app's own items and its groups go through the broker",
+            logger.debug("In a sandbox without the Secret Service or a Secret portal: the app's own items and its groups go through the broker",
                         metadata: ["sandbox": "\(sandbox)", "portal": "\(reason)"])
             return SandboxStore(privateStore: broker, groupStore: broker, privateFallbackReason: "the Secret portal is not available (\(reason))")
         }
-        logger.info("In a sandbox without the Secret Service: the app's own items in its portal keyring, its groups through the broker",
+        logger.debug("In a sandbox without the Secret Service: the app's own items in its portal keyring, its groups through the broker",
                     metadata: ["sandbox": "\(sandbox)"])
         return SandboxStore(privateStore: SecretPortalStore(configuration: .init(logger: logger)), groupStore: broker)
     }

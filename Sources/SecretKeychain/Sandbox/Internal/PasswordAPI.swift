@@ -107,34 +107,76 @@ enum PasswordAPI {
         return Data(bytes: bytes, count: length)
     }
 
-    /// Whether libsecret's password API uses its file keyring in this process (`secret_backend_get`'s choice,
-    /// made once per process), asked on a main context of this thread's own.
+    /// Whether libsecret's password API uses its file keyring in this process (`secret_backend_get`'s choice, made
+    /// once per process), within `limit`.
+    ///
+    /// libsecret 0.20.5 opens its file keyring with a race and a deadlock (`secret-file-backend.c`): it subscribes to the
+    /// portal Request's `Response` only once `RetrieveSecret` has answered, so a quick portal's answer is sometimes lost
+    /// and the opening waits forever; and cancelling that wait calls `g_cancellable_disconnect` inside the cancellable's
+    /// own handler, which never returns. So no cancellable is passed here: each attempt gets at most a fifth of `limit`
+    /// (at least a second), and an attempt that has not finished by then is left behind (it holds a pipe and its main
+    /// context, kept for it) while the next asks the portal again. Once an attempt succeeds, libsecret keeps the opened
+    /// keyring for every later call, which never meets the portal again.
     static func backendIsFileKeyring(limit: Duration) -> Result<Bool, KeychainError> {
+        let attemptLimit = max(.seconds(1), limit / 5)
+        let clock = ContinuousClock()
+        let end = clock.now + limit
+        var attempts = 0
+        while clock.now < end {
+            attempts += 1
+            switch openBackend(within: min(attemptLimit, end - clock.now)) {
+            case .finished(let result): return result
+            case .unfinished: continue
+            }
+        }
+        return .failure(.timedOut(operation: "Opening the portal keyring (\(attempts) attempts)", limit: limit, writes: false))
+    }
+
+    private enum Attempt {
+        case finished(Result<Bool, KeychainError>)
+        case unfinished
+    }
+
+    /// What an attempt waits on: libsecret's answer, or its time running out.
+    private final class Outcome {
+        var result: OpaquePointer?
+        var timedOut = false
+    }
+
+    /// One `secret_backend_get`, on a main context of this thread's own, given up after `limit`.
+    private static func openBackend(within limit: Duration) -> Attempt {
         let context = g_main_context_new()!
-        defer { g_main_context_unref(context) }
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
-        let deadline = CallDeadline(limit: limit)
-        final class Outcome { var result: OpaquePointer? }
         let outcome = Outcome()
+        // Two references: libsecret's callback and the timeout each release one; an attempt left behind keeps its context.
         let box = Unmanaged.passRetained(outcome).toOpaque()
-        secret_backend_get(SECRET_BACKEND_NONE, deadline.cancellable, { _, result, box in
+        secret_backend_get(SECRET_BACKEND_NONE, nil, { _, result, box in
             let outcome = Unmanaged<Outcome>.fromOpaque(box!).takeRetainedValue()
             outcome.result = OpaquePointer(g_object_ref(UnsafeMutableRawPointer(result)))
         }, box)
-        while outcome.result == nil { g_main_context_iteration(context, 1) }
-        let result = outcome.result!
+        let milliseconds = guint(max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000))
+        let timeout = g_timeout_source_new(milliseconds)!
+        defer { g_source_unref(timeout) }
+        g_source_set_callback(timeout, { box in
+            Unmanaged<Outcome>.fromOpaque(box!).takeUnretainedValue().timedOut = true
+            return 0  // G_SOURCE_REMOVE
+        }, Unmanaged.passRetained(outcome).toOpaque(), { Unmanaged<Outcome>.fromOpaque($0!).release() })
+        g_source_attach(timeout, context)
+        while outcome.result == nil, !outcome.timedOut { g_main_context_iteration(context, 1) }
+        g_source_destroy(timeout)
+        guard let result = outcome.result else { return .unfinished }  // the context stays, for libsecret's pending work
+        defer { g_main_context_unref(context) }
         defer { g_object_unref(UnsafeMutableRawPointer(result)) }
         var error: UnsafeMutablePointer<GError>?
         guard let backend = secret_backend_get_finish(result, &error) else {
             let failure = error.map { GLibError(taking: $0) }
-            if deadline.hasExpired { return .failure(.timedOut(operation: "Opening the portal keyring", limit: limit, writes: false)) }
-            return .failure(.noPortal(detail: "libsecret could not open its file keyring: \(failure?.message ?? "no reason given")"))
+            return .finished(.failure(.noPortal(detail: "libsecret could not open its file keyring: \(failure?.message ?? "no reason given")")))
         }
         // Not released: libsecret 0.20 caches the backend it creates first without a reference of its own, and hands
         // that same reference to this caller (`secret_backend_get_finish`); releasing it would free the cached backend
-        // under the password API. At most one reference is kept, once per store.
+        // under the password API. At most one reference is kept, once per process.
         let typeName = g_type_name_from_instance(UnsafeMutableRawPointer(backend).assumingMemoryBound(to: GTypeInstance.self))
-        return .success(typeName.map { String(cString: $0) } == "SecretFileBackend")
+        return .finished(.success(typeName.map { String(cString: $0) } == "SecretFileBackend"))
     }
 }
