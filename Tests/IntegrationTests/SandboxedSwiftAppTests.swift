@@ -1,5 +1,6 @@
 import Foundation
 import KeyringAuth
+import KeyringAuthEmulator
 import KeyringTestSupport
 import SecretKeychain
 import SystemSupport
@@ -212,6 +213,45 @@ extension KeyringTests {
                 input: "correct horse\n")
             #expect(try Self.uid(again) == uid, "\(again.standardError)")
             #expect(try await log.next { $0 != nil } == uid)
+        }
+
+        /// Second factors in the sandbox, through the broker: Notes signs in with a password, enrolls an authenticator
+        /// (`mfa enroll-totp`, the code computed from the secret it printed), signs out, and signs in again with the
+        /// password and a code; the host Swift app of the group sees the enrolled factor and the sign-in.
+        @Test func aSecondFactorIsEnrolledAndUsedSandboxed() async throws {
+            let broker = try await BrokerFixture.start()
+            let emulator = broker.address.description
+            let email = "mfa-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            try broker.emulator.importAccounts(Data(#"""
+                {"kind": "identitytoolkit#DownloadAccountResponse", "users": [{"localId": "notes-mfa", "email": "\#(email)", "emailVerified": true, "rawPassword": "second-factor"}]}
+                """#.utf8))
+            let signIn = ["sign-in", "--email", email, "--password-stdin", "--group", BrokerFixture.group, "--emulator", emulator]
+            let first = try await sandboxed(broker, signIn, input: "second-factor\n")
+            try #require(first.status == 0, "\(first.standardError)")
+
+            let enrollment = try LineChannel(
+                [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path] + (try Self.sandbox(Self.notes))
+                    + ["mfa", "enroll-totp", "--display-name", "Phone", "--group", BrokerFixture.group, "--emulator", emulator] + identity(broker))
+            let uri = try await enrollment.nextLine(within: .seconds(60))
+            let secret = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "secret" }?.value, "\(uri)")
+            let enrolledAt = Date()
+            enrollment.send(TOTP.code(base32Secret: secret, at: enrolledAt) ?? "-")
+            #expect(await enrollment.finish(within: .seconds(60)) == 0, "\(enrollment.standardError)")
+            let swiftApp = try broker.swiftApp()
+            #expect(swiftApp.currentUser?.uid == "notes-mfa" && swiftApp.currentUser?.multiFactor.enrolledFactors.count == 1)
+            let factorUID = try #require(swiftApp.currentUser?.multiFactor.enrolledFactors.first?.uid)
+
+            #expect(try await sandboxed(broker, ["sign-out", "--group", BrokerFixture.group]).status == 0)
+            let noCode = try await sandboxed(broker, signIn, input: "second-factor\n")
+            #expect(noCode.status == 2 && noCode.standardError.contains("authenticator app"), "the password alone: \(noCode.standardError)")
+            // A code of a later time step than the enrollment's (a code is accepted once), within the emulator's window.
+            let code = try #require(TOTP.code(base32Secret: secret, at: max(enrolledAt.addingTimeInterval(30), Date().addingTimeInterval(-29))))
+            let signedIn = try await sandboxed(broker, signIn + ["--factor", factorUID], input: "second-factor\n\(code)\n")
+            #expect(signedIn.status == 0, "\(signedIn.standardError)")
+            let log = ListenerLog()
+            let handle = swiftApp.addStateDidChangeListener { _, user in log.record(user) }
+            defer { swiftApp.removeStateDidChangeListener(handle) }
+            #expect(try await log.next { $0 != nil } == "notes-mfa", "the host app follows the sign-in")
         }
 
         /// `org.evil.App`, sandboxed, is refused Notes's group by the item interface, and reaches Notes's private user
