@@ -56,6 +56,19 @@ package enum GVariantValues {
         return elements.withUnsafeMutableBufferPointer { g_variant_new_array(type, $0.baseAddress, gsize($0.count)) }
     }
 
+    /// The value in the reply of `org.freedesktop.DBus.Properties.Get` (a `(v)`), which the caller unrefs, or `nil`
+    /// when it is not of the type written as `typeString`.
+    package static func property(in reply: OpaquePointer, ofType typeString: String) -> OpaquePointer? {
+        let boxed = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(boxed) }
+        let value = g_variant_get_variant(boxed)!
+        guard hasType(value, typeString) else {
+            g_variant_unref(value)
+            return nil
+        }
+        return value
+    }
+
     /// Whether `variant` is of the type written as `typeString`, for example `(ssss)`.
     package static func hasType(_ variant: OpaquePointer, _ typeString: String) -> Bool {
         let type = g_variant_type_new(typeString)

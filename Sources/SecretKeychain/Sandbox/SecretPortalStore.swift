@@ -80,13 +80,8 @@ public final class SecretPortalStore: KeychainStore {
             let reply = try SessionBusCall.call(
                 portalName, portalPath, "org.freedesktop.DBus.Properties", "Get", arguments: arguments, replyType: "(v)", limit: timeout)
             defer { g_variant_unref(reply) }
-            let boxed = g_variant_get_child_value(reply, 0)!
-            defer { g_variant_unref(boxed) }
-            let value = g_variant_get_variant(boxed)!
+            guard let value = GVariantValues.property(in: reply, ofType: "u") else { return "the Secret portal's version is not a number" }
             defer { g_variant_unref(value) }
-            guard GLib.variant(value, hasType: "u") else {
-                return "the Secret portal's version is not a number"
-            }
             let version = g_variant_get_uint32(value)
             return version == portalVersion ? nil : "the Secret portal speaks version \(version), libsecret version \(portalVersion)"
         } catch {

@@ -1,4 +1,5 @@
 import CSecret
+import SystemSupport
 import FoundationEssentials
 
 /// The calls the store makes, each one bounded by a ``CallDeadline`` of ``limit``.
@@ -246,14 +247,11 @@ struct SecretServiceClient {
             .collectionLocked, path: path, method: "Get", arguments: ["org.freedesktop.Secret.Collection", "Locked"],
             replyType: "(v)")
         defer { g_variant_unref(reply) }
-        let boxed = g_variant_get_child_value(reply, 0)!
-        defer { g_variant_unref(boxed) }
-        let locked = g_variant_get_variant(boxed)!
-        defer { g_variant_unref(locked) }
-        guard GLib.variant(locked, hasType: "b") else {
+        guard let locked = GVariantValues.property(in: reply, ofType: "b") else {
             throw .keychain(.underlying(
                 domain: "SecretKeychain", code: 0, message: "the collection's Locked property is not a boolean"))
         }
+        defer { g_variant_unref(locked) }
         return g_variant_get_boolean(locked) != 0
     }
 
