@@ -142,12 +142,14 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Public Suffix List (libpsl's built-in copy), for the broker's group rule: a public suffix is no app's domain.
+        .systemLibrary(name: "CPsl", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         // The sign-in broker: the same Auth on the session bus (io.github.keyringauth.Broker1), for apps in any
         // language and sandboxed apps, with the access group enforced by who is calling. GDBus comes with libsecret.
         .executableTarget(
             name: "keyring-auth-broker",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret",
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret", "CPsl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

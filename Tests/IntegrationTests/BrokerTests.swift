@@ -131,6 +131,24 @@ extension KeyringTests {
             for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
         }
 
+        /// App IDs whose domain is no developer's get no group, sandboxed as Flatpak runs them: an Apple-style first
+        /// element, a code host's own domain, a public suffix; a GitHub user's app ID gets its user's groups.
+        @Test func anAppIDThatGivesNoDomainIsRefusedEveryGroup() async throws {
+            let broker = try await BrokerFixture.start()
+            for (appID, group) in [
+                ("group.com.example.Evil", "group.com.example.shared"), ("TEAMID.com.example.Evil", "TEAMID.com.example.shared"),
+                ("io.github.Evil", "io.github.victim.shared"), ("uk.co.Evil", "uk.co.victim.shared"),
+            ] {
+                let evil = try await broker.python(as: appID, group: group)
+                let answer = try await broker.ask(evil, "anonymous")
+                #expect(answer.hasPrefix("error AccessDenied ") && answer.contains("gives no domain"), "\(appID): \(answer)")
+                #expect(await evil.finish() == 0, "\(evil.standardError)")
+            }
+            let victim = try await broker.python(as: "io.github.victim.Notes", group: "io.github.victim.shared")
+            #expect(try BrokerFixture.user(in: try await broker.ask(victim, "anonymous"))["uid"] != nil)
+            #expect(await victim.finish() == 0, "\(victim.standardError)")
+        }
+
         /// `SignInWithBrowser`: the broker runs the desktop OAuth flow in the user's browser (a stand-in `xdg-open` on
         /// the activation environment's `PATH`) with an OpenID Connect provider, and signs the group in.
         @Test func aBrowserSignInRunsInTheUsersBrowser() async throws {

@@ -34,6 +34,34 @@ import Testing
         #expect(!allows(.flatpak(appID: "io.github.someone.App"), "TEAMID.io.github.other.shared"))
     }
 
+    /// The article's table: an app ID whose domain is an Apple-style prefix, a code host's own or a public suffix gives
+    /// no group; its private scope is still its own.
+    @Test func anAppIDGivesNoDomainThatIsNotItsDevelopers() {
+        let refused: [(appID: String, group: String)] = [
+            ("group.com.example.Evil", "group.com.example.shared"), ("group.com.example.Evil", "group.group.com.example.shared"),
+            ("TEAMID.com.example.Evil", "TEAMID.com.example.shared"), ("TEAMID.com.example.Evil", "TEAMID.TEAMID.com.example.shared"),
+            ("io.github.Evil", "io.github.victim.shared"), ("io.github.Evil", "TEAMID.io.github.Evil.shared"),
+            ("com.github.Evil", "com.github.victim.shared"), ("io.gitlab.Evil", "io.gitlab.victim.shared"),
+            ("page.codeberg.Evil", "page.codeberg.victim.shared"), ("io.sourceforge.Evil", "io.sourceforge.victim.shared"),
+            ("uk.co.Evil", "uk.co.victim.shared"), ("au.com.Evil", "TEAMID.au.com.victim.shared"),
+            ("io.github.victim.Notes", "io.github.other.shared"),
+        ]
+        for (appID, group) in refused {
+            #expect(!allows(.flatpak(appID: appID), group), "\(appID) → \(group)")
+            #expect(allows(.flatpak(appID: appID), nil), "\(appID)'s private scope")
+        }
+        let allowed: [(appID: String, group: String)] = [
+            ("io.github.victim.Notes", "io.github.victim.shared"), ("io.github.victim.Notes", "group.io.github.victim.shared"),
+            ("com.github.victim.Notes", "TEAMID.com.github.victim.shared"), ("uk.co.example.App", "uk.co.example.shared"),
+            ("com.example.Notes", "group.com.example.shared"), ("org.gnome.Notes", "TEAMID.org.gnome.shared"),
+        ]
+        for (appID, group) in allowed {
+            #expect(allows(.flatpak(appID: appID), group), "\(appID) → \(group)")
+        }
+        #expect(AppID.groupDomain(of: "com.example.Notes") == ["com", "example"])
+        #expect(AppID.groupDomain(of: "io.github.Evil") == nil && AppID.groupDomain(of: "group.com.example.Evil") == nil)
+    }
+
     @Test func hostProcessesUseAnyGroupAndSnapsOnlyWhatIsGranted() {
         #expect(allows(.host, "TEAMID.org.anything.at.all"))
         #expect(allows(.host, nil))

@@ -4,10 +4,14 @@ import SecretKeychain
 /// Which access groups a caller may use, as Apple's team-prefixed groups and Flathub's verified app
 /// IDs make it:
 ///
-/// - A Flatpak app may use a group whose reverse-DNS name lies under the app ID's domain, once an
-///   Apple-style prefix is set aside: `TEAMID.` (a first element in capitals and digits) or `group.`.
-///   `com.example.Notes` may use `TEAMID.com.example.shared` and `group.com.example.shared`;
-///   `org.evil.App` may not. Its private scope is its own, keyed by its app ID.
+/// - A Flatpak app may use a group whose reverse-DNS name lies under its app ID's domain (the app ID
+///   but its last element), once an Apple-style first element of the group is set aside: `TEAMID.`
+///   (capitals and digits) or `group.`. `com.example.Notes` may use `TEAMID.com.example.shared` and
+///   `group.com.example.shared`; `org.evil.App` may not. An app ID gives no domain, and so no group, when
+///   its domain starts with such an element (`group.com.example.Evil`, `TEAMID.com.example.Evil`), is a
+///   code host's own (`io.github.Evil`, `com.gitlab.Evil`: Flathub asks one more element, the user's), or
+///   is a public suffix (`uk.co.Evil`, `io.github.io`…: the Public Suffix List, libpsl's built-in copy). Its
+///   private scope is its own, keyed by its app ID.
 /// - A host process may use any group: it can read the keyring directly anyway.
 /// - A Snap is refused unless a policy file grants it groups (``SnapGrants``).
 struct AccessPolicy: Sendable {
@@ -20,9 +24,14 @@ struct AccessPolicy: Sendable {
             return
         case .flatpak(let appID):
             guard let group else { return }
-            guard Self.group(group.rawValue, liesUnder: AppID.domain(of: appID)) else {
+            guard let domain = AppID.groupDomain(of: appID) else {
+                throw BrokerError(.accessDenied, "\(caller) may not use the access group \(group): its app ID gives no domain of its "
+                    + "own (its domain starts with group. or a team ID, is a code host's own such as io.github without the user's "
+                    + "element, or is a public suffix such as co.uk), so it may use its private scope only.")
+            }
+            guard Self.group(group.rawValue, liesUnder: domain) else {
                 throw BrokerError(.accessDenied, "\(caller) may not use the access group \(group): a sandboxed app may use only "
-                    + "groups under its own app ID's domain (\(AppID.domain(of: appID).joined(separator: ".")).…, with an optional "
+                    + "groups under its own app ID's domain (\(domain.joined(separator: ".")).…, with an optional "
                     + "TEAMID. or group. prefix).")
             }
         case .snap(let name):
@@ -33,20 +42,13 @@ struct AccessPolicy: Sendable {
         }
     }
 
-    /// Whether the reverse-DNS name of `group`, without an Apple-style `TEAMID.` or `group.` first
-    /// element, starts with every element of `domain` and has at least one more.
+    /// Whether the reverse-DNS name of `group`, without an Apple-style `TEAMID.` or `group.` first element,
+    /// starts with every element of `domain` and has at least one more.
     static func group(_ group: String, liesUnder domain: [Substring]) -> Bool {
         guard domain.count >= 2 else { return false }
         var elements = group.split(separator: ".", omittingEmptySubsequences: false)[...]
-        if let first = elements.first, elements.count > domain.count + 1, first == "group" || Self.isTeamID(first) {
-            elements = elements.dropFirst()
-        }
+        if let first = elements.first, AppID.isApplePrefix(first) { elements = elements.dropFirst() }
         return elements.count > domain.count && elements.prefix(domain.count).elementsEqual(domain)
-    }
-
-    /// A first element such as Apple's team IDs: capitals and digits only (`ABCDE12345`, `TEAMID`).
-    private static func isTeamID(_ element: Substring) -> Bool {
-        !element.isEmpty && element.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
     }
 }
 

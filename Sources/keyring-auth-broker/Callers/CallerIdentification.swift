@@ -1,3 +1,4 @@
+import CPsl
 import Foundation
 
 /// Tells who a process is from what the kernel shows of it, as xdg-desktop-portal does
@@ -159,6 +160,49 @@ enum AppID {
     /// The domain an app ID belongs to: its elements but the last (`com.example` for `com.example.Notes`).
     static func domain(of appID: String) -> [Substring] {
         Array(appID.split(separator: ".").dropLast())
+    }
+
+    /// The domain under which the app may use groups, or `nil` when its app ID gives none: a domain that starts
+    /// with an Apple-style element (``isApplePrefix(_:)``), a code host's own domain without the user's element
+    /// (Flathub's rule: `io.github.user.App`, never `io.github.App`), or a public suffix (`uk.co`, `io.github`).
+    static func groupDomain(of appID: String) -> [Substring]? {
+        let domain = domain(of: appID)
+        guard domain.count >= 2, !isApplePrefix(domain[0]) else { return nil }
+        if domain.count == 2, isCodeHost(domain[0], domain[1]) { return nil }
+        let name = domain.reversed().joined(separator: ".").lowercased()
+        guard !PublicSuffixes.contains(name) else { return nil }
+        return domain
+    }
+
+    /// An Apple-style first element of a group: `group`, or a team ID (capitals and digits, as `ABCDE12345`).
+    static func isApplePrefix(_ element: Substring) -> Bool {
+        element == "group" || (!element.isEmpty && element.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) })
+    }
+
+    /// The code hosts whose app IDs Flathub requires to name the user too (flatpak-builder-lint's
+    /// `appid-code-hosting-too-few-components` and its list of hosts): any top-level domain with `github`,
+    /// `gitlab` or `codeberg`, and `io.frama`, `io.sourceforge`, `net.sourceforge`.
+    static func isCodeHost(_ topLevel: Substring, _ second: Substring) -> Bool {
+        let (topLevel, second) = (topLevel.lowercased(), second.lowercased())
+        return ["github", "gitlab", "codeberg"].contains(second)
+            || [("io", "frama"), ("io", "sourceforge"), ("net", "sourceforge")].contains { $0 == (topLevel, second) }
+    }
+}
+
+/// The Public Suffix List, as libpsl builds it in: names under which anyone may register a domain (`co.uk`), and
+/// code hosts' user domains (`github.io`), neither of which is any one developer's.
+enum PublicSuffixes {
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer?
+    }
+
+    /// libpsl's built-in list, read-only (libpsl's own, never freed).
+    private static let builtIn = Context(pointer: psl_builtin())
+
+    static func contains(_ name: String) -> Bool {
+        // Without the built-in list, every name counts as a suffix: no group is granted on a guess.
+        guard let list = builtIn.pointer else { return true }
+        return psl_is_public_suffix2(list, name, PSL_TYPE_ANY) != 0
     }
 }
 
