@@ -310,7 +310,9 @@ let package = Package(
         // The broker's rules, unit by unit (its behaviour on a bus: IntegrationTests' KeyringTests.Broker).
         .testTarget(
             name: "KeyringAuthBrokerTests",
-            dependencies: ["keyring-auth-broker", "KeyringAuth", "SecretKeychain", "SystemSupport"],
+            dependencies: [
+                "keyring-auth-broker", "KeyringAuth", "SecretKeychain", "SystemSupport", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -23,20 +23,9 @@ struct BrokerArguments: Sendable {
 
     /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
     init(app: OpaquePointer, group: String) throws(BrokerError) {
-        guard let entries = GVariants.dictionary(of: app) else {
-            throw BrokerError(.invalidArgument, "app must be a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID and appName.")
-        }
-        var strings: [String: String] = [:]
-        for (key, value) in entries {
-            guard Self.requiredKeys.contains(key) || Self.optionalKeys.contains(key) else {
-                throw BrokerError(.invalidArgument, "app has an unknown key \(Self.quoted(key)); it takes apiKey, appID, projectID, tenantID and appName.")
-            }
-            guard case .string(let string)? = value else {
-                throw BrokerError(.invalidArgument, "app's \(key) must be a string.")
-            }
-            try Self.checkSize(string, of: "app's \(key)", limit: Self.maximumAppValueSize)
-            strings[key] = string
-        }
+        let strings = try GVariants.strings(
+            of: app, name: "app", keys: Self.requiredKeys + Self.optionalKeys, limit: Self.maximumAppValueSize,
+            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID and appName")
         for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
             throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
         }
@@ -58,10 +47,15 @@ struct BrokerArguments: Sendable {
         }
     }
 
-    /// Refuses a string longer than `limit` bytes, naming it.
-    static func checkSize(_ string: String, of name: String, limit: Int) throws(BrokerError) {
+    /// Refuses a string longer than `limit` bytes, or with a control character (a line break would forge a line of the
+    /// broker's log), naming it.
+    static func checkString(_ string: String, of name: String, limit: Int) throws(BrokerError) {
         guard string.utf8.count <= limit else {
             throw BrokerError(.invalidArgument, "\(name) is \(string.utf8.count) bytes long; the broker takes at most \(limit).")
+        }
+        if let control = string.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
+            let code = String(control.value, radix: 16, uppercase: true)
+            throw BrokerError(.invalidArgument, "\(name) contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code); the broker takes none.")
         }
     }
 

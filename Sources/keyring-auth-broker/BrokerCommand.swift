@@ -54,7 +54,7 @@ struct BrokerCommand: ParsableCommand {
             print(BrokerInterface.introspectionXML, terminator: "")
             return
         }
-        var logger = Logger(label: "keyring-auth-broker") { label in StreamLogHandler.standardError(label: label) }
+        var logger = Logger(label: "keyring-auth-broker") { label in EscapingLogHandler(StreamLogHandler.standardError(label: label)) }
         logger.logLevel = verbose ? .debug : .warning
         let endpoint: IdentityToolkitEndpoint
         do throws(AuthError) {

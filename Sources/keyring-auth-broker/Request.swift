@@ -30,7 +30,7 @@ struct Request: Sendable {
         arguments = try BrokerArguments(app: app, group: GVariantValues.string(at: 1, of: parameters))
         func string(_ index: Int, _ name: String, limit: Int) throws(BrokerError) -> String {
             let value = GVariantValues.string(at: index, of: parameters)
-            try BrokerArguments.checkSize(value, of: name, limit: limit)
+            try BrokerArguments.checkString(value, of: name, limit: limit)
             guard !value.isEmpty else { throw BrokerError(.invalidArgument, "\(name) must not be empty.") }
             return value
         }
@@ -66,19 +66,10 @@ struct Request: Sendable {
 
     /// A provider's credential from `providerID` and its tokens.
     static func credential(from variant: OpaquePointer) throws(BrokerError) -> AuthCredential {
-        let keys = ["providerID", "idToken", "accessToken", "secret", "rawNonce"]
-        guard let entries = GVariants.dictionary(of: variant) else {
-            throw BrokerError(.invalidArgument, "credential must be a dictionary (a{sv}) of providerID, idToken, accessToken, secret, rawNonce.")
-        }
-        var strings: [String: String] = [:]
-        for (key, value) in entries {
-            guard keys.contains(key) else {
-                throw BrokerError(.invalidArgument, "credential has an unknown key \(BrokerArguments.quoted(key)); it takes \(keys.joined(separator: ", ")).")
-            }
-            guard case .string(let string)? = value else { throw BrokerError(.invalidArgument, "credential's \(key) must be a string.") }
-            try BrokerArguments.checkSize(string, of: "credential's \(key)", limit: BrokerArguments.maximumTokenSize)
-            if !string.isEmpty { strings[key] = string }
-        }
+        let strings = try GVariants.strings(
+            of: variant, name: "credential", keys: ["providerID", "idToken", "accessToken", "secret", "rawNonce"],
+            limit: BrokerArguments.maximumTokenSize, shape: "a dictionary (a{sv}) of providerID, idToken, accessToken, secret, rawNonce"
+        ).filter { !$0.value.isEmpty }
         guard let providerID = strings["providerID"] else {
             throw BrokerError(.invalidArgument, "credential needs providerID, for example google.com.")
         }
@@ -116,18 +107,10 @@ struct BrowserSignIn: Sendable {
     private static let keys = ["providerID", "issuer", "clientID", "clientSecret"]
 
     init(_ variant: OpaquePointer) throws(BrokerError) {
-        guard let entries = GVariants.dictionary(of: variant) else {
-            throw BrokerError(.invalidArgument, "provider must be a dictionary (a{sv}) of providerID, clientID, and issuer and clientSecret where needed.")
-        }
-        var strings: [String: String] = [:]
-        for (key, value) in entries {
-            guard Self.keys.contains(key) else {
-                throw BrokerError(.invalidArgument, "provider has an unknown key \(BrokerArguments.quoted(key)); it takes \(Self.keys.joined(separator: ", ")).")
-            }
-            guard case .string(let string)? = value else { throw BrokerError(.invalidArgument, "provider's \(key) must be a string.") }
-            try BrokerArguments.checkSize(string, of: "provider's \(key)", limit: BrokerArguments.maximumAppValueSize * 4)
-            if !string.isEmpty { strings[key] = string }
-        }
+        let strings = try GVariants.strings(
+            of: variant, name: "provider", keys: Self.keys, limit: BrokerArguments.maximumAppValueSize * 4,
+            shape: "a dictionary (a{sv}) of providerID, clientID, and issuer and clientSecret where needed"
+        ).filter { !$0.value.isEmpty }
         guard let providerID = strings["providerID"], let clientID = strings["clientID"] else {
             throw BrokerError(.invalidArgument, "provider needs providerID (google.com, or the oidc. ID set up in Firebase) and clientID (the app's desktop OAuth client).")
         }

@@ -131,6 +131,26 @@ extension KeyringTests {
             for client in [notesPrivately, shared, evil, evilPrivately] { #expect(await client.finish() == 0, "\(client.standardError)") }
         }
 
+        /// Arguments are bounded in count and refuse control characters before they are read: an `app` of 1,000 entries,
+        /// a key given twice, a line break in `appID` (which would forge a line of the broker's `--verbose` log), a control
+        /// character in an item-interface label; the broker answers a well-formed call afterwards.
+        @Test func anAppOfManyEntriesOrWithControlCharactersIsRefused() async throws {
+            let broker = try await BrokerFixture.start()
+            let many = "{" + (0..<1000).map { "'k\($0)': <'v'>" }.joined(separator: ", ") + "}"
+            let twice = "{'apiKey': <'a'>, 'apiKey': <'b'>, 'appID': <'1:42:linux:x'>, 'projectID': <'p'>}"
+            let forged = "{'apiKey': <'a'>, 'appID': <'1:42:linux:x\\ninfo keyring-auth-broker: forged'>, 'projectID': <'p'>}"
+            for (app, expected) in [(many, "has 1000 entries"), (twice, "has apiKey twice"), (forged, "control character U+000A")] {
+                let result = try await broker.busCall(
+                    BrokerFixture.name, "/io/github/keyringauth/Broker1", "\(BrokerFixture.name).GetUser", [app, "''"])
+                #expect(result.standardError.contains("Error.InvalidArgument") && result.standardError.contains(expected), "\(result.standardError)")
+            }
+            let label = try await broker.busCall(
+                BrokerFixture.name, "/io/github/keyringauth/Broker1", "io.github.keyringauth.Keychain1.Store",
+                [BrokerFixture.group, broker.app["apiKey"]!, "firebase_auth_firebase_user", "'a\\tlabel'", "[byte 0x7b, 0x7d]"])
+            #expect(label.standardError.contains("Error.InvalidArgument") && label.standardError.contains("control character"), "\(label.standardError)")
+            try await broker.call("GetUser").requireSuccess("GetUser after the refused calls")
+        }
+
         /// App IDs whose domain is no developer's get no group, sandboxed as Flatpak runs them: an Apple-style first
         /// element, a code host's own domain, a public suffix; a GitHub user's app ID gets its user's groups.
         @Test func anAppIDThatGivesNoDomainIsRefusedEveryGroup() async throws {

@@ -86,6 +86,13 @@ import Testing
         #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\n") }
         #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=not valid\n[Instance]\ninstance-id=1\n") }
         #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Instance]\ninstance-id=1\nname=com.example.Notes\n") }
+        // A key or a section written twice: GLib would take the last value or merge; Flatpak writes neither, so it is refused.
+        #expect(throws: CallerIdentification.Failure.self) {
+            try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\nname=org.evil.App\n[Instance]\ninstance-id=1\n")
+        }
+        #expect(throws: CallerIdentification.Failure.self) {
+            try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\n[Instance]\ninstance-id=1\n[Application]\nruntime=x\n")
+        }
         for valid in ["com.example.Notes", "io.github.some_one.My-App", "org.gnome.Calculator"] { #expect(AppID.isValid(valid), "\(valid)") }
         for invalid in ["com.example", "com.1example.App", "com.ex-ample.App", "com..App", "com.example.App.", String(repeating: "a.", count: 200) + "b"] {
             #expect(!AppID.isValid(invalid), "\(invalid)")

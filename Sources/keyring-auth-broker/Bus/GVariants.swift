@@ -41,30 +41,36 @@ enum GVariants {
         }
     }
 
-    /// The entries of an `a{sv}`; a value of another type than `s`, `b` or `x` is `nil`, so that the
-    /// caller can say which key is wrong. `nil` when `variant` is not an `a{sv}`.
-    static func dictionary(of variant: OpaquePointer) -> [String: Value?]? {
-        guard GVariantValues.hasType(variant, "a{sv}") else { return nil }
-        var dictionary: [String: Value?] = [:]
-        for index in 0..<g_variant_n_children(variant) {
-            let entry = g_variant_get_child_value(variant, index)!
+    /// The string entries of an `a{sv}` that may hold only `keys`, each at most once and each a string of at most
+    /// `limit` bytes without control characters. An argument with more entries than `keys` is refused before any entry
+    /// is read; `shape` says what `name` must be, for the error.
+    static func strings(
+        of variant: OpaquePointer, name: String, keys: [String], limit: Int, shape: String
+    ) throws(BrokerError) -> [String: String] {
+        guard GVariantValues.hasType(variant, "a{sv}") else { throw BrokerError(.invalidArgument, "\(name) must be \(shape).") }
+        let count = Int(g_variant_n_children(variant))
+        guard count <= keys.count else {
+            throw BrokerError(.invalidArgument, "\(name) has \(count) entries; it takes at most \(keys.count): \(keys.joined(separator: ", ")).")
+        }
+        var strings: [String: String] = [:]
+        for index in 0..<count {
+            let entry = g_variant_get_child_value(variant, gsize(index))!
             defer { g_variant_unref(entry) }
             let key = GVariantValues.string(at: 0, of: entry)
+            guard keys.contains(key) else {
+                throw BrokerError(.invalidArgument, "\(name) has an unknown key \(BrokerArguments.quoted(key)); it takes \(keys.joined(separator: ", ")).")
+            }
+            guard strings[key] == nil else { throw BrokerError(.invalidArgument, "\(name) has \(key) twice.") }
             let boxed = g_variant_get_child_value(entry, 1)!
             defer { g_variant_unref(boxed) }
             let value = g_variant_get_variant(boxed)!
             defer { g_variant_unref(value) }
-            dictionary[key] = if GVariantValues.hasType(value, "s") {
-                .string(String(cString: g_variant_get_string(value, nil)))
-            } else if GVariantValues.hasType(value, "b") {
-                .bool(g_variant_get_boolean(value) != 0)
-            } else if GVariantValues.hasType(value, "x") {
-                .int64(Int64(g_variant_get_int64(value)))
-            } else {
-                Value?.none
-            }
+            guard GVariantValues.hasType(value, "s") else { throw BrokerError(.invalidArgument, "\(name)'s \(key) must be a string.") }
+            let string = String(cString: g_variant_get_string(value, nil))
+            try BrokerArguments.checkString(string, of: "\(name)'s \(key)", limit: limit)
+            strings[key] = string
         }
-        return dictionary
+        return strings
     }
 
     /// A boolean.

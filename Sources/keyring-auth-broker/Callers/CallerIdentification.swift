@@ -102,7 +102,7 @@ enum CallerIdentification {
 /// valid app ID, and `[Instance] instance-id`, which must be there.
 enum FlatpakInfo {
     static func appID(in contents: String) throws(CallerIdentification.Failure) -> String {
-        let file = KeyFile(contents)
+        let file = try KeyFile(contents)
         guard let name = file.value(section: "Application", key: "name"), AppID.isValid(name) else {
             throw .init(description: "a .flatpak-info without a valid [Application] name")
         }
@@ -114,23 +114,28 @@ enum FlatpakInfo {
 }
 
 /// GLib's key-file format, as far as `.flatpak-info` uses it: `[Section]` lines, `key=value` lines,
-/// comments and blank lines. The first value of a key in a section counts.
+/// comments and blank lines. A section or a key of a section written twice is refused: GLib would merge the
+/// sections and take the last value, and Flatpak writes neither, so such a file was not written by Flatpak.
 struct KeyFile {
     private var values: [String: [String: String]] = [:]
 
-    init(_ contents: String) {
+    init(_ contents: String) throws(CallerIdentification.Failure) {
         var section: String?
         for rawLine in contents.split(separator: "\n", omittingEmptySubsequences: false) {
             let line = rawLine.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("["), line.hasSuffix("]") {
-                section = String(line.dropFirst().dropLast())
+                let name = String(line.dropFirst().dropLast())
+                guard values[name] == nil else { throw .init(description: "a .flatpak-info with the section [\(name)] twice") }
+                values[name] = [:]
+                section = name
                 continue
             }
             guard let section, let equals = line.firstIndex(of: "=") else { continue }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if values[section]?[key] == nil { values[section, default: [:]][key] = value }
+            guard values[section]?[key] == nil else { throw .init(description: "a .flatpak-info with [\(section)] \(key) twice") }
+            values[section, default: [:]][key] = value
         }
     }
 

@@ -45,7 +45,7 @@ struct KeychainRequest: Sendable {
         }
         func string(_ index: Int, _ name: String) throws(BrokerError) -> String {
             let value = GVariantValues.string(at: index, of: parameters)
-            try BrokerArguments.checkSize(value, of: name, limit: Self.maximumStringSize)
+            try BrokerArguments.checkString(value, of: name, limit: Self.maximumStringSize)
             return value
         }
         func key(in group: AccessGroup?) throws(BrokerError) -> KeychainKey {
