@@ -36,7 +36,28 @@ final class Broker: Sendable {
         var auths: [Scope: Auth] = [:]
         var callers: [String: Caller] = [:]
         var watches: [Scope: ScopeWatch] = [:]
+        /// The clients that left lately: a call of one still in progress (identifying it, making an `Auth` for its
+        /// watch) must not register it after ``peerLeft(_:)`` has forgotten it. A bus never gives a unique name twice.
+        var departed = DepartedClients()
     }
+
+    /// The last ``capacity`` unique names that left the bus, oldest first out.
+    struct DepartedClients {
+        static let capacity = 4096
+        private var names: Set<String> = []
+        private var order: [String] = []
+
+        mutating func insert(_ name: String) {
+            guard names.insert(name).inserted else { return }
+            order.append(name)
+            if order.count > Self.capacity { names.remove(order.removeFirst()) }
+        }
+
+        func contains(_ name: String) -> Bool { names.contains(name) }
+    }
+
+    /// Whether `client` has left the bus (lately).
+    func hasLeft(_ client: String) -> Bool { state.withLock { $0.departed.contains(client) } }
 
     /// The clients watching one scope, and what they were last sent.
     private struct ScopeWatch {
@@ -184,13 +205,17 @@ final class Broker: Sendable {
             }
         }
         logger.debug("Identified a client", metadata: ["client": "\(sender)", "caller": "\(caller)"])
-        state.withLock { $0.callers[sender] = caller }
+        state.withLock { state in
+            // A client that left meanwhile is not remembered: peerLeft has already forgotten it.
+            if !state.departed.contains(sender) { state.callers[sender] = caller }
+        }
         return caller
     }
 
     /// A client left the bus: forget who it was and end its watches.
     func peerLeft(_ name: String) {
         let emptied = state.withLock { state -> [(Auth, AuthListenerHandle)] in
+            state.departed.insert(name)
             state.callers[name] = nil
             var emptied: [(Auth, AuthListenerHandle)] = []
             for (scope, var watch) in state.watches where watch.clients[name] != nil {
@@ -235,6 +260,8 @@ final class Broker: Sendable {
 
     private func watch(_ scope: Scope, auth: Auth, client: String, app: [String: GVariants.Value]) throws(BrokerError) {
         let outcome = state.withLock { state -> (isFirst: Bool, refused: Bool) in
+            // A client that left while its Auth was being made is never added: nothing would remove it.
+            if state.departed.contains(client) { return (false, false) }
             let watchesOfClient = state.watches.values.filter { $0.clients[client] != nil }.count
             if state.watches[scope]?.clients[client] == nil, watchesOfClient >= Self.maximumWatchesPerClient { return (false, true) }
             let isFirst = state.watches[scope] == nil

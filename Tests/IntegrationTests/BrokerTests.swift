@@ -274,6 +274,38 @@ extension KeyringTests {
             #expect(String(decoding: user.standardOutput, as: UTF8.self).contains("'isAnonymous': <true>"))
         }
 
+        /// Clients that leave while their `Watch` (or `Follow`) is still on its way are never registered: 40 clients, each
+        /// identified by a first call, send one for an app of their own and disconnect at once, and the broker, with
+        /// nothing left to watch, goes idle and exits (it never did while departed clients stayed registered).
+        @Test func clientsThatLeaveMidWatchAreNotKeptAndTheBrokerIdles() async throws {
+            let broker = try await BrokerFixture.start(idleTimeout: 1)
+            try await broker.call("GetUser").requireSuccess("GetUser")
+            let pid = try #require(try await broker.brokerPID())
+            let script = """
+                import sys
+                from gi.repository import Gio, GLib
+                for round in range(40):
+                    bus = Gio.DBusConnection.new_for_address_sync(Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None),
+                        Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
+                    app = {"apiKey": GLib.Variant("s", sys.argv[1]), "appID": GLib.Variant("s", "1:42:linux:leaver-%d" % round),
+                           "projectID": GLib.Variant("s", "demo-keyring-auth")}
+                    # Identified first, so that the broker goes straight to making the Auth (or the follow) of the next call.
+                    bus.call_sync("io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1", "io.github.keyringauth.Keychain1",
+                                  "List", GLib.Variant("(ss)", ("private", "")), None, Gio.DBusCallFlags.NONE, -1, None)
+                    method, arguments = ("Watch", GLib.Variant("(a{sv}s)", (app, ""))) if round % 2 == 0 else \
+                        ("Follow", GLib.Variant("(s)", ("",)))
+                    interface = "io.github.keyringauth.Broker1" if method == "Watch" else "io.github.keyringauth.Keychain1"
+                    bus.call("io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1", interface, method,
+                             arguments, None, Gio.DBusCallFlags.NONE, -1, None, None, None)
+                    bus.flush_sync(None)
+                    bus.close_sync(None)
+                """
+            try await Subprocess.run("/usr/bin/python3", ["-c", script, broker.app["apiKey"]!]).requireSuccess("the leaving clients")
+            // The broker's exit is the event: with no client left registered, it idles.
+            let exited = try await Subprocess.run("sh", ["-c", "while kill -0 \(pid) 2>/dev/null; do sleep 0.05; done"], limit: .seconds(60))
+            try exited.requireSuccess("waiting for the broker to go idle and exit")
+        }
+
         /// Fifty concurrent `GetIDToken(…, true)` from one client send one refresh request: the refresh is held at the
         /// backend until the broker has said that the other 49 joined it.
         @Test func concurrentForcedRefreshesSendOneRequest() async throws {

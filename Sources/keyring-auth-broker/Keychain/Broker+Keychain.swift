@@ -110,6 +110,11 @@ extension Broker {
             return
         case .added(let needsObservation):
             activity.watchBegan()
+            // A client that left while its call was on its way: peerLeft may have run before the follow was added.
+            if hasLeft(client) {
+                if itemFollows.remove(group, client: client) { activity.watchEnded() }
+                return
+            }
             guard needsObservation else { return }
         }
         logger.debug("Following a scope's items", metadata: ["group": "\(group.map { "\($0)" } ?? "private")"])
