@@ -26,6 +26,8 @@ final class Broker: Sendable {
     let blocking = DispatchQueue(label: "keyring-auth-broker.blocking", attributes: .concurrent)
     /// Who follows which scope's items through the item interface.
     let itemFollows = ItemFollows()
+    /// The browser sign-ins running, bounded per app and in all.
+    private let browserFlows = BrowserFlows()
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
@@ -149,7 +151,9 @@ final class Broker: Sendable {
         case .signInWithCustomToken(let token):
             call.reply([UserDictionary.variant(of: try await auth.signIn(withCustomToken: token).user)])
         case .signInWithBrowser(let browser):
-            let credential = try await browser.credential(logger: logger)
+            let logger = logger
+            let app = caller == .host ? call.sender : caller.privateNamespace
+            let credential = try await browserFlows.run(for: app, client: call.sender) { try await browser.credential(logger: logger) }
             call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
         case .signInWithCredential(let credential):
             call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
@@ -232,6 +236,7 @@ final class Broker: Sendable {
         }
         for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
         for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
+        browserFlows.clientLeft(name)
     }
 
     // MARK: The Auths

@@ -190,6 +190,63 @@ extension KeyringTests {
             #expect(refused.standardError.contains("Error.InvalidArgument"), "\(refused.standardError)")
         }
 
+        /// Browser sign-ins are bounded, for a sandboxed app as for any: while an app's flow waits for a browser that never
+        /// comes back, its second is refused at once; when the app leaves the bus its flow ends, and the app's next
+        /// connection may start one again.
+        @Test func aBrowserSignInIsOnePerAppAndEndsWhenTheAppLeaves() async throws {
+            let broker = try await BrokerFixture.start()
+            let provider = try FakeOAuthProvider(user: ["sub": "grace"])
+            defer { provider.stop() }
+            // A browser that tells the test it was asked to open the page, and never follows it.
+            let directory = broker.harness.root.appendingPathComponent("idle-browser-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let opened = directory.appendingPathComponent("opened")
+            try await Subprocess.run("mkfifo", [opened.path]).requireSuccess("mkfifo")
+            try "#!/bin/sh\necho opened > '\(opened.path)'\n".write(to: directory.appendingPathComponent("xdg-open"), atomically: true, encoding: .utf8)
+            chmod(directory.appendingPathComponent("xdg-open").path, 0o755)
+            try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: directory.path)
+            let script = directory.appendingPathComponent("flows.py")
+            try """
+                import json, sys
+                from gi.repository import Gio, GLib
+                bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+                app = {k: GLib.Variant("s", v) for k, v in json.loads(sys.argv[1]).items()}
+                provider = {"providerID": GLib.Variant("s", "oidc.example"), "issuer": GLib.Variant("s", sys.argv[2]),
+                            "clientID": GLib.Variant("s", sys.argv[3])}
+                arguments = GLib.Variant("(a{sv}sa{sv})", (app, "", provider))
+                def call(done=None):
+                    name, path = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+                    if done is None:
+                        return bus.call_sync(name, path, name, "SignInWithBrowser", arguments, None, Gio.DBusCallFlags.NONE, 30000, None)
+                    bus.call(name, path, name, "SignInWithBrowser", arguments, None, Gio.DBusCallFlags.NONE, 300000, None, done, None)
+                if sys.argv[4] == "second":
+                    call(lambda *_: None)
+                    open(sys.argv[5]).read()   # the broker opened the first flow's page: it is registered
+                    try:
+                        call()
+                        print("second answered")
+                    except GLib.Error as error:
+                        print("second refused: " + error.message)
+                else:
+                    call(lambda *_: None)
+                    open(sys.argv[5]).read()
+                    print("started again")
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
+            func run(_ mode: String) async throws -> Subprocess.Result {
+                try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
+                    "--ro", directory.path, "com.example.Notes", "/usr/bin/python3", script.path, appJSON, provider.issuer, provider.clientID, mode,
+                    opened.path,
+                ], limit: .seconds(120))
+            }
+            // The same app: the second is refused; the process then leaves, its flow waiting.
+            let first = try await run("second")
+            #expect(first.output.contains("second refused: ") && first.output.contains("already waiting"), "\(first.output)\(first.standardError)")
+            // The app left: its flow ended, and its next connection starts another (the browser is asked again).
+            let again = try await run("again")
+            #expect(again.output.contains("started again"), "\(again.output)\(again.standardError)")
+        }
+
         /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
         /// `InvalidArgument` while the broker keeps serving.
         @Test func aShellScriptSignsInAndBadInputIsRefused() async throws {
