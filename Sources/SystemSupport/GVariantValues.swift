@@ -48,6 +48,12 @@ package enum GVariantValues {
         return data.withUnsafeBytes { g_variant_new_fixed_array(type, $0.baseAddress, gsize($0.count), 1) }
     }
 
+    /// A tuple of `children` (each floating, consumed).
+    package static func tuple(_ children: [OpaquePointer?]) -> OpaquePointer {
+        var children = children
+        return children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+    }
+
     /// An array of the type written as `elementType` of `elements` (each floating, consumed).
     package static func array(of elementType: String, _ elements: [OpaquePointer?]) -> OpaquePointer {
         let type = g_variant_type_new(elementType)

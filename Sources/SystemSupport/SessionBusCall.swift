@@ -84,7 +84,7 @@ package enum SessionBusCall {
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
-        let milliseconds = Int32(max(1, min(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000, 86_400_000)))
+        let milliseconds = Int32(min(limit.timerMilliseconds, 86_400_000))
         return try bounded(limit, noBus: false) { cancellable, error in
             g_dbus_connection_call_sync(
                 bus, destination, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)

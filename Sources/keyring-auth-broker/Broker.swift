@@ -314,7 +314,7 @@ final class Broker: Sendable {
         guard !recipients.isEmpty, let bus = bus.withLock({ $0 }) else { return }
         let group = scope.group?.rawValue ?? ""
         for (client, app) in recipients {
-            let parameters = GVariants.tuple([GVariants.dictionary(app), GVariants.string(group), GVariants.dictionary(values)])
+            let parameters = GVariantValues.tuple([GVariants.dictionary(app), GVariants.string(group), GVariants.dictionary(values)])
             bus.emitSignal("UserChanged", to: client, parameters: parameters)
         }
         logger.debug("Sent UserChanged", metadata: ["clients": "\(recipients.count)"])

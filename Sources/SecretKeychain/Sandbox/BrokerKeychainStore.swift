@@ -141,7 +141,7 @@ public final class BrokerKeychainStore: KeychainStore {
     ) throws(KeychainError) -> OpaquePointer {
         do throws(SessionBusCall.Failure) {
             return try SessionBusCall.call(
-                Self.busName, Self.objectPath, Self.interface, method, arguments: GLib.makeTupleVariant(arguments),
+                Self.busName, Self.objectPath, Self.interface, method, arguments: GVariantValues.tuple(arguments),
                 replyType: replyType, limit: configuration.timeout)
         } catch {
             let failure = Self.keychainError(for: error, operation: operation, limit: configuration.timeout, writes: writes)

@@ -64,8 +64,9 @@ public struct SandboxStore: KeychainStore {
         let store = key.map(store(for:)) ?? privateStore
         do {
             return try body(store)
-        } catch .noBroker(let detail) where (key == nil || key?.accessGroup == nil) && privateFallbackReason != nil {
-            throw .noBroker(detail: "\(privateFallbackReason!), so the app's own items go through the broker too, and \(detail)")
+        } catch .noBroker(let detail) where key?.accessGroup == nil {
+            guard let reason = privateFallbackReason else { throw .noBroker(detail: detail) }
+            throw .noBroker(detail: "\(reason), so the app's own items go through the broker too, and \(detail)")
         }
     }
 

@@ -75,7 +75,7 @@ public final class SecretPortalStore: KeychainStore {
         guard sandbox.isSandboxed else {
             return "this process runs in no Flatpak or Snap sandbox, where alone libsecret keeps an app's own file keyring"
         }
-        let arguments = GLib.makeTupleVariant([g_variant_new_string(secretInterface), g_variant_new_string("version")])
+        let arguments = GVariantValues.tuple([g_variant_new_string(secretInterface), g_variant_new_string("version")])
         do throws(SessionBusCall.Failure) {
             let reply = try SessionBusCall.call(
                 portalName, portalPath, "org.freedesktop.DBus.Properties", "Get", arguments: arguments, replyType: "(v)", limit: timeout)

@@ -87,7 +87,7 @@ final class BusServer: Sendable {
     ///
     /// - Throws: ``BrokerStartFailure`` when another process owns it or the bus refuses.
     func requestName(_ name: String) throws(BrokerStartFailure) {
-        let reply = try callBus("RequestName", GVariants.tuple([g_variant_new_string(name), g_variant_new_uint32(4)]), replyType: "(u)")
+        let reply = try callBus("RequestName", GVariantValues.tuple([g_variant_new_string(name), g_variant_new_uint32(4)]), replyType: "(u)")
         defer { g_variant_unref(reply) }
         let result = GVariantValues.uint32(at: 0, of: reply)
         guard result == 1 || result == 4 else {
@@ -97,7 +97,7 @@ final class BusServer: Sendable {
 
     /// Gives the well-known name back, so that the next call activates a new broker.
     func releaseName(_ name: String) {
-        if let reply = try? callBus("ReleaseName", GVariants.tuple([g_variant_new_string(name)]), replyType: "(u)") {
+        if let reply = try? callBus("ReleaseName", GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(u)") {
             g_variant_unref(reply)
         }
     }
@@ -111,7 +111,7 @@ final class BusServer: Sendable {
         var fdList: UnsafeMutablePointer<GUnixFDList>?
         guard let reply = g_dbus_connection_call_with_unix_fd_list_sync(
             connection.pointer, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionCredentials",
-            GVariants.tuple([g_variant_new_string(uniqueName)]), type, G_DBUS_CALL_FLAGS_NONE,
+            GVariantValues.tuple([g_variant_new_string(uniqueName)]), type, G_DBUS_CALL_FLAGS_NONE,
             gint(Self.callTimeout.components.seconds * 1000), nil, &fdList, nil, &error)
         else {
             defer { g_error_free(error) }
@@ -139,7 +139,7 @@ final class BusServer: Sendable {
 
     /// Whether `name` has an owner on the bus now.
     func hasOwner(_ name: String) -> Bool {
-        guard let reply = try? callBus("NameHasOwner", GVariants.tuple([g_variant_new_string(name)]), replyType: "(b)") else {
+        guard let reply = try? callBus("NameHasOwner", GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(b)") else {
             return false
         }
         defer { g_variant_unref(reply) }

@@ -12,12 +12,6 @@ enum GVariants {
         case int64(Int64)
     }
 
-    /// A tuple of `children` (each floating, consumed).
-    static func tuple(_ children: [OpaquePointer?]) -> OpaquePointer {
-        var children = children
-        return children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
-    }
-
     /// A string.
     static func string(_ string: String) -> OpaquePointer {
         g_variant_new_string(string)

@@ -1,5 +1,6 @@
 import CSecret
 import Synchronization
+import SystemSupport
 
 /// One method call received by the broker, answered exactly once, from any thread.
 ///
@@ -36,7 +37,7 @@ final class MethodCall: Sendable {
     /// Answers with `values` (each floating, consumed), as the method's out-arguments.
     func reply(_ values: [OpaquePointer?] = []) {
         guard let invocation = take() else { return }
-        g_dbus_method_invocation_return_value(invocation.pointer, GVariants.tuple(values))
+        g_dbus_method_invocation_return_value(invocation.pointer, GVariantValues.tuple(values))
     }
 
     /// Answers with the D-Bus error of `error`.

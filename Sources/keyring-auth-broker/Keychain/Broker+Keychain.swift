@@ -67,7 +67,7 @@ extension Broker {
     }
 
     private static func variant(of item: KeychainItemInfo) -> OpaquePointer? {
-        GVariants.tuple([
+        GVariantValues.tuple([
             GVariants.string(item.key.accessGroup?.rawValue ?? ""), GVariants.string(item.key.service), GVariants.string(item.key.account),
             GVariants.string(item.label), g_variant_new_int64(gint64(item.created.timeIntervalSince1970)),
             g_variant_new_int64(gint64(item.modified.timeIntervalSince1970)), g_variant_new_uint32(guint32(clamping: item.size)),
@@ -136,7 +136,7 @@ extension Broker {
         guard let bus = currentBus else { return }
         for (client, namespace) in itemFollows.followers(of: group) {
             guard let key = StoredUserKeys.unbrokered(change.key, privateNamespace: namespace) else { continue }
-            let parameters = GVariants.tuple([
+            let parameters = GVariantValues.tuple([
                 GVariants.string(group?.rawValue ?? ""), GVariants.string(key.service), GVariants.string(key.account),
                 GVariants.string(change.kind.rawValue),
             ])

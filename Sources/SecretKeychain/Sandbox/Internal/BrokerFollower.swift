@@ -103,7 +103,7 @@ final class BrokerFollower: Sendable {
         let ownerChanged = g_dbus_connection_signal_subscribe(
             bus, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus", BrokerKeychainStore.busName,
             G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, parameters, follower in
-                guard let parameters, let follower, GLib.variant(parameters, hasType: "(sss)") else { return }
+                guard let parameters, let follower, GVariantValues.hasType(parameters, "(sss)") else { return }
                 guard GVariantValues.string(at: 2, of: parameters).isEmpty else { return }
                 Unmanaged<BrokerFollower>.fromOpaque(follower).takeUnretainedValue().brokerLeft()
             }, box(), release)
@@ -117,7 +117,7 @@ final class BrokerFollower: Sendable {
     }
 
     private func itemChanged(_ parameters: OpaquePointer) {
-        guard GLib.variant(parameters, hasType: "(ssss)") else { return }
+        guard GVariantValues.hasType(parameters, "(ssss)") else { return }
         let strings = (0..<4).map { GVariantValues.string(at: $0, of: parameters) }
         guard strings[0] == groupArgument, let kind = KeychainChange.Kind(rawValue: strings[3]) else { return }
         let key = KeychainKey(service: strings[1], account: strings[2], accessGroup: group)

@@ -1,5 +1,6 @@
 import CSecret
 import FoundationEssentials
+import SystemSupport
 
 /// libsecret's password API (`secret_password_*v_sync`) with the package's schema: what ``SecretPortalStore``
 /// calls. Inside a sandbox whose portal answers, libsecret serves it from its file keyring. Each function frees
@@ -155,8 +156,7 @@ enum PasswordAPI {
             let outcome = Unmanaged<Outcome>.fromOpaque(box!).takeRetainedValue()
             outcome.result = OpaquePointer(g_object_ref(UnsafeMutableRawPointer(result)))
         }, box)
-        let milliseconds = guint(max(1, limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000))
-        let timeout = g_timeout_source_new(milliseconds)!
+        let timeout = g_timeout_source_new(limit.timerMilliseconds)!
         defer { g_source_unref(timeout) }
         g_source_set_callback(timeout, { box in
             Unmanaged<Outcome>.fromOpaque(box!).takeUnretainedValue().timedOut = true

@@ -2,6 +2,7 @@ import CSecret
 import FoundationEssentials
 import Logging
 import Synchronization
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -103,7 +104,7 @@ extension CollectionWatcher {
         itemSubscription = subscribe(
             sender: owner, interface: "org.freedesktop.Secret.Collection", member: nil, path: nil, arg0: nil
         ) { _, _, collection, _, member, parameters, watcher in
-            guard let collection, let member, let parameters, let watcher, GLib.variant(parameters, hasType: "(o)") else { return }
+            guard let collection, let member, let parameters, let watcher, GVariantValues.hasType(parameters, "(o)") else { return }
             let item = g_variant_get_child_value(parameters, 0)!
             defer { g_variant_unref(item) }
             Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue()
@@ -113,7 +114,7 @@ extension CollectionWatcher {
             sender: owner, interface: "org.freedesktop.Secret.Service", member: "CollectionChanged",
             path: "/org/freedesktop/secrets", arg0: nil
         ) { _, _, _, _, _, parameters, watcher in
-            guard let parameters, let watcher, GLib.variant(parameters, hasType: "(o)") else { return }
+            guard let parameters, let watcher, GVariantValues.hasType(parameters, "(o)") else { return }
             let collection = g_variant_get_child_value(parameters, 0)!
             defer { g_variant_unref(collection) }
             Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().collectionChanged(GLib.string(of: collection))

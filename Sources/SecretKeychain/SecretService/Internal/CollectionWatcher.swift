@@ -155,7 +155,7 @@ final class CollectionWatcher: @unchecked Sendable {
                 sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
                 path: "/org/freedesktop/DBus", arg0: SecretServiceClient.busName
             ) { _, _, _, _, _, parameters, watcher in
-                guard let parameters, let watcher, GLib.variant(parameters, hasType: "(sss)") else { return }
+                guard let parameters, let watcher, GVariantValues.hasType(parameters, "(sss)") else { return }
                 let newOwner = g_variant_get_child_value(parameters, 2)!
                 defer { g_variant_unref(newOwner) }
                 Unmanaged<CollectionWatcher>.fromOpaque(watcher).takeUnretainedValue().ownerChanged(to: GLib.string(of: newOwner))

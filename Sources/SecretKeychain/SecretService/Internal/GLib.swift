@@ -50,12 +50,6 @@ enum GLib {
         }
     }
 
-    /// A new `GVariant` tuple of `children` (each floating, consumed), itself floating.
-    static func makeTupleVariant(_ children: [OpaquePointer?]) -> OpaquePointer {
-        var children = children
-        return children.withUnsafeMutableBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
-    }
-
     /// The string in a `GVariant` of type `s` or `o`.
     static func string(of variant: OpaquePointer) -> String {
         String(cString: g_variant_get_string(variant, nil))
@@ -95,10 +89,4 @@ enum GLib {
         return dictionary
     }
 
-    /// Whether `variant` is of the type written as `typeString`, for example `t` or `a{ss}`.
-    static func variant(_ variant: OpaquePointer, hasType typeString: String) -> Bool {
-        let type = g_variant_type_new(typeString)
-        defer { g_variant_type_free(type) }
-        return g_variant_is_of_type(variant, type) != 0
-    }
 }

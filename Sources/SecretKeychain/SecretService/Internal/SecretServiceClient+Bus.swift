@@ -1,4 +1,5 @@
 import CSecret
+import SystemSupport
 
 extension SecretServiceClient {
     /// GLib's shared session-bus connection (the one libsecret uses), with a reference the caller
@@ -54,14 +55,14 @@ extension SecretServiceClient {
         let reply = try bounded(.connectBus, limit: limit) { cancellable, error in
             g_dbus_connection_call_sync(
                 bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
-                GLib.makeTupleVariant(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
+                GVariantValues.tuple(arguments), nil, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
         }
         guard let reply else { throw .keychain(.noProvider(detail: "the bus gave no answer to \(method)")) }
         defer { g_variant_unref(reply) }
         let value = g_variant_get_child_value(reply, 0)!
         defer { g_variant_unref(value) }
-        if GLib.variant(value, hasType: "u") { return String(g_variant_get_uint32(value)) }
-        guard GLib.variant(value, hasType: "s") else { throw .keychain(.noProvider(detail: "an unexpected answer to \(method)")) }
+        if GVariantValues.hasType(value, "u") { return String(g_variant_get_uint32(value)) }
+        guard GVariantValues.hasType(value, "s") else { throw .keychain(.noProvider(detail: "an unexpected answer to \(method)")) }
         return GLib.string(of: value)
     }
 

@@ -51,7 +51,7 @@ extension SecretServiceClient {
                 guard let outcome else { return }
                 let state = Unmanaged<PromptOutcome>.fromOpaque(outcome).takeUnretainedValue()
                 state.completed = true
-                if let parameters, GLib.variant(parameters, hasType: "(bv)") {
+                if let parameters, GVariantValues.hasType(parameters, "(bv)") {
                     let dismissed = g_variant_get_child_value(parameters, 0)!
                     defer { g_variant_unref(dismissed) }
                     state.dismissed = g_variant_get_boolean(dismissed) != 0
@@ -69,7 +69,7 @@ extension SecretServiceClient {
         // The window ID: none (we have no window).
         g_variant_unref(try callProvider(
             call, path: path, interface: "org.freedesktop.Secret.Prompt", method: "Prompt",
-            arguments: GLib.makeTupleVariant([g_variant_new_string("")]), replyType: "()", limit: limit))
+            arguments: GVariantValues.tuple([g_variant_new_string("")]), replyType: "()", limit: limit))
 
         while !outcome.completed, ContinuousClock.now < deadline {
             let timer = g_timeout_source_new((deadline - .now).timerMilliseconds)!

@@ -148,7 +148,7 @@ struct SecretServiceClient {
         }
         let reply = try callProvider(
             .createItem, path: collectionPath, interface: "org.freedesktop.Secret.Collection", method: "CreateItem",
-            arguments: GLib.makeTupleVariant([propertyArray, encoded, g_variant_new_boolean(replacing ? 1 : 0)]),
+            arguments: GVariantValues.tuple([propertyArray, encoded, g_variant_new_boolean(replacing ? 1 : 0)]),
             replyType: "(oo)")
         defer { g_variant_unref(reply) }
         let item = g_variant_get_child_value(reply, 0)!
@@ -158,7 +158,7 @@ struct SecretServiceClient {
         let prompt = g_variant_get_child_value(reply, 1)!
         defer { g_variant_unref(prompt) }
         let result = try runPrompt(GLib.string(of: prompt), call: .createItem, startedAt: start)
-        guard let result, GLib.variant(result, hasType: "o") else {
+        guard let result, GVariantValues.hasType(result, "o") else {
             result.map { g_variant_unref($0) }
             throw .keychain(.underlying(domain: "SecretKeychain", code: 0, message: "the provider's prompt gave no item path"))
         }
@@ -219,7 +219,7 @@ struct SecretServiceClient {
             guard let value = GLib.lookup(name, in: dictionary) else {
                 throw .keychain(.corruptItem(path, reason: "the provider reports no \(name) property"))
             }
-            guard GLib.variant(value, hasType: type) else {
+            guard GVariantValues.hasType(value, type) else {
                 g_variant_unref(value)
                 throw .keychain(.corruptItem(path, reason: "the \(name) property is not of type \(type)"))
             }
@@ -261,7 +261,7 @@ struct SecretServiceClient {
     ) throws(SecretServiceFailure) -> OpaquePointer {
         try callProvider(
             call, path: path, interface: "org.freedesktop.DBus.Properties", method: method,
-            arguments: GLib.makeTupleVariant(arguments.map { g_variant_new_string($0) }), replyType: replyType)
+            arguments: GVariantValues.tuple(arguments.map { g_variant_new_string($0) }), replyType: replyType)
     }
 
     /// The bus connection libsecret's service talks over.
