@@ -5,13 +5,16 @@
  */
 #include "CCurlLoader.h"
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 typedef void CURL;
 typedef int CURLcode;
@@ -28,6 +31,8 @@ enum {
     OPT_HTTPHEADER = 10023,
     OPT_NOPROGRESS = 43,
     OPT_POST = 47,
+    OPT_FRESH_CONNECT = 74,
+    OPT_FORBID_REUSE = 75,
     OPT_FOLLOWLOCATION = 52,
     OPT_HTTPGET = 80,
     OPT_XFERINFODATA = 10057,
@@ -39,6 +44,8 @@ enum {
     OPT_PROTOCOLS = 181,
     OPT_REDIR_PROTOCOLS = 182,
     OPT_XFERINFOFUNCTION = 20219,
+    OPT_OPENSOCKETFUNCTION = 20163,
+    OPT_OPENSOCKETDATA = 10164,
 };
 enum { PROTO_HTTP = 1 << 0, PROTO_HTTPS = 1 << 1 };
 enum { INFO_RESPONSE_CODE = 0x200000 + 2 };
@@ -124,6 +131,8 @@ struct kra_http_exchange {
     unsigned char *body;
     size_t length, capacity, limit;
     int too_large;
+    int public_only;      /* refuse every address but a public one (kra_http_exchange_set_public_only) */
+    int refused_address;  /* the last request was refused by that check */
     char error[ERROR_SIZE > 512 ? ERROR_SIZE : 512];
 };
 
@@ -150,8 +159,11 @@ void kra_http_exchange_reuse(kra_http_exchange *exchange) {
     exchange->length = 0;
     exchange->status = 0;
     exchange->too_large = 0;
+    exchange->refused_address = 0;
     exchange->error[0] = '\0';
 }
+
+void kra_http_exchange_set_public_only(kra_http_exchange *exchange, int public_only) { exchange->public_only = public_only; }
 
 long kra_http_status(const kra_http_exchange *exchange) { return exchange->status; }
 
@@ -191,6 +203,71 @@ static int on_progress(void *context, int64_t download_total, int64_t downloaded
     return atomic_load(&exchange->cancelled);
 }
 
+/* libcurl's struct curl_sockaddr: `addr` is followed by room for any address of `addrlen` bytes. */
+struct curl_sockaddr {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+};
+
+/* Why an IPv4 address (host order) is not public, or NULL when it is. */
+static const char *ipv4_non_public(uint32_t a) {
+    if ((a >> 24) == 127) return "loopback";
+    if ((a >> 24) == 10 || (a >> 20) == (172u << 4 | 1) || (a >> 16) == (192u << 8 | 168)) return "private";
+    if ((a >> 16) == (169u << 8 | 254)) return "link-local";
+    if ((a >> 22) == (100u << 2 | 1)) return "shared (carrier-grade NAT)";
+    if ((a >> 24) == 0 || (a >> 28) >= 14) return "not a unicast address";   /* 0/8, multicast 224/4, reserved 240/4 */
+    if ((a >> 8) == (192u << 16)) return "reserved for protocols";           /* 192.0.0.0/24 */
+    return NULL;
+}
+
+/* Why the address is not a public one, or NULL when it is. */
+static const char *non_public(const struct curl_sockaddr *address) {
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&address->addr;
+        return ipv4_non_public(ntohl(v4->sin_addr.s_addr));
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        const uint8_t *b = ((const struct sockaddr_in6 *)&address->addr)->sin6_addr.s6_addr;
+        static const uint8_t zeros[12] = { 0 };
+        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+        if (memcmp(b, mapped, 12) == 0)   /* ::ffff:a.b.c.d reaches a.b.c.d */
+            return ipv4_non_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15]);
+        if (memcmp(b, zeros, 12) == 0)    /* ::, ::1, and the old IPv4-compatible ::a.b.c.d */
+            return b[15] == 1 && b[12] == 0 && b[13] == 0 && b[14] == 0 ? "loopback" : "not a unicast address";
+        if ((b[0] & 0xfe) == 0xfc) return "private (unique local)";                /* fc00::/7 */
+        if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return "link-local";           /* fe80::/10 */
+        if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return "site-local";           /* fec0::/10 */
+        if (b[0] == 0xff) return "not a unicast address";                          /* multicast */
+        return NULL;
+    }
+    return "not an internet address";
+}
+
+/*
+ * libcurl's CURLOPT_OPENSOCKETFUNCTION: called with the very address each connection is about to be made to (after
+ * the name was resolved, for every address tried), so that a name whose addresses change between look-ups cannot
+ * pass the check with one and connect to another.
+ */
+static int on_open_socket(void *context, int purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    kra_http_exchange *exchange = context;
+    const char *why = non_public(address);
+    if (why != NULL) {
+        char text[INET6_ADDRSTRLEN] = "?";
+        const void *bytes = address->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&address->addr)->sin6_addr
+                                                         : (const void *)&((struct sockaddr_in *)&address->addr)->sin_addr;
+        if (address->family == AF_INET || address->family == AF_INET6)
+            inet_ntop(address->family, bytes, text, sizeof text);
+        exchange->refused_address = 1;
+        snprintf(exchange->error, sizeof exchange->error, "the host's address %s is %s, and only public addresses are reached", text, why);
+        return -1;   /* CURL_SOCKET_BAD: libcurl tries the next address, or fails with "couldn't connect" */
+    }
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
 static kra_http_result fail(kra_http_exchange *exchange, kra_http_result result, const char *message) {
     if (exchange->error[0] == '\0')
         snprintf(exchange->error, sizeof exchange->error, "%s", message);
@@ -223,6 +300,7 @@ static kra_http_result perform(
         list = appended;
     }
     exchange->limit = response_limit;
+    exchange->refused_address = 0;
     exchange->error[0] = '\0';
     CURL *handle = exchange->handle;
     char curl_error[ERROR_SIZE];
@@ -235,8 +313,15 @@ static kra_http_result perform(
     curl.easy_setopt(handle, OPT_SSL_VERIFYHOST, 2L);
     curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);   /* no SIGALRM for name look-ups in a threaded process */
     curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
-    if (direct)
+    if (direct || exchange->public_only)
         curl.easy_setopt(handle, OPT_PROXY, "");   /* "" turns off the proxies of http_proxy, ALL_PROXY, … */
+    if (exchange->public_only) {
+        /* Every connection new and checked: none opened earlier to another address is reused. */
+        curl.easy_setopt(handle, OPT_OPENSOCKETFUNCTION, on_open_socket);
+        curl.easy_setopt(handle, OPT_OPENSOCKETDATA, (void *)exchange);
+        curl.easy_setopt(handle, OPT_FRESH_CONNECT, 1L);
+        curl.easy_setopt(handle, OPT_FORBID_REUSE, 1L);
+    }
     if (body == NULL) {
         curl.easy_setopt(handle, OPT_HTTPGET, 1L);
     } else {
@@ -262,6 +347,8 @@ static kra_http_result perform(
         exchange->status = status;
         return KRA_HTTP_OK;
     }
+    if (exchange->refused_address && code == E_COULDNT_CONNECT)
+        return KRA_HTTP_REFUSED_ADDRESS;   /* its error says which address, and why */
     snprintf(exchange->error, sizeof exchange->error, "%s", curl_error[0] ? curl_error : curl.easy_strerror(code));
     switch (code) {
     case E_ABORTED_BY_CALLBACK:

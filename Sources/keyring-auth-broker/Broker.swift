@@ -36,7 +36,7 @@ final class Broker: Sendable {
 
     private struct State {
         var auths: [Scope: Auth] = [:]
-        var callers: [String: Caller] = [:]
+        var callers: [String: CallerIdentity] = [:]
         var watches: [Scope: ScopeWatch] = [:]
         /// The clients that left lately: a call of one still in progress (identifying it, making an `Auth` for its
         /// watch) must not register it after ``peerLeft(_:)`` has forgotten it. A bus never gives a unique name twice.
@@ -135,7 +135,8 @@ final class Broker: Sendable {
     }
 
     private func perform(_ request: Request, for call: MethodCall) async throws {
-        let caller = try await identify(call.sender)
+        let identity = try await identify(call.sender)
+        let caller = identity.caller
         try policy.check(caller, group: request.arguments.group)
         let scope = Scope(options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group)
         let auth = try await auth(for: scope)
@@ -151,9 +152,12 @@ final class Broker: Sendable {
         case .signInWithCustomToken(let token):
             call.reply([UserDictionary.variant(of: try await auth.signIn(withCustomToken: token).user)])
         case .signInWithBrowser(let browser):
-            let logger = logger
+            let (logger, addresses) = (logger, reachableAddresses)
+            try browser.checkNetwork(of: identity)
             let app = caller == .host ? call.sender : caller.privateNamespace
-            let credential = try await browserFlows.run(for: app, client: call.sender) { try await browser.credential(logger: logger) }
+            let credential = try await browserFlows.run(for: app, client: call.sender) {
+                try await browser.credential(for: caller, addresses: addresses, logger: logger)
+            }
             call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
         case .signInWithCredential(let credential):
             call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
@@ -188,32 +192,39 @@ final class Broker: Sendable {
         return options
     }
 
+    /// Where the broker's own requests to hosts a caller names may go: anywhere beside the emulator (tests run their
+    /// providers on loopback), else public addresses only, so that no caller reaches this machine's or its network's
+    /// services through the broker.
+    private var reachableAddresses: ReachableAddresses { endpoint.emulatorHost == nil ? .publicOnly : .any }
+
     // MARK: Who is calling
 
     /// Who `sender` is: from the cache, or from its process, which must still hold the connection
     /// once its files are read (so that the process ID was not reused meanwhile).
-    func identify(_ sender: String) async throws(BrokerError) -> Caller {
-        if let caller = state.withLock({ $0.callers[sender] }) { return caller }
+    func identify(_ sender: String) async throws(BrokerError) -> CallerIdentity {
+        if let identity = state.withLock({ $0.callers[sender] }) { return identity }
         guard let bus = bus.withLock({ $0 }) else { throw BrokerError(.failed, "The broker is not started yet; call again.") }
-        let caller = try await blocking.run { () throws(BrokerError) -> Caller in
+        let identity = try await blocking.run { () throws(BrokerError) -> CallerIdentity in
             do {
                 let (pid, pidfd) = try bus.process(of: sender)
                 defer { if let pidfd { close(pidfd) } }
-                let caller = try CallerIdentification.identify(pid: pid, pidfd: pidfd)
+                let identity = try CallerIdentification.identify(pid: pid, pidfd: pidfd)
                 guard bus.hasOwner(sender) else { throw BrokerError(.accessDenied, "The caller left the bus.") }
-                return caller
+                return identity
             } catch let error as BrokerError {
                 throw error
             } catch {
                 throw BrokerError(.accessDenied, "The broker cannot tell who is calling (\(error)), so it refuses the call.")
             }
         }
-        logger.debug("Identified a client", metadata: ["client": "\(sender)", "caller": "\(caller)"])
+        logger.debug("Identified a client", metadata: [
+            "client": "\(sender)", "caller": "\(identity.caller)", "network": "\(identity.sharesNetwork)",
+        ])
         state.withLock { state in
             // A client that left meanwhile is not remembered: peerLeft has already forgotten it.
-            if !state.departed.contains(sender) { state.callers[sender] = caller }
+            if !state.departed.contains(sender) { state.callers[sender] = identity }
         }
-        return caller
+        return identity
     }
 
     /// A client left the bus: forget who it was and end its watches.

@@ -123,13 +123,33 @@ struct BrowserSignIn: Sendable {
         clientSecret = strings["clientSecret"]
     }
 
-    /// Runs the flow: opens the browser (the desktop portal where the session has one, else `xdg-open`) and waits
-    /// for the provider's redirect, at most five minutes.
-    func credential(logger: Logger) async throws(AuthError) -> OAuthCredential {
+    /// Refuses a flow whose provider the caller names (an issuer) when the caller may not reach the network itself:
+    /// the broker, a host process, must not be its way out of its sandbox.
+    func checkNetwork(of identity: CallerIdentity) throws(BrokerError) {
+        guard issuer != nil, !identity.sharesNetwork else { return }
+        throw BrokerError(.accessDenied, "This app (\(identity.caller)) has no network permission (Flatpak's --share=network), so the broker sends "
+            + "no request to a provider it names; give the app that permission, or sign in with google.com.")
+    }
+
+    /// Runs the flow: reads the provider's discovery document, opens the browser (the desktop portal where the
+    /// session has one, else `xdg-open`) and waits for the provider's redirect, at most five minutes. The broker's
+    /// requests connect only to `addresses`. A sandboxed `caller` is not told what the provider's server answered to
+    /// the discovery (its status, its words, whether it answered at all): the broker's log says it.
+    func credential(for caller: Caller, addresses: ReachableAddresses, logger: Logger) async throws(AuthError) -> OAuthCredential {
         var provider = DesktopOAuthProvider.google
-        if let issuer { provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: issuer) }
+        if let issuer {
+            do {
+                provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: issuer, addresses: addresses)
+            } catch where caller != .host {
+                logger.info("A provider's discovery failed", metadata: ["caller": "\(caller)", "error": "\(error.message)"])
+                throw AuthError(.invalidConfiguration, "The OpenID Connect provider \(BrokerArguments.quoted(issuer)) cannot be used for the sign-in: "
+                    + "its configuration could not be fetched from a public address, or is not an OpenID Connect provider's for this "
+                    + "issuer. Check the issuer; the broker's log (--verbose) says more.")
+            }
+        }
         var flow = DesktopOAuthFlow(provider: provider, clientID: clientID, clientSecret: clientSecret)
         flow.logger = logger
+        flow.addresses = addresses
         return try await flow.getCredential()
     }
 }

@@ -50,11 +50,51 @@ import Glibc
             }
         }
 
+        /// How many connections were accepted so far.
+        var accepted: Int { held.fds.withLock { $0.count } }
+
         deinit {
             shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
             held.fds.withLock { $0.forEach { close($0) } }
         }
+    }
+
+    /// Public-only (the broker's requests to hosts its callers name): every address of this machine or a private
+    /// network is refused at the connection, also when a name resolves to it, and a server there gets no connection.
+    @Test func aPublicOnlyRequestReachesNoLocalOrPrivateAddress() async throws {
+        let server = try SilentServer()
+        let transport = CurlTransport(addresses: .publicOnly)
+        let refused: [(host: String, why: String)] = [
+            ("127.0.0.1:\(server.port)", "loopback"), ("localhost:\(server.port)", "loopback"), ("0.0.0.0:\(server.port)", "not a unicast"),
+            ("[::ffff:127.0.0.1]:\(server.port)", "loopback"), ("[::1]:\(server.port)", "loopback"), ("10.1.2.3", "private"),
+            ("172.16.0.1", "private"), ("172.31.255.1", "private"), ("192.168.1.1", "private"), ("169.254.169.254", "link-local"),
+            ("100.64.0.1", "shared"), ("224.0.0.1", "not a unicast"), ("[fd00::1]", "private"), ("[fe80::1]", "link-local"),
+            ("[::ffff:10.0.0.1]", "private"),
+        ]
+        for (host, why) in refused {
+            do {
+                _ = try await transport.get(from: URL(string: "http://\(host)/.well-known/openid-configuration")!, headers: [], timeout: .seconds(30))
+                Issue.record("\(host) was reached")
+            } catch {
+                #expect(error.kind == .refusedAddress, "\(host): \(error)")
+                #expect(error.message.contains(why) && error.message.contains("only public addresses"), "\(host): \(error.message)")
+            }
+        }
+        // Public addresses pass the check (these documentation ranges lead nowhere: no answer, or no route).
+        for host in ["192.0.2.1", "172.32.0.1", "[2001:db8::1]"] {
+            do {
+                _ = try await transport.get(from: URL(string: "http://\(host)/")!, headers: [], timeout: .milliseconds(500))
+            } catch {
+                #expect(error.kind != .refusedAddress, "\(host): \(error)")
+            }
+        }
+        // The server got no connection: the first it accepts is this one, made with any address allowed.
+        let port = server.port
+        let reaching = Task { _ = try? await CurlTransport().get(from: URL(string: "http://127.0.0.1:\(port)/")!, headers: [], timeout: .seconds(60)) }
+        defer { reaching.cancel() }
+        _ = try await server.connections.next(within: .seconds(60))
+        #expect(server.accepted == 1)
     }
 
     @Test func aRequestThatGetsNoAnswerEndsAtItsTimeLimit() async throws {

@@ -235,7 +235,8 @@ extension KeyringTests {
             let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
             func run(_ mode: String) async throws -> Subprocess.Result {
                 try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, [
-                    "--ro", directory.path, "com.example.Notes", "/usr/bin/python3", script.path, appJSON, provider.issuer, provider.clientID, mode,
+                    "--share=network", "--ro", directory.path, "com.example.Notes", "/usr/bin/python3", script.path, appJSON, provider.issuer,
+                    provider.clientID, mode,
                     opened.path,
                 ], limit: .seconds(120))
             }
@@ -245,6 +246,68 @@ extension KeyringTests {
             // The app left: its flow ended, and its next connection starts another (the browser is asked again).
             let again = try await run("again")
             #expect(again.output.contains("started again"), "\(again.output)\(again.standardError)")
+        }
+
+        /// The broker is no way out of a sandbox: an app without the network permission gets no request to a provider it
+        /// names, and one with it is told that a discovery failed without what the provider's server said (its status,
+        /// its words), which a host process is told.
+        @Test func aSandboxedAppReachesNoNetworkThroughTheBroker() async throws {
+            let broker = try await BrokerFixture.start()
+            let provider = try FakeOAuthProvider(user: ["sub": "grace"])
+            defer { provider.stop() }
+            let script = broker.harness.root.appendingPathComponent("browser-\(UUID().uuidString.prefix(8)).py")
+            try """
+                import json, sys
+                from gi.repository import Gio, GLib
+                bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+                app = {k: GLib.Variant("s", v) for k, v in json.loads(sys.argv[1]).items()}
+                provider = {"providerID": GLib.Variant("s", "oidc.example"), "issuer": GLib.Variant("s", sys.argv[2]),
+                            "clientID": GLib.Variant("s", "client")}
+                name, path = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+                try:
+                    bus.call_sync(name, path, name, "SignInWithBrowser", GLib.Variant("(a{sv}sa{sv})", (app, "", provider)), None,
+                                  Gio.DBusCallFlags.NONE, 60000, None)
+                    print("answered")
+                except GLib.Error as error:
+                    print("refused: " + error.message)
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
+            func sandboxed(_ share: [String], issuer: String) async throws -> String {
+                let result = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path,
+                    share + ["--ro", script.path, "com.example.Notes", "/usr/bin/python3", script.path, appJSON, issuer], limit: .seconds(120))
+                return result.output + result.standardError
+            }
+            let networkless = try await sandboxed([], issuer: provider.issuer)
+            #expect(networkless.contains("Error.AccessDenied") && networkless.contains("no network permission"), "\(networkless)")
+            #expect(provider.requests == 0, "the broker sent no request for an app without the network")
+            // With the network: the discovery is sent, its 404 is not told to the app; a host process is told it.
+            let missing = provider.issuer + "/missing"
+            let hidden = try await sandboxed(["--share=network"], issuer: missing)
+            #expect(hidden.contains("refused: ") && hidden.contains("cannot be used for the sign-in"), "\(hidden)")
+            #expect(!hidden.contains("404") && !hidden.contains("not_found"), "\(hidden)")
+            #expect(provider.requests == 1)
+            let told = try await broker.call("SignInWithBrowser", group: "", ["{'providerID': <'oidc.example'>, 'issuer': <'\(missing)'>, 'clientID': <'client'>}"])
+            #expect(told.standardError.contains("HTTP 404"), "\(told.standardError)")
+        }
+
+        /// Unless it runs against the emulator, the broker's requests to a provider a caller names connect only to public
+        /// addresses: an issuer on this machine, by address or by name, or on a private or link-local network, is refused
+        /// before any request, whoever asks.
+        @Test func withoutTheEmulatorTheBrokerReachesNoLocalOrPrivateAddress() async throws {
+            let broker = try await BrokerFixture.start()
+            let provider = try FakeOAuthProvider(user: ["sub": "grace"])
+            defer { provider.stop() }
+            try await broker.installService(idleTimeout: 120, emulatorHost: "")
+            for (issuer, why) in [
+                (provider.issuer, "loopback"), ("http://localhost:\(provider.port)", "loopback"), ("http://[::1]:\(provider.port)", "loopback"),
+                ("https://10.0.0.1", "private"), ("https://169.254.169.254", "link-local"), ("https://[fd00::1]", "private"),
+            ] {
+                let refused = try await broker.call("SignInWithBrowser", group: "", [
+                    "{'providerID': <'oidc.example'>, 'issuer': <'\(issuer)'>, 'clientID': <'client'>}",
+                ])
+                #expect(refused.standardError.contains("ERROR_INVALID_CONFIGURATION") && refused.standardError.contains(why), "\(issuer): \(refused.standardError)")
+            }
+            #expect(provider.requests == 0, "no request reached the provider on loopback")
         }
 
         /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with

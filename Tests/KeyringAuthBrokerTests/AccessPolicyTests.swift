@@ -82,17 +82,26 @@ import Testing
 
     @Test func flatpakInfoIsReadAsFlatpakWritesIt() throws {
         let info = "[Application]\nname=com.example.Notes\nruntime=runtime/org.freedesktop.Platform/x86_64/23.08\n\n[Instance]\ninstance-id=123\n"
-        #expect(try FlatpakInfo.appID(in: info) == "com.example.Notes")
-        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\n") }
-        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Application]\nname=not valid\n[Instance]\ninstance-id=1\n") }
-        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo.appID(in: "[Instance]\ninstance-id=1\nname=com.example.Notes\n") }
+        #expect(try FlatpakInfo(info).appID == "com.example.Notes")
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo("[Application]\nname=com.example.Notes\n") }
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo("[Application]\nname=not valid\n[Instance]\ninstance-id=1\n") }
+        #expect(throws: CallerIdentification.Failure.self) { try FlatpakInfo("[Instance]\ninstance-id=1\nname=com.example.Notes\n") }
         // A key or a section written twice: GLib would take the last value or merge; Flatpak writes neither, so it is refused.
         #expect(throws: CallerIdentification.Failure.self) {
-            try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\nname=org.evil.App\n[Instance]\ninstance-id=1\n")
+            try FlatpakInfo("[Application]\nname=com.example.Notes\nname=org.evil.App\n[Instance]\ninstance-id=1\n")
         }
         #expect(throws: CallerIdentification.Failure.self) {
-            try FlatpakInfo.appID(in: "[Application]\nname=com.example.Notes\n[Instance]\ninstance-id=1\n[Application]\nruntime=x\n")
+            try FlatpakInfo("[Application]\nname=com.example.Notes\n[Instance]\ninstance-id=1\n[Application]\nruntime=x\n")
         }
+        // [Context] shared: the network only where Flatpak wrote it (1.14–1.16: network;ipc; 1.17: ipc;network;).
+        #expect(try !FlatpakInfo(info).sharesNetwork)
+        for shared in ["network;ipc;", "ipc;network;", "network", "ipc; network;"] {
+            #expect(try FlatpakInfo(info + "\n[Context]\nshared=\(shared)\n").sharesNetwork, "\(shared)")
+        }
+        for shared in ["ipc;", "", "networks;", "net;work;"] {
+            #expect(try !FlatpakInfo(info + "\n[Context]\nshared=\(shared)\n").sharesNetwork, "\(shared)")
+        }
+        #expect(try !FlatpakInfo(info + "\n[Context]\nsockets=network;\n[Session Bus Policy]\nshared=network;\n").sharesNetwork)
         for valid in ["com.example.Notes", "io.github.some_one.My-App", "org.gnome.Calculator"] { #expect(AppID.isValid(valid), "\(valid)") }
         for invalid in ["com.example", "com.1example.App", "com.ex-ample.App", "com..App", "com.example.App.", String(repeating: "a.", count: 200) + "b"] {
             #expect(!AppID.isValid(invalid), "\(invalid)")
@@ -110,7 +119,7 @@ import Testing
         let pidfd = pidfdOpen(pid, 0)
         try #require(pidfd >= 0, "pidfd_open: \(errno)")
         defer { close(pidfd) }
-        #expect(try CallerIdentification.identify(pid: pid, pidfd: pidfd) == .host)
+        #expect(try CallerIdentification.identify(pid: pid, pidfd: pidfd).caller == .host)
         #expect(throws: CallerIdentification.Failure.self) { try CallerIdentification.identify(pid: getpid(), pidfd: pidfd) }
         child.send(SIGKILL)
         _ = child.waitBlocking()

@@ -180,4 +180,15 @@ import Testing
             == .invalidConfiguration, "plain http off loopback")
         #expect(code(200, #"{"issuer":"https://login.example.com",\#(endpoints)}"#) == nil)
     }
+
+    /// An issuer is an https URL with no query, fragment or user (OpenID Connect Discovery §3): one that has any is
+    /// refused before a request, so that it chooses no other path or query than `/.well-known/openid-configuration`.
+    @Test func anIssuerWithAQueryFragmentOrUserIsRefused() throws {
+        for issuer in ["https://login.example.com/admin/do?action=delete&id=1#", "https://login.example.com#", "https://login.example.com?x=1",
+                       "https://user@login.example.com", "https://login.example.com/a#b", "ftp://login.example.com", "login.example.com"] {
+            #expect(throws: AuthError.self, "\(issuer)") { try DesktopOAuthProvider.discoveryURL(of: issuer, providerID: "oidc.example") }
+        }
+        #expect(try DesktopOAuthProvider.discoveryURL(of: "https://login.example.com/tenant/", providerID: "oidc.example").absoluteString
+            == "https://login.example.com/tenant/.well-known/openid-configuration")
+    }
 }

@@ -25,7 +25,8 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     package let user: [String: String]
     package let port: Int
     private let listener: Int32
-    private let state = Mutex<(authorizations: [Authorization], codes: [String: [String: String]], tokenRequests: Int)>(([], [:], 0))
+    private let state = Mutex<(authorizations: [Authorization], codes: [String: [String: String]], tokenRequests: Int, requests: Int)>(
+        ([], [:], 0, 0))
 
     /// Listens on a free port of 127.0.0.1 and serves until ``stop()``.
     package init(clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String]) throws {
@@ -52,6 +53,8 @@ package final class FakeOAuthProvider: @unchecked Sendable {
 
     package var authorizations: [Authorization] { state.withLock { $0.authorizations } }
     package var tokenRequests: Int { state.withLock { $0.tokenRequests } }
+    /// Every request answered, of any path.
+    package var requests: Int { state.withLock { $0.requests } }
 
     // MARK: Serving
 
@@ -64,6 +67,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
                 return
             }
             let (head, body) = Self.readRequest(connection)
+            state.withLock { $0.requests += 1 }
             let response = respond(head: head, body: body)
             _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             shutdown(connection, Int32(SHUT_WR))

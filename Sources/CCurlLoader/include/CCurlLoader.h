@@ -24,6 +24,7 @@ typedef enum {
     KRA_HTTP_CANNOT_CONNECT = 5,   /* the host was not found or refused the connection */
     KRA_HTTP_TLS = 6,              /* the TLS handshake or the server's certificate failed */
     KRA_HTTP_FAILED = 7,           /* anything else: kra_http_error says what */
+    KRA_HTTP_REFUSED_ADDRESS = 8,  /* public-only, and the host's every address was not public: kra_http_error names one */
 } kra_http_result;
 
 /* One request's state: its curl handle (kept for the next request, with its connections) and answer. */
@@ -37,6 +38,14 @@ void kra_http_exchange_free(kra_http_exchange *exchange);
 
 /* Makes the exchange's current (or next) kra_http_post return KRA_HTTP_CANCELLED soon. Any thread. */
 void kra_http_exchange_cancel(kra_http_exchange *exchange);
+
+/*
+ * With `public_only` non-zero, the exchange's requests connect only to public unicast addresses: never loopback,
+ * private (RFC 1918, fc00::/7), link-local, shared (100.64/10) or multicast ones, the check made on the address each
+ * connection is made to. Such requests use no proxy (the address checked is the server's own) and no connection
+ * opened before. Kept until set again.
+ */
+void kra_http_exchange_set_public_only(kra_http_exchange *exchange, int public_only);
 
 /* Clears the cancellation and the last answer, so that the exchange can be used again. */
 void kra_http_exchange_reuse(kra_http_exchange *exchange);

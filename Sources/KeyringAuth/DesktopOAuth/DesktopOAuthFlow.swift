@@ -46,6 +46,8 @@ public struct DesktopOAuthFlow: Sendable {
     public var additionalParameters: [String: String] = [:]
     /// Where the flow's steps are logged (never a code or a token).
     public var logger = Logger(label: "KeyringAuth.DesktopOAuth")
+    /// Which addresses the token request may connect to.
+    package var addresses: ReachableAddresses = .any
 
     /// A flow for `provider` with an OAuth client.
     ///
@@ -195,13 +197,16 @@ public struct DesktopOAuthFlow: Sendable {
         let body = Data(fields.map { "\($0)=\(OAuthCredential.formEncoded($1))" }.joined(separator: "&").utf8)
         let answer: HTTPAnswer
         do {
-            answer = try await CurlTransport().post(
+            answer = try await CurlTransport(addresses: addresses).post(
                 to: provider.tokenEndpoint,
                 headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")], body: body,
                 timeout: requestTimeout)
         } catch {
             if error.kind == .cancelled {
                 throw AuthError(.webContextCancelled, "The \(provider.providerID) sign-in was cancelled while the code was exchanged.")
+            }
+            if error.kind == .refusedAddress {
+                throw AuthError(.invalidConfiguration, "The \(provider.providerID) token endpoint is not reached: \(error.message).")
             }
             throw AuthError(
                 .networkError,

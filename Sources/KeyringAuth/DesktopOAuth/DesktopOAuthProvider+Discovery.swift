@@ -9,7 +9,7 @@ extension DesktopOAuthProvider {
     ///
     /// - Parameters:
     ///   - providerID: The Firebase provider ID set up for it, usually `oidc.<name>`.
-    ///   - issuer: The issuer URL (`https`, or `http` on a loopback host for tests).
+    ///   - issuer: The issuer URL (`https`, or `http` on a loopback host for tests), with no query, fragment or user.
     ///   - scopes: The scopes to ask for.
     ///   - requestTimeout: How long the request may take.
     /// - Returns: The provider, with `issuer` as the ID token's required `iss`.
@@ -19,19 +19,46 @@ extension DesktopOAuthProvider {
     public static func discover(
         providerID: String, issuer: String, scopes: [String] = ["openid", "email", "profile"], requestTimeout: Duration = .seconds(30)
     ) async throws(AuthError) -> DesktopOAuthProvider {
+        try await discover(providerID: providerID, issuer: issuer, scopes: scopes, requestTimeout: requestTimeout, addresses: .any)
+    }
+
+    /// ``discover(providerID:issuer:scopes:requestTimeout:)``, connecting only to `addresses`.
+    package static func discover(
+        providerID: String, issuer: String, scopes: [String] = ["openid", "email", "profile"], requestTimeout: Duration = .seconds(30),
+        addresses: ReachableAddresses
+    ) async throws(AuthError) -> DesktopOAuthProvider {
+        let url = try discoveryURL(of: issuer, providerID: providerID)
         let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-        guard let url = URL(string: trimmed + "/.well-known/openid-configuration"), url.host != nil else {
-            throw AuthError(.invalidConfiguration, "\(String(reflecting: issuer)) is not an issuer URL; give one such as https://login.example.com.")
-        }
-        try DesktopOAuthProvider(providerID: providerID, authorizationEndpoint: url, tokenEndpoint: url).checkEndpoints()
         let answer: HTTPAnswer
         do {
-            answer = try await CurlTransport().get(from: url, headers: [("Accept", "application/json")], timeout: requestTimeout)
+            answer = try await CurlTransport(addresses: addresses).get(from: url, headers: [("Accept", "application/json")], timeout: requestTimeout)
+        } catch where error.kind == .refusedAddress {
+            throw AuthError(.invalidConfiguration, "The OpenID Connect configuration of \(trimmed) is not fetched: \(error.message).")
         } catch {
             throw AuthError(
                 .networkError, "The OpenID Connect configuration of \(trimmed) could not be fetched: \(error.message); check the issuer and the connection.")
         }
         return try fromDiscoveryDocument(status: answer.status, body: answer.body, providerID: providerID, issuer: issuer, scopes: scopes)
+    }
+
+    /// Where `issuer`'s discovery document is: OpenID Connect Discovery §4 appends `/.well-known/openid-configuration`
+    /// to the issuer, an `https` URL (or `http` on a loopback host, for tests) with no query, fragment or user (§3's
+    /// rule for an issuer), so that the issuer chooses no other path and sends nothing else.
+    static func discoveryURL(of issuer: String, providerID: String) throws(AuthError) -> URL {
+        let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        guard !trimmed.contains("?"), !trimmed.contains("#"), !trimmed.contains("@") else {
+            throw AuthError(
+                .invalidConfiguration,
+                "\(String(reflecting: DesktopOAuthFlow.printable(issuer, limit: 200))) is not an issuer URL: an issuer has no query (?), "
+                    + "fragment (#) or user (@); give one such as https://login.example.com.")
+        }
+        guard let url = URL(string: trimmed + "/.well-known/openid-configuration"), url.host != nil else {
+            throw AuthError(
+                .invalidConfiguration,
+                "\(String(reflecting: DesktopOAuthFlow.printable(issuer, limit: 200))) is not an issuer URL; give one such as https://login.example.com.")
+        }
+        try DesktopOAuthProvider(providerID: providerID, authorizationEndpoint: url, tokenEndpoint: url).checkEndpoints()
+        return url
     }
 
     /// Reads a discovery document (kept apart from the transport so that literal documents can be tested).

@@ -33,6 +33,8 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
         case unavailable
         /// The answer was longer than ``CurlTransport/maximumResponseBytes``.
         case tooLarge
+        /// The host's addresses are not public, and the transport reaches public ones only (``ReachableAddresses/publicOnly``).
+        case refusedAddress
         /// Anything else.
         case failed
     }
@@ -55,6 +57,9 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
 /// Proxies: the environment's (`https_proxy`, `http_proxy`, `ALL_PROXY`, `NO_PROXY`, as libcurl reads
 /// them) for Firebase and the identity providers, which corporate networks need; never for a loopback
 /// host (the emulator, a provider in a test), whose plain HTTP must not leave the machine.
+///
+/// With ``ReachableAddresses/publicOnly`` (the broker's requests to hosts its callers name), every connection is
+/// checked at the address it is made to, after name resolution, and never goes through a proxy.
 final class CurlTransport: HTTPTransport {
     /// The most of an answer that is read; Identity Toolkit's are a few kilobytes.
     static let maximumResponseBytes = 16 << 20
@@ -62,8 +67,11 @@ final class CurlTransport: HTTPTransport {
     private static let keptHandles = 4
 
     private let idle = Mutex<[CurlExchange]>([])
+    private let addresses: ReachableAddresses
 
-    init() {}
+    init(addresses: ReachableAddresses = .any) {
+        self.addresses = addresses
+    }
 
     func post(
         to url: URL, headers: [(String, String)], body: Data, timeout: Duration
@@ -84,7 +92,8 @@ final class CurlTransport: HTTPTransport {
         }
         let request = CurlExchange.Request(
             url: url.absoluteString, headers: headers.map { "\($0.0): \($0.1)" }, body: body,
-            timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))), direct: url.hasLoopbackHost)
+            timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))), direct: url.hasLoopbackHost,
+            publicOnly: addresses == .publicOnly)
         let result = await withTaskCancellationHandler {
             await OwnThread.run(name: "http-request") { exchange.perform(request) }
         } onCancel: {
@@ -110,6 +119,8 @@ private final class CurlExchange: @unchecked Sendable {
         let timeoutMilliseconds: Int
         /// Never through a proxy: the host is loopback, where plain HTTP (the emulator's) must stay on the machine.
         let direct: Bool
+        /// Only public addresses are connected to.
+        let publicOnly: Bool
     }
 
     private let pointer: OpaquePointer
@@ -130,6 +141,7 @@ private final class CurlExchange: @unchecked Sendable {
         let headers = request.headers.map { strdup($0) }
         defer { headers.forEach { free($0) } }
         let lines = headers.map { UnsafePointer($0) }
+        kra_http_exchange_set_public_only(pointer, request.publicOnly ? 1 : 0)
         let outcome = lines.withUnsafeBufferPointer { lines in
             guard let body = request.body else {
                 return kra_http_get(
@@ -156,6 +168,7 @@ private final class CurlExchange: @unchecked Sendable {
         case KRA_HTTP_TLS: kind = .tls
         case KRA_HTTP_NO_LIBCURL: kind = .unavailable
         case KRA_HTTP_TOO_LARGE: kind = .tooLarge
+        case KRA_HTTP_REFUSED_ADDRESS: kind = .refusedAddress
         default: kind = .failed
         }
         return .failure(HTTPTransportError(kind: kind, message: message))

@@ -52,7 +52,7 @@ extension IdentityToolkitBackend {
             return AuthError(.networkError, "The request to \(target) was cancelled.")
         case .unavailable:
             return AuthError(.networkError, "Cannot reach \(target): \(error.message).")
-        case .cannotConnect, .tls, .tooLarge, .failed:
+        case .cannotConnect, .tls, .tooLarge, .refusedAddress, .failed:
             return AuthError(
                 .networkError,
                 "Cannot reach \(target) (\(error.message)); check the network, or, when "

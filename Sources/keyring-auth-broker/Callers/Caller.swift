@@ -26,3 +26,10 @@ enum Caller: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// A caller, and whether its sandbox lets it reach the network itself: the broker sends no request to a host
+/// named by a caller that may not (the host and a snap may; a Flatpak app as its `[Context] shared` says).
+struct CallerIdentity: Sendable {
+    let caller: Caller
+    let sharesNetwork: Bool
+}

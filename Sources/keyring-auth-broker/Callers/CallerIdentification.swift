@@ -20,18 +20,19 @@ enum CallerIdentification {
     /// Who process `pid` is. With the process's `pidfd` (where the bus gives one), the answer holds only if that
     /// process is `pid` and still runs once its files are read, so that a process ID reused meanwhile is not read
     /// for it. `procRoot` is `/proc` except in tests.
-    static func identify(pid: pid_t, pidfd: Int32? = nil, procRoot: String = "/proc") throws(Failure) -> Caller {
+    static func identify(pid: pid_t, pidfd: Int32? = nil, procRoot: String = "/proc") throws(Failure) -> CallerIdentity {
         if let pidfd { try checkRunning(pidfd, is: pid) }
-        let caller: Caller
-        if let appID = try flatpakAppID(pid: pid, procRoot: procRoot) {
-            caller = .flatpak(appID: appID)
+        let identity: CallerIdentity
+        if let info = try flatpakInfo(pid: pid, procRoot: procRoot) {
+            identity = CallerIdentity(caller: .flatpak(appID: info.appID), sharesNetwork: info.sharesNetwork)
         } else if let snap = try snapName(pid: pid, procRoot: procRoot) {
-            caller = .snap(name: snap)
+            // A snap's interfaces are not readable here; a snap is served only where a grant file names it.
+            identity = CallerIdentity(caller: .snap(name: snap), sharesNetwork: true)
         } else {
-            caller = .host
+            identity = CallerIdentity(caller: .host, sharesNetwork: true)
         }
         if let pidfd { try checkRunning(pidfd, is: pid) }
-        return caller
+        return identity
     }
 
     /// Checks that `pidfd` refers to process `pid` (its `Pid:` in `/proc/self/fdinfo`) and that it still runs
@@ -49,8 +50,8 @@ enum CallerIdentification {
         guard Glibc.poll(&poll, 1, 0) == 0 else { throw Failure(description: "the caller's process \(pid) has ended") }
     }
 
-    /// The app ID in `/proc/PID/root/.flatpak-info`, or `nil` when the process has no such file.
-    static func flatpakAppID(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> String? {
+    /// What `/proc/PID/root/.flatpak-info` says, or `nil` when the process has no such file.
+    static func flatpakInfo(pid: pid_t, procRoot: String = "/proc") throws(Failure) -> FlatpakInfo? {
         let rootPath = "\(procRoot)/\(pid)/root"
         let root = open(rootPath, O_RDONLY | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC | O_NOCTTY)
         guard root >= 0 else { throw Failure(description: "process \(pid) cannot be inspected (\(String(cString: strerror(errno))))") }
@@ -69,7 +70,7 @@ enum CallerIdentification {
         guard let contents = readBounded(file, limit: maximumInfoSize) else {
             throw Failure(description: "the .flatpak-info of process \(pid) cannot be read, or is larger than \(maximumInfoSize) bytes")
         }
-        return try FlatpakInfo.appID(in: contents)
+        return try FlatpakInfo(contents)
     }
 
     /// The snap name in `/proc/PID/cgroup` (a `snap.NAME.…` unit), or `nil`.
@@ -99,9 +100,14 @@ enum CallerIdentification {
 }
 
 /// The parts of a `.flatpak-info` key file the broker reads: `[Application] name`, which must be a
-/// valid app ID, and `[Instance] instance-id`, which must be there.
-enum FlatpakInfo {
-    static func appID(in contents: String) throws(CallerIdentification.Failure) -> String {
+/// valid app ID, `[Instance] instance-id`, which must be there, and `[Context] shared`, the list of what the
+/// sandbox shares with the host (`network;ipc;`), as `flatpak_context_save_metadata` writes it.
+struct FlatpakInfo {
+    let appID: String
+    /// Whether the app may reach the network itself (`--share=network`).
+    let sharesNetwork: Bool
+
+    init(_ contents: String) throws(CallerIdentification.Failure) {
         let file = try KeyFile(contents)
         guard let name = file.value(section: "Application", key: "name"), AppID.isValid(name) else {
             throw .init(description: "a .flatpak-info without a valid [Application] name")
@@ -109,7 +115,10 @@ enum FlatpakInfo {
         guard let instance = file.value(section: "Instance", key: "instance-id"), !instance.isEmpty else {
             throw .init(description: "a .flatpak-info without [Instance] instance-id")
         }
-        return name
+        appID = name
+        // A GLib string list: elements ending in ';' (the last one's may be left out). No share, no network.
+        let shared = file.value(section: "Context", key: "shared") ?? ""
+        sharesNetwork = shared.split(separator: ";").contains { $0.trimmingCharacters(in: .whitespaces) == "network" }
     }
 }
 

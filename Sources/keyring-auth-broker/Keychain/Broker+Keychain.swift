@@ -9,7 +9,7 @@ import SystemSupport
 // under the same rules as the broker's own calls.
 extension Broker {
     func perform(_ request: KeychainRequest, for call: MethodCall) async throws {
-        let caller = try await identify(call.sender)
+        let caller = try await identify(call.sender).caller
         try policy.check(caller, group: request.group)
         let namespace = caller.privateNamespace
         switch request.operation {
