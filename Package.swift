@@ -171,6 +171,13 @@ let package = Package(
             path: "Tests/main-queue-probe",
             swiftSettings: strict
         ),
+        // Runs SystemSupport's ways to start a thread in a process that has reached its task limit, for the integration tests.
+        .executableTarget(
+            name: "thread-limit-probe",
+            dependencies: ["SystemSupport", "CGLib"],
+            path: "Tests/thread-limit-probe",
+            swiftSettings: strict
+        ),
         // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
         .executableTarget(
             name: "keychain-probe",
@@ -339,7 +346,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "SecretKeychain", "SystemSupport", "KeyringAuth", "KeyringAuthEmulator", "KeyringTestSupport", "keychain-probe", "auth-probe",
-                "main-queue-probe", "desktop-app-example",
+                "main-queue-probe", "thread-limit-probe", "desktop-app-example",
                 "keyring-auth", "keyring-auth-emulator", "keyring-auth-broker", "shared-sign-in-example", "two-apps-example", "secret-keychain-example", "emulator-example",
                 "error-handling-example", "sign-in-methods-example", "email-actions-example", "desktop-sign-in-example",
                 "firebase-port-example", "firebase-idioms-example",

@@ -22,7 +22,7 @@ struct StoreCalls: AsyncParsableCommand {
 
     func run() async throws {
         let (store, key) = try makeStore()
-        let figures = await OwnThread.run(name: "store-calls") { [count, size] () -> Result<String, KeychainError> in
+        let figures = try await OwnThread.run(name: "store-calls") { [count, size] () -> Result<String, KeychainError> in
             Result { () throws(KeychainError) -> String in
                 var writes: [Double] = []
                 var reads: [Double] = []

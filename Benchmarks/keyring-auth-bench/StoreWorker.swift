@@ -25,7 +25,7 @@ struct StoreWorker: AsyncParsableCommand {
     func run() async throws {
         let worker = StoreClient(api: api, size: size)
         // Reading standard input and the blocking calls get a thread of their own, never the cooperative pool.
-        await OwnThread.run(name: "store-worker") { worker.serve() }
+        try await OwnThread.run(name: "store-worker") { worker.serve() }
     }
 }
 

@@ -13,19 +13,41 @@ import Synchronization
 package final class Interrupts: Sendable {
     private let writeEnd: Int32
 
-    package init(_ handler: @escaping @Sendable () -> Void) {
+    ///
+    /// - Throws: ``CLIFailure`` (exit 1) when the process has no descriptor or thread left for it; nothing is caught then.
+    package init(_ handler: @escaping @Sendable () -> Void) throws(CLIFailure) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { fatalError("Cannot make a pipe for SIGINT and SIGTERM: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else {
+            throw CLIFailure(.failure, "Cannot make a pipe for SIGINT and SIGTERM: \(String(cString: strerror(errno))).")
+        }
         let (readEnd, writeEnd) = (ends[0], ends[1])
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         // The handler must never block: a burst of signals beyond the pipe's capacity is one interrupt anyway.
         _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
         self.writeEnd = writeEnd
+
+        do throws(OwnThreadFailure) {
+            try Self.startReading(readEnd, handler)
+        } catch {
+            close(readEnd)
+            close(writeEnd)
+            throw CLIFailure(.failure, "SIGINT and SIGTERM cannot be caught: \(error.explanation).")
+        }
         precondition(
             interruptWriteEnd.compareExchange(expected: -1, desired: writeEnd, ordering: .sequentiallyConsistent).exchanged,
             "Only one Interrupts at a time")
 
-        OwnThread.detach(name: "interrupts") {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = interruptCaught
+        sigemptyset(&action.sa_mask)
+        action.sa_flags = SA_RESTART
+        for signalNumber in Self.signals { sigaction(signalNumber, &action, nil) }
+    }
+
+    /// Reads the pipe on a thread of its own that never blocks the signals, calling `handler` once a byte, until the
+    /// write end is closed.
+    private static func startReading(_ readEnd: Int32, _ handler: @escaping @Sendable () -> Void) throws(OwnThreadFailure) {
+        try OwnThread.detach(name: "interrupts") {
             var signals = sigset_t()
             sigemptyset(&signals)
             for signalNumber in Self.signals { sigaddset(&signals, signalNumber) }
@@ -43,12 +65,6 @@ package final class Interrupts: Sendable {
                 }
             }
         }
-
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = interruptCaught
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = SA_RESTART
-        for signalNumber in Self.signals { sigaction(signalNumber, &action, nil) }
     }
 
     /// Ignores the signals again and ends the reading thread.
@@ -80,10 +96,10 @@ package struct InterruptSignal: Sendable {
     private let stream: AsyncStream<Void>
     private let interrupts: Interrupts
 
-    package init() {
+    package init() throws(CLIFailure) {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
         self.stream = stream
-        interrupts = Interrupts { continuation.finish() }
+        interrupts = try Interrupts { continuation.finish() }
     }
 
     /// Returns when SIGINT or SIGTERM has arrived since this was made.

@@ -41,7 +41,7 @@ package final class LineChannel: Sendable {
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) & ~O_NONBLOCK)
         // A thread of its own reads (blocking), never the cooperative pool.
         let lines = lines
-        OwnThread.detach(name: "line-channel") {
+        try OwnThread.detach(name: "line-channel") {
             var pending = Data()
             while true {
                 let chunk = output.availableData

@@ -43,18 +43,21 @@ package final class DeadlineTimer: @unchecked Sendable {
     /// Runs `action` on the timer's thread once `delay` has passed, unless cancelled first. `action`
     /// runs with the timer's lock held: it must be short and must not schedule or cancel. Delays past
     /// a century are a century: any delay is taken, none overflows the clock.
-    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Token {
+    ///
+    /// - Throws: ``OwnThreadFailure`` when the timer's thread is not running yet and cannot be started: nothing is
+    ///   scheduled (the next call tries again), and a call that needs its limit must not start unbounded.
+    package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(OwnThreadFailure) -> Token {
         let (seconds, attoseconds) = delay.components
         let microseconds = min(Double(seconds) * 1e6 + Double(attoseconds) / 1e12, Self.centuryInMicroseconds).rounded(.up)
         let due = g_get_monotonic_time() + gint64(microseconds)
         g_mutex_lock(mutex)
         defer { g_mutex_unlock(mutex) }
+        if !started {
+            try OwnThread.detach(name: Self.threadName) { DeadlineTimer.shared.run() }
+            started = true
+        }
         nextID += 1
         entries[nextID] = Entry(due: due, action: action)
-        if !started {
-            started = true
-            OwnThread.detach(name: Self.threadName) { DeadlineTimer.shared.run() }
-        }
         // The thread already wakes at or before this deadline unless this one is the earliest.
         if nextWake.map({ due < $0 }) ?? true {
             nextWake = due

@@ -14,21 +14,27 @@ package enum OwnThread {
     ///
     /// Not cancelled with the calling task: `body` must return by itself (a cancellation handler
     /// of the caller can make it return early).
-    package static func run<Success: Sendable>(name: String, _ body: @escaping @Sendable () -> Success) async -> Success {
-        await withCheckedContinuation { continuation in
-            detach(name: name) { continuation.resume(returning: body()) }
+    ///
+    /// - Throws: ``OwnThreadFailure`` when no thread can be started (the system, or a service's task limit such as
+    ///   systemd's `TasksMax`, is out of threads); `body` is then released unrun. A failure of this call only.
+    package static func run<Success: Sendable>(
+        name: String, _ body: @escaping @Sendable () -> Success
+    ) async throws(OwnThreadFailure) -> Success {
+        let outcome: Result<Success, OwnThreadFailure> = await withCheckedContinuation { continuation in
+            do throws(OwnThreadFailure) {
+                try detach(name: name) { continuation.resume(returning: .success(body())) }
+            } catch {
+                continuation.resume(returning: .failure(error))
+            }
         }
+        return try outcome.get()
     }
 
     /// Starts `body` on a new thread named `name` that nobody waits for.
     ///
-    /// Stops the process when no thread can be started (the system is out of threads or memory).
-    package static func detach(name: String, _ body: @escaping @Sendable () -> Void) {
-        do throws(OwnThreadFailure) {
-            try start(name: name, body).detach()
-        } catch {
-            fatalError("no thread could be started for \(name): \(error)")
-        }
+    /// - Throws: ``OwnThreadFailure`` when no thread can be started; `body` is then released unrun.
+    package static func detach(name: String, _ body: @escaping @Sendable () -> Void) throws(OwnThreadFailure) {
+        try start(name: name, body).detach()
     }
 
     /// Starts `body` on a new thread named `name` (named before `body` runs, and before this returns);
@@ -90,9 +96,13 @@ package enum OwnThread {
 }
 
 /// No thread could be started: `pthread_create`'s error number.
-package struct OwnThreadFailure: Error, CustomStringConvertible {
+package struct OwnThreadFailure: Error, Sendable, CustomStringConvertible {
     package let code: Int32
     package var description: String { String(cString: strerror(code)) }
+    /// The failure in a sentence that says what to do, for the error of the call that needed the thread.
+    package var explanation: String {
+        "no thread could be started (\(description)): the system or this service's task limit is out of threads; try again when fewer run"
+    }
 }
 
 extension DispatchQueue {

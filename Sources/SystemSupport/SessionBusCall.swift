@@ -99,8 +99,13 @@ package enum SessionBusCall {
         let cancellable = g_cancellable_new()!
         defer { g_object_unref(cancellable) }
         let address = UInt(bitPattern: cancellable)
-        let token = DeadlineTimer.shared.schedule(after: limit) {
-            g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
+        let token: DeadlineTimer.Token
+        do throws(OwnThreadFailure) {
+            token = try DeadlineTimer.shared.schedule(after: limit) {
+                g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
+            }
+        } catch {
+            throw Failure(kind: .other, message: "the call was not made: \(error.explanation)")
         }
         defer { DeadlineTimer.shared.cancel(token) }
         var error: UnsafeMutablePointer<GError>?

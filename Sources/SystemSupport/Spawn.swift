@@ -82,14 +82,18 @@ package struct SpawnFailure: Error, CustomStringConvertible {
     }
 }
 
-/// A child process started by ``Spawn``'s policy, its exit status awaited off the cooperative pool.
+/// A child process started by ``Spawn``'s policy, waited for on a thread of its own (started before the child, so
+/// that no child is left without one), its exit status awaited off the cooperative pool or, in synchronous code,
+/// by blocking.
 package final class ChildProcess: Sendable {
     package let pid: pid_t
-    private let status: Task<Int32, Never>
     private let reaped = Reaped()
 
     /// Starts `arguments[0]` (looked up in PATH when it has no slash) with the given files as its
     /// standard streams. `environment` replaces the whole environment when given.
+    ///
+    /// - Throws: ``SpawnFailure`` when the program cannot be started, or no thread can be started to wait for it
+    ///   (the program is then not started).
     package init(_ arguments: [String], environment: [String: String]? = nil, stdin: URL, stdout: URL, stderr: URL) throws(SpawnFailure) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -109,56 +113,96 @@ package final class ChildProcess: Sendable {
         let environmentStrings = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { environmentStrings.forEach { free($0) } }
 
+        // The waiter first, told the child's pid once it runs (0: none was started).
+        let started = Started()
+        let reaped = reaped
+        do throws(OwnThreadFailure) {
+            try OwnThread.detach(name: "child-wait") {
+                started.ready.wait()
+                let spawned = started.pid.withLock { $0 }
+                guard spawned > 0 else { return }
+                // First waited for without being reaped, so that `send` never signals a reused pid.
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(spawned), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
+                reaped.reap(spawned)
+            }
+        } catch {
+            throw SpawnFailure(description: "could not start \(arguments[0]): \(error.explanation)", reason: error.explanation)
+        }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environmentStrings)
+        started.pid.withLock { $0 = result == 0 ? pid : 0 }
+        started.ready.signal()
         guard result == 0 else {
             let reason = String(cString: strerror(result))
             throw SpawnFailure(description: "could not start \(arguments[0]): \(reason)", reason: reason)
         }
         self.pid = pid
-        let spawned = pid
-        let reaped = reaped
-        // The child is first waited for without being reaped, so that `send` never signals a reused pid.
-        status = Task {
-            await OwnThread.run(name: "child-wait") {
-                var info = siginfo_t()
-                while waitid(P_PID, id_t(spawned), &info, WEXITED | WNOWAIT) == -1 && errno == EINTR {}
-                let status = reaped.status.withLock { status in
-                    var raw: Int32 = 0
-                    while waitpid(spawned, &raw, 0) == -1 && errno == EINTR {}
-                    let signal = raw & 0x7f
-                    status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
-                    return status!
-                }
-                reaped.ended.signal()
-                return status
-            }
-        }
     }
 
     /// Sends `signal` to the process, unless it has already ended.
     package func send(_ signal: Int32) {
-        reaped.status.withLock { status in if status == nil { kill(pid, signal) } }
+        reaped.ifRunning { kill(pid, signal) }
     }
 
     /// Whether the process has ended (and been reaped).
-    package var hasExited: Bool { reaped.status.withLock { $0 != nil } }
-
-    /// The exit status, set under its lock when the child is reaped: after that its pid may belong to another process.
-    private final class Reaped: Sendable {
-        let status = Mutex<Int32?>(nil)
-        /// Signalled once the status is set, for ``waitBlocking()``.
-        let ended = DispatchSemaphore(value: 0)
-    }
+    package var hasExited: Bool { reaped.status != nil }
 
     /// Waits for the process to end and returns its exit status (128 + N when killed by signal N).
-    package func exitStatus() async -> Int32 { await status.value }
+    package func exitStatus() async -> Int32 {
+        await withCheckedContinuation { continuation in reaped.whenReaped { continuation.resume(returning: $0) } }
+    }
 
     /// ``exitStatus()`` for synchronous code: blocks the calling thread until the process has ended.
     /// The wait depends on no other thread of the cooperative pool.
     package func waitBlocking() -> Int32 {
         reaped.ended.wait()
         reaped.ended.signal()
-        return reaped.status.withLock { $0! }
+        return reaped.status!
+    }
+
+    /// The child's pid, handed to its waiter once it is started.
+    private final class Started: Sendable {
+        let pid = Mutex<pid_t>(0)
+        let ready = DispatchSemaphore(value: 0)
+    }
+
+    /// The exit status, set under its lock when the child is reaped (after that its pid may belong to another
+    /// process), and who waits for it.
+    private final class Reaped: Sendable {
+        private let state = Mutex<(status: Int32?, waiting: [@Sendable (Int32) -> Void])>((nil, []))
+        /// Signalled once the status is set, for ``ChildProcess/waitBlocking()``.
+        let ended = DispatchSemaphore(value: 0)
+
+        var status: Int32? { state.withLock { $0.status } }
+
+        /// Reaps `pid` and gives its status to everyone waiting.
+        func reap(_ pid: pid_t) {
+            let (status, waiting) = state.withLock { state in
+                var raw: Int32 = 0
+                while waitpid(pid, &raw, 0) == -1 && errno == EINTR {}
+                let signal = raw & 0x7f
+                let status = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+                state.status = status
+                defer { state.waiting = [] }
+                return (status, state.waiting)
+            }
+            ended.signal()
+            for waiter in waiting { waiter(status) }
+        }
+
+        /// Runs `body` under the lock unless the child was reaped.
+        func ifRunning(_ body: () -> Void) {
+            state.withLock { if $0.status == nil { body() } }
+        }
+
+        /// Calls `waiter` with the status, now or once the child is reaped.
+        func whenReaped(_ waiter: @escaping @Sendable (Int32) -> Void) {
+            let status = state.withLock { state -> Int32? in
+                if state.status == nil { state.waiting.append(waiter) }
+                return state.status
+            }
+            if let status { waiter(status) }
+        }
     }
 }

@@ -45,7 +45,7 @@ struct EmulatorServer: AsyncParsableCommand {
             default: throw CLIFailure(.failure, error.description)
             }
         }
-        let interrupt = InterruptSignal()  // before the ready lines: a SIGINT sent as soon as they are read is not lost
+        let interrupt = try InterruptSignal()  // before the ready lines: a SIGINT sent as soon as they are read is not lost
         printNow("Auth emulator for project \(options.projectID) listening on http://\(address)")
         printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
         await interrupt.wait()

@@ -39,7 +39,7 @@ struct Watch: AsyncParsableCommand {
         // Caught from before the first line: a script may interrupt as soon as it sees it.
         // The stream ends at an interrupt, or yields why the observation ended by itself.
         let (ends, end) = AsyncStream<KeychainError>.makeStream()
-        let interrupts = Interrupts { end.finish() }
+        let interrupts = try Interrupts { end.finish() }
         let observation = try await reporting { try await store.refreshOnChanges(to: key, on: queue) { printer.refresh() } }
         observation.whenEnded { reason in end.yield(reason) }
         // The first line is printed once changes are followed: a script may act as soon as it sees it.

@@ -40,7 +40,7 @@ import Glibc
             self.fd = fd
             self.port = Int(UInt16(bigEndian: address.sin_port))
             let (connections, held) = (connections, held)
-            OwnThread.detach(name: "silent-accept") {
+            try OwnThread.detach(name: "silent-accept") {
                 while true {
                     let connection = accept(fd, nil, nil)
                     guard connection >= 0 else { return }

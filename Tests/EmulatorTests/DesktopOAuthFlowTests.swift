@@ -33,8 +33,12 @@ import Glibc
         func browser(_ visit: @escaping @Sendable (URL) throws -> FakeOAuthProvider.Browser.Page) -> DesktopBrowser {
             .custom { url in
                 self.openedContinuation.yield(url)
-                OwnThread.detach(name: "fake-browser") { self.continuation.yield(Result { try visit(url) }) }
-                return nil
+                do {
+                    try OwnThread.detach(name: "fake-browser") { self.continuation.yield(Result { try visit(url) }) }
+                    return nil
+                } catch {
+                    return "\(error)"
+                }
             }
         }
 

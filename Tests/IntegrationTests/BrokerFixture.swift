@@ -144,11 +144,15 @@ final class GatedForwarder: Sendable {
     init(to target: AuthEmulator.Address) throws {
         (listener, port) = try RawTCP.silentListener()
         let (listener, refreshes, gate) = (listener, refreshes, gate)
-        OwnThread.detach(name: "proxy-accept") {
+        try OwnThread.detach(name: "proxy-accept") {
             while true {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }
-                OwnThread.detach(name: "proxy-forward") { Self.forward(connection, to: target, refreshes: refreshes, gate: gate) }
+                do {
+                    try OwnThread.detach(name: "proxy-forward") { Self.forward(connection, to: target, refreshes: refreshes, gate: gate) }
+                } catch {
+                    close(connection)
+                }
             }
         }
     }

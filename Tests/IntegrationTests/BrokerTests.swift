@@ -519,7 +519,7 @@ final class SilentBackend: Sendable {
     init() throws {
         (listener, port) = try RawTCP.silentListener()
         let (listener, connected) = (listener, connected)
-        OwnThread.detach(name: "silent-accept") {
+        try OwnThread.detach(name: "silent-accept") {
             while true {
                 let connection = accept(listener, nil, nil)
                 guard connection >= 0 else { return }

@@ -37,7 +37,7 @@ final class PseudoTerminal: Sendable {
         // the controller) once every terminal end is closed: ours at release, the children's at exit.
         let controller = controller
         let shown = shown
-        OwnThread.detach(name: "pty-reader") {
+        try OwnThread.detach(name: "pty-reader") {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
                 let count = read(controller, &buffer, buffer.count)

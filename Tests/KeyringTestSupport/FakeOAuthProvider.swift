@@ -36,7 +36,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         let (fd, port) = try RawTCP.silentListener()  // listening on a free port; this class accepts
         self.listener = fd
         self.port = port
-        OwnThread.detach(name: "fake-oauth") { [self] in serve() }
+        try OwnThread.detach(name: "fake-oauth") { [self] in serve() }
     }
 
     /// Stops serving (the socket is shut down; the thread ends).

@@ -98,20 +98,26 @@ package enum RawSecretService {
         let value = secret_value_new(secret, -1, "text/plain")
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var error: UnsafeMutablePointer<GError>?
-        let cancellable = cancelledAfterTenSeconds()
+        let cancellable = try cancelledAfterTenSeconds()
         defer { g_object_unref(cancellable) }
         secret_item_set_secret_sync(item, value, cancellable, &error)
         try check(error, "setting a secret")
     }
 
     /// A cancellable that cancels itself after ten seconds, so that no helper call can hang a test.
-    private static func cancelledAfterTenSeconds() -> UnsafeMutablePointer<GCancellable> {
+    private static func cancelledAfterTenSeconds() throws -> UnsafeMutablePointer<GCancellable> {
         let cancellable = g_cancellable_new()!
         g_object_ref(cancellable)
-        _ = DeadlineTimer.shared.schedule(after: .seconds(10)) { [cancellable = UInt(bitPattern: cancellable)] in
-            let pointer = UnsafeMutablePointer<GCancellable>(bitPattern: cancellable)!
-            g_cancellable_cancel(pointer)
-            g_object_unref(pointer)
+        do {
+            _ = try DeadlineTimer.shared.schedule(after: .seconds(10)) { [cancellable = UInt(bitPattern: cancellable)] in
+                let pointer = UnsafeMutablePointer<GCancellable>(bitPattern: cancellable)!
+                g_cancellable_cancel(pointer)
+                g_object_unref(pointer)
+            }
+        } catch {
+            g_object_unref(cancellable)
+            g_object_unref(cancellable)
+            throw error
         }
         return cancellable
     }

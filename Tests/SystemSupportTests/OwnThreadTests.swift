@@ -5,8 +5,8 @@ import Testing
 
 /// The one way off the cooperative pool: a named thread of its own that resumes its caller.
 @Suite struct OwnThreadTests {
-    @Test func aRunHappensOnANamedThreadOffThePoolAndResumesTheCaller() async {
-        let (name, isMain) = await OwnThread.run(name: "own-thread-test") { () -> (String, Bool) in
+    @Test func aRunHappensOnANamedThreadOffThePoolAndResumesTheCaller() async throws {
+        let (name, isMain) = try await OwnThread.run(name: "own-thread-test") { () -> (String, Bool) in
             let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
             return (comm.trimmingCharacters(in: .whitespacesAndNewlines), Thread.isMainThread)
         }
@@ -14,8 +14,8 @@ import Testing
         #expect(!isMain)
     }
 
-    @Test func aNameLongerThanTheKernelKeepsIsCutTo15Bytes() async {
-        let name = await OwnThread.run(name: "a-name-longer-than-fifteen") {
+    @Test func aNameLongerThanTheKernelKeepsIsCutTo15Bytes() async throws {
+        let name = try await OwnThread.run(name: "a-name-longer-than-fifteen") {
             ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .newlines)
         }
         #expect(name == "a-name-longer-t")

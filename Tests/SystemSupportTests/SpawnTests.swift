@@ -15,7 +15,7 @@ import Glibc
         let output = directory.appendingPathComponent("out")
         try Data().write(to: output)
         // Spawned from a thread that blocks SIGTERM and SIGINT and a process that ignores SIGPIPE, as NIO's and Dispatch's do.
-        let exit = await OwnThread.run(name: "spawn-test") { () -> Int32 in
+        let exit = try await OwnThread.run(name: "spawn-test") { () -> Int32 in
             var blocked = sigset_t()
             sigemptyset(&blocked)
             sigaddset(&blocked, SIGTERM)

@@ -42,10 +42,15 @@ auth.addStateDidChangeListener { _, user in record("state \(user?.uid ?? "nobody
 
 // The main thread is busy (blocked in a GLib callback) while everything is queued from other threads.
 let busy: GSourceFunc = { _ in
-    OwnThread.detach(name: "queue-work") {
-        for index in 0..<blocks { DispatchQueue.main.async { record("block \(index)") } }
-        Task { @MainActor in record("main actor") }  // its job is queued on the main actor here, before the quit
-        workQueued.signal()
+    do {
+        try OwnThread.detach(name: "queue-work") {
+            for index in 0..<blocks { DispatchQueue.main.async { record("block \(index)") } }
+            Task { @MainActor in record("main actor") }  // its job is queued on the main actor here, before the quit
+            workQueued.signal()
+        }
+    } catch {
+        print("main-queue-probe: \(error)")
+        exit(1)
     }
     Task.detached {
         for _ in 0..<rounds {

@@ -19,9 +19,13 @@ public struct DesktopBrowser: Sendable {
     /// while it runs (the URL carries the flow's `state` and PKCE challenge, not its verifier).
     public static let system = DesktopBrowser { url in
         // D-Bus and posix_spawn block: on a thread of their own, never Swift's cooperative pool.
-        await OwnThread.run(name: "open-browser") {
-            if OpenURIPortal.open(url.absoluteString) == nil { return nil }
-            return Spawn.detached("xdg-open", [url.absoluteString])
+        do throws(OwnThreadFailure) {
+            return try await OwnThread.run(name: "open-browser") {
+                if OpenURIPortal.open(url.absoluteString) == nil { return nil }
+                return Spawn.detached("xdg-open", [url.absoluteString])
+            }
+        } catch {
+            return "the browser was not opened: \(error.explanation)"
         }
     }
 

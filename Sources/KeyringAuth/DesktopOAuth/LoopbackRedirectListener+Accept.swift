@@ -18,8 +18,12 @@ extension LoopbackRedirectListener {
         guard listener >= 0 else { return .failure(.failed("the listener was closed")) }
         let expected = Expected(path: path, host: "127.0.0.1:\(port)", state: state)
         return await withTaskCancellationHandler {
-            await OwnThread.run(name: "redirect-listen") {
-                Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline)
+            do throws(OwnThreadFailure) {
+                return try await OwnThread.run(name: "redirect-listen") {
+                    Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline)
+                }
+            } catch {
+                return .failure(.failed(error.explanation))
             }
         } onCancel: {
             var byte: UInt8 = 1

@@ -95,7 +95,11 @@ final class CurlTransport: HTTPTransport {
             timeoutMilliseconds: max(1, Int(timeout.inMilliseconds.rounded(.up))), direct: url.hasLoopbackHost,
             publicOnly: addresses == .publicOnly)
         let result = await withTaskCancellationHandler {
-            await OwnThread.run(name: "http-request") { exchange.perform(request) }
+            do throws(OwnThreadFailure) {
+                return try await OwnThread.run(name: "http-request") { exchange.perform(request) }
+            } catch {
+                return .failure(HTTPTransportError(kind: .failed, message: "the request was not sent: \(error.explanation)"))
+            }
         } onCancel: {
             exchange.cancel()
         }

@@ -124,7 +124,7 @@ public final class SecretPortalStore: KeychainStore {
     ) throws(KeychainError) -> Result {
         try calls.withLock { readiness throws(KeychainError) -> Result in
             try checkReady(&readiness)
-            let deadline = CallDeadline(limit: configuration.timeout)
+            let deadline = try CallDeadline(limit: configuration.timeout)
             do throws(GLibError) {
                 return try body(deadline.cancellable)
             } catch {

@@ -17,7 +17,10 @@ final class CallDeadline: @unchecked Sendable {
     private let token: DeadlineTimer.Token?
 
     /// Starts the clock.
-    init(limit: Duration) {
+    ///
+    /// - Throws: ``KeychainError/underlying(domain:code:message:)`` when the process's deadline timer cannot start
+    ///   its thread: the call is not made, since nothing would end it.
+    init(limit: Duration) throws(KeychainError) {
         self.limit = limit
         let cancellable = g_cancellable_new()!
         self.cancellable = cancellable
@@ -26,9 +29,14 @@ final class CallDeadline: @unchecked Sendable {
         if limit > .zero {
             // The pointer is valid while the action may run: `deinit` cancels the action first.
             let address = UInt(bitPattern: cancellable)
-            token = DeadlineTimer.shared.schedule(after: limit) {
-                expiry.flag.store(true, ordering: .sequentiallyConsistent)
-                g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
+            do throws(OwnThreadFailure) {
+                token = try DeadlineTimer.shared.schedule(after: limit) {
+                    expiry.flag.store(true, ordering: .sequentiallyConsistent)
+                    g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
+                }
+            } catch {
+                g_object_unref(cancellable)
+                throw .underlying(domain: "pthread", code: Int(error.code), message: "The keychain call was not made: \(error.explanation).")
             }
         } else {
             // Run out before the call starts: cancelled now, so the call fails every time.

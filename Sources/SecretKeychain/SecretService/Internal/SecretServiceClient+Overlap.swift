@@ -38,7 +38,8 @@ extension SecretServiceClient {
             g_main_context_pop_thread_default(context)
             g_main_context_unref(context)
         }
-        let deadline = CallDeadline(limit: limit)
+        let deadline: CallDeadline
+        do throws(KeychainError) { deadline = try CallDeadline(limit: limit) } catch { throw .keychain(error) }
         func failure(_ error: GLibError, _ call: SecretServiceCall) -> SecretServiceFailure {
             error.isCancelled && deadline.hasExpired ? .expired(call: call, limit: limit) : .glib(error, call: call)
         }

@@ -31,7 +31,8 @@ struct SecretServiceClient {
         _ call: SecretServiceCall, limit: Duration,
         _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Result
     ) throws(SecretServiceFailure) -> Result {
-        let deadline = CallDeadline(limit: limit)
+        let deadline: CallDeadline
+        do throws(KeychainError) { deadline = try CallDeadline(limit: limit) } catch { throw .keychain(error) }
         do {
             return try GLib.withError { body(deadline.cancellable, $0) }
         } catch {
