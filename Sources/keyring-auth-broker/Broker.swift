@@ -13,8 +13,7 @@ import SystemSupport
 /// whatever blocks (the bus's credentials, the keychain in `Auth`'s start-up and sign-out) runs on
 /// ``blocking``, never on the cooperative pool. `Auth` calls its listeners on ``listenerQueue``.
 final class Broker: Sendable {
-    /// Bounds that keep one client from growing the broker without limit.
-    static let maximumApps = 64
+    /// Bounds that keep one client from growing the broker without limit (with ``ScopeTable``'s).
     static let maximumWatchesPerClient = 32
 
     let logger: Logger
@@ -35,7 +34,7 @@ final class Broker: Sendable {
     let activity: Activity
 
     private struct State {
-        var auths: [Scope: Auth] = [:]
+        var scopes = ScopeTable()
         var callers: [String: CallerIdentity] = [:]
         var watches: [Scope: ScopeWatch] = [:]
         /// The clients that left lately: a call of one still in progress (identifying it, making an `Auth` for its
@@ -61,9 +60,10 @@ final class Broker: Sendable {
     /// Whether `client` has left the bus (lately).
     func hasLeft(_ client: String) -> Bool { state.withLock { $0.departed.contains(client) } }
 
-    /// The clients watching one scope, and what they were last sent.
+    /// The clients watching one scope (each with its app dictionary, and the app whose hold on the scope its watch
+    /// is), and what they were last sent.
     private struct ScopeWatch {
-        var clients: [String: [String: GVariants.Value]] = [:]
+        var clients: [String: (app: [String: GVariants.Value], holder: String)] = [:]
         var handle: AuthListenerHandle?
         var lastSent: [String: GVariants.Value] = [:]
     }
@@ -139,7 +139,10 @@ final class Broker: Sendable {
         let caller = identity.caller
         try policy.check(caller, group: request.arguments.group)
         let scope = Scope(options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group)
-        let auth = try await auth(for: scope)
+        // The app the call counts for: a sandboxed app whatever its connection, a host process by its connection.
+        let app = caller == .host ? call.sender : caller.privateNamespace
+        let auth = try await auth(for: scope, heldBy: app)
+        defer { state.withLock { $0.scopes.release(scope, by: app) } }
         switch request.operation {
         case .signInAnonymously:
             call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
@@ -154,7 +157,6 @@ final class Broker: Sendable {
         case .signInWithBrowser(let browser):
             let (logger, addresses) = (logger, reachableAddresses)
             try browser.checkNetwork(of: identity)
-            let app = caller == .host ? call.sender : caller.privateNamespace
             let credential = try await browserFlows.run(for: app, client: call.sender) {
                 try await browser.credential(for: caller, addresses: addresses, logger: logger)
             }
@@ -175,7 +177,7 @@ final class Broker: Sendable {
             }
             call.reply()
         case .watch:
-            try watch(scope, auth: auth, client: call.sender, app: request.arguments.appDictionary)
+            try watch(scope, auth: auth, client: call.sender, app: request.arguments.appDictionary, holder: app)
             call.reply()
         case .unwatch:
             unwatch(scope, client: call.sender)
@@ -233,11 +235,12 @@ final class Broker: Sendable {
             state.departed.insert(name)
             state.callers[name] = nil
             var emptied: [(Auth, AuthListenerHandle)] = []
-            for (scope, var watch) in state.watches where watch.clients[name] != nil {
-                watch.clients[name] = nil
+            for (scope, var watch) in state.watches {
+                guard let left = watch.clients.removeValue(forKey: name) else { continue }
+                state.scopes.release(scope, by: left.holder)
                 if watch.clients.isEmpty {
                     state.watches[scope] = nil
-                    if let handle = watch.handle, let auth = state.auths[scope] { emptied.append((auth, handle)) }
+                    if let handle = watch.handle, let auth = state.scopes[scope] { emptied.append((auth, handle)) }
                     activity.watchEnded()
                 } else {
                     state.watches[scope] = watch
@@ -252,13 +255,15 @@ final class Broker: Sendable {
 
     // MARK: The Auths
 
-    private func auth(for scope: Scope) async throws(BrokerError) -> Auth {
-        if let auth = state.withLock({ $0.auths[scope] }) { return auth }
+    /// The scope's `Auth`, held for `app` until the caller releases it (``ScopeTable``).
+    private func auth(for scope: Scope, heldBy app: String) async throws(BrokerError) -> Auth {
+        if let auth = try state.withLock({ state throws(BrokerError) in try state.scopes.hold(scope, by: app) }) { return auth }
         return try await registryQueue.run { () throws(BrokerError) -> Auth in
-            if let auth = self.state.withLock({ $0.auths[scope] }) { return auth }
-            guard self.state.withLock({ $0.auths.count }) < Self.maximumApps else {
-                throw BrokerError(.failed, "The broker serves at most \(Self.maximumApps) apps and scopes at once; try again after it restarts.")
-            }
+            if let auth = try self.state.withLock({ state throws(BrokerError) in try state.scopes.hold(scope, by: app) }) { return auth }
+            // Released here, on the registry's queue, outside the lock: an Auth's end may take a D-Bus call.
+            let released = try self.state.withLock { state throws(BrokerError) in try state.scopes.makeRoom(for: scope, by: app) }
+            if released != nil { self.logger.debug("Released the least lately used scope nobody holds") }
+            withExtendedLifetime(released) {}
             let backend = IdentityToolkitBackend(
                 apiKey: scope.options.apiKey, endpoint: self.endpoint, requestTimeout: .seconds(15), logger: self.logger)
             let auth = Auth(configuration: AuthConfiguration(
@@ -267,25 +272,30 @@ final class Broker: Sendable {
                 tokenRefresh: self.tokenRefresh))
             // A corrupt stored user is replaced by the next sign-in; anything else is tried again by the next call.
             if let error = auth.startupError, error.code != .corruptStoredUser { throw Self.brokerError(from: error) }
-            self.state.withLock { $0.auths[scope] = auth }
+            try self.state.withLock { state throws(BrokerError) in try state.scopes.insert(auth, for: scope, by: app) }
             return auth
         }
     }
 
     // MARK: Watching
 
-    private func watch(_ scope: Scope, auth: Auth, client: String, app: [String: GVariants.Value]) throws(BrokerError) {
-        let outcome = state.withLock { state -> (isFirst: Bool, refused: Bool) in
+    private func watch(
+        _ scope: Scope, auth: Auth, client: String, app: [String: GVariants.Value], holder: String
+    ) throws(BrokerError) {
+        let outcome = try state.withLock { state throws(BrokerError) -> (isFirst: Bool, refused: Bool) in
             // A client that left while its Auth was being made is never added: nothing would remove it.
             if state.departed.contains(client) { return (false, false) }
+            let isNew = state.watches[scope]?.clients[client] == nil
             let watchesOfClient = state.watches.values.filter { $0.clients[client] != nil }.count
-            if state.watches[scope]?.clients[client] == nil, watchesOfClient >= Self.maximumWatchesPerClient { return (false, true) }
+            if isNew, watchesOfClient >= Self.maximumWatchesPerClient { return (false, true) }
+            // The watch holds the scope for its app, as the call does (which holds it now: no quota is passed here).
+            if isNew { _ = try state.scopes.hold(scope, by: holder) }
             let isFirst = state.watches[scope] == nil
             if isFirst {
                 state.watches[scope] = ScopeWatch(lastSent: UserDictionary.values(of: auth.currentUser))
                 activity.watchBegan()
             }
-            state.watches[scope]!.clients[client] = app
+            state.watches[scope]!.clients[client] = (app, holder)
             return (isFirst, false)
         }
         if outcome.refused {
@@ -303,11 +313,12 @@ final class Broker: Sendable {
 
     private func unwatch(_ scope: Scope, client: String) {
         let ended = state.withLock { state -> (Auth, AuthListenerHandle)? in
-            guard state.watches[scope]?.clients.removeValue(forKey: client) != nil else { return nil }
+            guard let left = state.watches[scope]?.clients.removeValue(forKey: client) else { return nil }
+            state.scopes.release(scope, by: left.holder)
             guard state.watches[scope]!.clients.isEmpty else { return nil }
             let watch = state.watches.removeValue(forKey: scope)!
             activity.watchEnded()
-            guard let handle = watch.handle, let auth = state.auths[scope] else { return nil }
+            guard let handle = watch.handle, let auth = state.scopes[scope] else { return nil }
             return (auth, handle)
         }
         if let (auth, handle) = ended { auth.removeIDTokenDidChangeListener(handle) }
@@ -320,7 +331,7 @@ final class Broker: Sendable {
             guard var watch = state.watches[scope], watch.lastSent != values else { return [:] }
             watch.lastSent = values
             state.watches[scope] = watch
-            return watch.clients
+            return watch.clients.mapValues(\.app)
         }
         guard !recipients.isEmpty, let bus = bus.withLock({ $0 }) else { return }
         let group = scope.group?.rawValue ?? ""

@@ -310,6 +310,53 @@ extension KeyringTests {
             #expect(provider.requests == 0, "no request reached the provider on loopback")
         }
 
+        /// No app keeps another out: a sandboxed app that names seventy Firebase apps in its private scope is served, and
+        /// so is every other app after it; one that watches sixteen scopes at once is refused a seventeenth while it holds
+        /// them, and other apps are still served meanwhile.
+        @Test func oneAppCannotLockOtherAppsOutOfTheBroker() async throws {
+            let broker = try await BrokerFixture.start()
+            let script = broker.harness.root.appendingPathComponent("scopes-\(UUID().uuidString.prefix(8)).py")
+            try """
+                import json, sys
+                from gi.repository import Gio, GLib
+                bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+                base = json.loads(sys.argv[1])
+                name, path = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+                def call(method, index):
+                    app = dict(base, appID="1:42:linux:evil%d" % index)
+                    app = {k: GLib.Variant("s", v) for k, v in app.items()}
+                    return bus.call_sync(name, path, name, method, GLib.Variant("(a{sv}s)", (app, "")), None, Gio.DBusCallFlags.NONE, 30000, None)
+                served = sum(1 for index in range(70) if call("GetUser", index) is not None)
+                print("served %d" % served, flush=True)
+                for index in range(16):
+                    call("Watch", index)
+                try:
+                    call("Watch", 16)
+                    print("seventeenth watched", flush=True)
+                except GLib.Error as error:
+                    print("seventeenth refused: " + error.message, flush=True)
+                sys.stdin.readline()
+                """.write(to: script, atomically: true, encoding: .utf8)
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
+            let evil = try LineChannel([
+                broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", script.path, "org.evil.App", "/usr/bin/python3",
+                script.path, appJSON,
+            ])
+            #expect(try await evil.nextLine(within: .seconds(120)) == "served 70", "\(evil.standardError)")
+            let refused = try await evil.nextLine(within: .seconds(120))
+            #expect(refused.hasPrefix("seventeenth refused: ") && refused.contains("16 apps and scopes"), "\(refused)\(evil.standardError)")
+            // While it holds its sixteen: another sandboxed app and a host process, each with an app the broker has not seen.
+            let notes = try await broker.python(as: "com.example.Notes", group: "")
+            let answer = try await broker.ask(notes, "user")
+            #expect(answer.hasPrefix("user {"), "\(answer)")
+            #expect(await notes.finish() == 0, "\(notes.standardError)")
+            let host = try await broker.busCall(BrokerFixture.name, "/io/github/keyringauth/Broker1", "\(BrokerFixture.name).GetUser", [
+                "{'apiKey': <'AIza-other'>, 'appID': <'1:42:linux:other'>, 'projectID': <'demo-keyring-auth'>}", "''",
+            ])
+            try host.requireSuccess("GetUser of another app")
+            #expect(await evil.finish() == 0, "\(evil.standardError)")
+        }
+
         /// A shell script with `gdbus`: a group user, a token, and each kind of bad input answered with
         /// `InvalidArgument` while the broker keeps serving.
         @Test func aShellScriptSignsInAndBadInputIsRefused() async throws {

@@ -1,0 +1,71 @@
+import KeyringAuth
+
+/// The `Auth`s the broker keeps, one per scope (an app as the broker stores it, and a group), and which apps hold
+/// each: a call in progress or a watch holds its scope. One app holds at most ``maximumHeldPerApp`` scopes at once;
+/// the broker keeps at most ``capacity``, and makes room by releasing the one used least lately that nobody holds, so
+/// that no app, however many Firebase apps it names, keeps another out.
+///
+/// An app is a sandboxed caller's verified identity (all its connections), or a host process's connection.
+struct ScopeTable {
+    static let capacity = 64
+    static let maximumHeldPerApp = 16
+
+    private struct Entry {
+        let auth: Auth
+        /// How many calls and watches of each app hold the scope.
+        var holds: [String: Int] = [:]
+        var lastUse: UInt64
+    }
+
+    private var entries: [Broker.Scope: Entry] = [:]
+    private var uses: UInt64 = 0
+
+    /// The scope's `Auth`, if it is kept.
+    subscript(scope: Broker.Scope) -> Auth? { entries[scope]?.auth }
+
+    /// Holds the scope for `app` and answers its `Auth`, or `nil` when it is not kept (``insert(_:for:by:)`` then).
+    mutating func hold(_ scope: Broker.Scope, by app: String) throws(BrokerError) -> Auth? {
+        guard var entry = entries[scope] else { return nil }
+        try checkQuota(of: app, adding: scope)
+        uses += 1
+        entry.holds[app, default: 0] += 1
+        entry.lastUse = uses
+        entries[scope] = entry
+        return entry.auth
+    }
+
+    /// Ends one hold of `app` on the scope.
+    mutating func release(_ scope: Broker.Scope, by app: String) {
+        guard var entry = entries[scope], let count = entry.holds[app] else { return }
+        entry.holds[app] = count > 1 ? count - 1 : nil
+        entries[scope] = entry
+    }
+
+    /// Checks that `app` may hold one more scope, and makes room for it: when the table is full, the scope used
+    /// least lately that nobody holds is released, and its `Auth` answered for the caller to let go of outside any lock.
+    mutating func makeRoom(for scope: Broker.Scope, by app: String) throws(BrokerError) -> Auth? {
+        try checkQuota(of: app, adding: scope)
+        guard entries[scope] == nil, entries.count >= Self.capacity else { return nil }
+        guard let idle = entries.filter({ $0.value.holds.isEmpty }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else {
+            throw BrokerError(.failed, "The broker's \(Self.capacity) apps and scopes are all in calls and watches of its clients; "
+                + "try again when one has ended.")
+        }
+        return entries.removeValue(forKey: idle)?.auth
+    }
+
+    /// Keeps `auth` for the scope, held once by `app`.
+    mutating func insert(_ auth: Auth, for scope: Broker.Scope, by app: String) throws(BrokerError) {
+        try checkQuota(of: app, adding: scope)
+        uses += 1
+        entries[scope] = Entry(auth: auth, holds: [app: 1], lastUse: uses)
+    }
+
+    private func checkQuota(of app: String, adding scope: Broker.Scope) throws(BrokerError) {
+        guard entries[scope]?.holds[app] == nil else { return }
+        let held = entries.values.count { $0.holds[app] != nil }
+        guard held < Self.maximumHeldPerApp else {
+            throw BrokerError(.failed, "This app already uses \(Self.maximumHeldPerApp) apps and scopes in calls and watches, the most the "
+                + "broker gives one app; unwatch one, or call again when a call has ended.")
+        }
+    }
+}
