@@ -47,8 +47,7 @@ package final class DeadlineTimer: @unchecked Sendable {
     /// - Throws: ``OwnThreadFailure`` when the timer's thread is not running yet and cannot be started: nothing is
     ///   scheduled (the next call tries again), and a call that needs its limit must not start unbounded.
     package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) throws(OwnThreadFailure) -> Token {
-        let (seconds, attoseconds) = delay.components
-        let microseconds = min(Double(seconds) * 1e6 + Double(attoseconds) / 1e12, Self.centuryInMicroseconds).rounded(.up)
+        let microseconds = min(delay.inMicroseconds, Self.centuryInMicroseconds).rounded(.up)
         let due = g_get_monotonic_time() + gint64(microseconds)
         g_mutex_lock(mutex)
         defer { g_mutex_unlock(mutex) }

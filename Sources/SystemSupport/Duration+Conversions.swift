@@ -11,6 +11,12 @@ extension Duration {
         return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
     }
 
+    /// The duration in microseconds, with its fraction: GLib's monotonic clock's unit.
+    package var inMicroseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e6 + Double(attoseconds) / 1e12
+    }
+
     /// The duration as a GLib timer's interval (`g_timeout_source_new`): whole milliseconds, at
     /// least 1, and at most what the interval holds (about 49 days), however long the duration.
     package var timerMilliseconds: UInt32 {

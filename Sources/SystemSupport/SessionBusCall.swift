@@ -91,29 +91,25 @@ package enum SessionBusCall {
         }
     }
 
-    /// Runs one blocking GIO call with a `GCancellable` that the ``DeadlineTimer`` cancels after `limit`.
+    /// Runs one blocking GIO call with a ``CancellableDeadline`` of `limit`.
     private static func bounded<Value>(
         _ limit: Duration, noBus: Bool,
         _ body: (UnsafeMutablePointer<GCancellable>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> Value?
     ) throws(Failure) -> Value {
-        let cancellable = g_cancellable_new()!
-        defer { g_object_unref(cancellable) }
-        let address = UInt(bitPattern: cancellable)
-        let token: DeadlineTimer.Token
+        let deadline: CancellableDeadline
         do throws(OwnThreadFailure) {
-            token = try DeadlineTimer.shared.schedule(after: limit) {
-                g_cancellable_cancel(UnsafeMutablePointer<GCancellable>(bitPattern: address))
-            }
+            deadline = try CancellableDeadline(limit: limit)
         } catch {
             throw Failure(kind: .other, message: "the call was not made: \(error.explanation)")
         }
-        defer { DeadlineTimer.shared.cancel(token) }
+        defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until the call has returned
+        let cancellable = UnsafeMutablePointer<GCancellable>(deadline.cancellable)
         var error: UnsafeMutablePointer<GError>?
         let value = body(cancellable, &error)
         if let value, error == nil { return value }
         guard let error else { throw Failure(kind: .other, message: "no answer and no error") }
         defer { g_error_free(error) }
-        let timedOut = g_cancellable_is_cancelled(cancellable) != 0
+        let timedOut = deadline.hasExpired
             || (error.pointee.domain == g_io_error_quark() && error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue))
         if timedOut { throw Failure(kind: .timedOut, message: "no answer within \(limit.formattedSeconds)") }
         if noBus { throw Failure(kind: .noBus, message: "no session bus: \(String(cString: error.pointee.message))") }

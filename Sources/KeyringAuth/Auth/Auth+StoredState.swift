@@ -104,7 +104,7 @@ extension Auth {
 
     static func readRecord(_ configuration: AuthConfiguration, in group: AccessGroup?) throws(AuthError) -> StoredUserRecord? {
         let key = StoredUserKeys.user(configuration.options, in: group)
-        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try configuration.store.userRecordData(for: key) }
-        return try data.map { (data) throws(AuthError) in try StoredUserRecord.decode(data, key: key) }
+        let record = try AuthError.catchingKeychain { () throws(KeychainError) in try configuration.store.userRecord(for: key) }
+        return try record?.get()
     }
 }

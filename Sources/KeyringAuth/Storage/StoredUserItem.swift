@@ -44,9 +44,9 @@ package struct StoredUserItem: Sendable {
                     item.key.description, size: item.size, limit: KeychainLimits.maximumSecretSize)
                 user = .failure(.keychain(error))
             } else {
-                let data: Data?
+                let record: Result<StoredUserRecord, AuthError>?
                 do throws(KeychainError) {
-                    data = try store.userRecordData(for: item.key)
+                    record = try store.userRecord(for: item.key)
                 } catch .oversizedItem(let name, let size, let limit) {
                     // Grew since the listing.
                     records.append(StoredUserItem(
@@ -56,8 +56,8 @@ package struct StoredUserItem: Sendable {
                 } catch {
                     throw .keychain(error)
                 }
-                guard let data else { continue }  // removed since the listing
-                user = Result { () throws(AuthError) in StoredUserSummary(try StoredUserRecord.decode(data, key: item.key)) }
+                guard let record else { continue }  // removed since the listing
+                user = record.map(StoredUserSummary.init)
             }
             records.append(StoredUserItem(key: item.key, scope: scope, modified: item.modified, user: user))
         }
@@ -72,8 +72,8 @@ package struct StoredUserItem: Sendable {
         of options: AuthAppOptions, in group: AccessGroup?, store: any KeychainStore
     ) throws(AuthError) -> StoredUserSummary? {
         let key = StoredUserKeys.user(options, in: group)
-        let data = try AuthError.catchingKeychain { () throws(KeychainError) in try store.userRecordData(for: key) }
-        return try data.map { (data) throws(AuthError) in StoredUserSummary(try StoredUserRecord.decode(data, key: key)) }
+        let record = try AuthError.catchingKeychain { () throws(KeychainError) in try store.userRecord(for: key) }
+        return try record.map { (record) throws(AuthError) in StoredUserSummary(try record.get()) }
     }
 
     /// The key of the user item of `options` in `group` (`nil`: the app's private item).

@@ -96,10 +96,20 @@ extension StoredUserRecord {
 }
 
 extension KeychainStore {
-    /// The bytes of the user record stored under `key`, read again where the provider may have garbled them
-    /// (KWallet 5's session bug) when they do not decode: see ``KeychainStore/data(for:checkedBy:)``.
-    func userRecordData(for key: KeychainKey) throws(KeychainError) -> Data? {
-        try data(for: key, checkedBy: { StoredUserRecord.isIntact($0, key: key) })
+    /// The user record stored under `key`, decoded once, or why it does not decode (`corruptStoredUser`); `nil` when
+    /// there is none. Read again where the provider may have garbled it (KWallet 5's session bug) when it does not
+    /// decode: see ``KeychainStore/data(for:checkedBy:)``, whose check is this decoding.
+    func userRecord(for key: KeychainKey) throws(KeychainError) -> Result<StoredUserRecord, AuthError>? {
+        var checked: (data: Data, record: StoredUserRecord)?
+        let stored = try data(for: key, checkedBy: { data in
+            guard let record = try? StoredUserRecord.decode(data, key: key) else { return false }
+            checked = (data, record)
+            return true
+        })
+        guard let stored else { return nil }
+        // The record the check decoded, where the bytes answered are those it checked (a store may check none).
+        if let checked, checked.data == stored { return .success(checked.record) }
+        return Result { () throws(AuthError) in try StoredUserRecord.decode(stored, key: key) }
     }
 
     /// Stores the user record `data` under `key`, written again where the provider may have garbled it

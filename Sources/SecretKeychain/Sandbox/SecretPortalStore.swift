@@ -125,6 +125,7 @@ public final class SecretPortalStore: KeychainStore {
         try calls.withLock { readiness throws(KeychainError) -> Result in
             try checkReady(&readiness)
             let deadline = try CallDeadline(limit: configuration.timeout)
+            defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until the call has returned
             do throws(GLibError) {
                 return try body(deadline.cancellable)
             } catch {

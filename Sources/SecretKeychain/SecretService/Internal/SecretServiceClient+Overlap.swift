@@ -40,6 +40,7 @@ extension SecretServiceClient {
         }
         let deadline: CallDeadline
         do throws(KeychainError) { deadline = try CallDeadline(limit: limit) } catch { throw .keychain(error) }
+        defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until both calls have returned
         func failure(_ error: GLibError, _ call: SecretServiceCall) -> SecretServiceFailure {
             error.isCancelled && deadline.hasExpired ? .expired(call: call, limit: limit) : .glib(error, call: call)
         }

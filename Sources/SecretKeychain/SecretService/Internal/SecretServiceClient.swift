@@ -33,6 +33,7 @@ struct SecretServiceClient {
     ) throws(SecretServiceFailure) -> Result {
         let deadline: CallDeadline
         do throws(KeychainError) { deadline = try CallDeadline(limit: limit) } catch { throw .keychain(error) }
+        defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until the call has returned
         do {
             return try GLib.withError { body(deadline.cancellable, $0) }
         } catch {
