@@ -12,23 +12,13 @@
 import argparse
 import json
 import os
-import statistics
 import time
 
 from gi.repository import Gio, GLib
 
+from latency_table import row
+
 NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
-
-
-def percentile(samples, fraction):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def row(label, samples):
-    ms = [s * 1000 for s in samples]
-    return "| %s | %d | %.3f | %.3f | %.3f | %.3f |" % (
-        label, len(ms), statistics.median(ms), percentile(ms, 0.9), percentile(ms, 0.99), max(ms))
 
 
 def connection():

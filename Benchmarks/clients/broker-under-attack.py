@@ -10,24 +10,14 @@ token in its group, and the first call (GetUser) of a Firebase app the broker ha
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import time
 
 from gi.repository import Gio, GLib
 
+from latency_table import row
+
 NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
-
-
-def percentile(samples, fraction):
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def row(label, samples):
-    ms = [s * 1000 for s in samples]
-    return "| %s | %d | %.2f | %.2f | %.2f | %.2f |" % (
-        label, len(ms), statistics.median(ms), percentile(ms, 0.9), percentile(ms, 0.99), max(ms))
 
 
 def timed(bus, app, group, method, signature="", *args):
@@ -86,10 +76,10 @@ def main():
 
     print("| measurement (ms) | samples | median | p90 | p99 | max |")
     print("|---|---:|---:|---:|---:|---:|")
-    print(row("GetIDToken, alone", alone[0]))
-    print(row("GetIDToken, while org.evil.App attacks", attacked[0]))
-    print(row("first call of a new Firebase app, alone", alone[1]))
-    print(row("first call of a new Firebase app, while org.evil.App attacks", attacked[1]))
+    print(row("GetIDToken, alone", alone[0], digits=2))
+    print(row("GetIDToken, while org.evil.App attacks", attacked[0], digits=2))
+    print(row("first call of a new Firebase app, alone", alone[1], digits=2))
+    print(row("first call of a new Firebase app, while org.evil.App attacks", attacked[1], digits=2))
     print()
     print("The attacker made about %d calls a second while the well-behaved app was measured (%.1f s)."
           % ((after - before) / max(elapsed, 1e-9), elapsed))
