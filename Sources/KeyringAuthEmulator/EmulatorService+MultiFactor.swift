@@ -180,7 +180,8 @@ extension EmulatorService {
             account.secondFactors[index].lastUsedStep = step
             state.accounts[account.localId] = account
             state.pendingSignIns[credential] = nil
-            return issueTokens(for: account, provider: pending.provider, now: now).signInFields
+            let used = RefreshToken.SecondFactorUse(identifier: enrollmentID, provider: "totp")
+            return issueTokens(for: account, provider: pending.provider, secondFactor: used, now: now).signInFields
         }
     }
 

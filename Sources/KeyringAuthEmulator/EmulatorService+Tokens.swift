@@ -23,7 +23,8 @@ extension EmulatorService {
             guard parsed.secret == account.refreshSecret else { throw EmulatorFailure("INVALID_REFRESH_TOKEN") }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
             guard parsed.generation == account.tokenGeneration else { throw EmulatorFailure("TOKEN_EXPIRED") }
-            let issued = issueTokens(for: account, provider: parsed.provider, extraClaims: parsed.claims, now: clock())
+            let issued = issueTokens(
+                for: account, provider: parsed.provider, extraClaims: parsed.claims, secondFactor: parsed.secondFactor, now: clock())
             return [
                 "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": issued.refreshToken,
                 "expires_in": issued.expiresIn, "token_type": "Bearer", "user_id": account.localId,
@@ -52,7 +53,8 @@ extension EmulatorService {
     /// custom token) go in every ID token of the session, after the account's own custom claims;
     /// `signInAttributes` (a SAML assertion's, as JSON text) in the first ID token only, as in firebase-tools.
     func issueTokens(
-        for account: EmulatorAccount, provider: String, extraClaims: String? = nil, signInAttributes: String? = nil, now: Date
+        for account: EmulatorAccount, provider: String, extraClaims: String? = nil, signInAttributes: String? = nil,
+        secondFactor: RefreshToken.SecondFactorUse? = nil, now: Date
     ) -> IssuedTokens {
         let issuedAt = now.seconds
         let idToken = UnsignedIDToken(
@@ -60,10 +62,10 @@ extension EmulatorService {
             authTime: (account.lastLoginAt ?? now.milliseconds) / 1000, signInProvider: provider, email: account.email,
             emailVerified: account.emailVerified, tenantID: account.tenantId, identities: account.identityClaims,
             customClaims: [account.customAttributes, extraClaims].compactMap { $0 }, name: account.displayName,
-            picture: account.photoUrl, phoneNumber: account.phoneNumber, signInAttributes: signInAttributes)
+            picture: account.photoUrl, phoneNumber: account.phoneNumber, signInAttributes: signInAttributes, secondFactor: secondFactor)
         let refreshToken = RefreshToken(
             uid: account.localId, generation: account.tokenGeneration, secret: account.refreshSecret, provider: provider,
-            claims: extraClaims, projectID: projectID, tenantID: account.tenantId)
+            claims: extraClaims, projectID: projectID, tenantID: account.tenantId, secondFactor: secondFactor)
         return IssuedTokens(
             uid: account.localId, idToken: idToken.encoded, refreshToken: refreshToken.encoded, expiresIn: String(tokenLifetime))
     }

@@ -27,12 +27,17 @@ struct UnsignedIDToken: Hashable, Sendable {
     var phoneNumber: String?
     /// `firebase.sign_in_attributes`: a SAML assertion's attribute statements, JSON text.
     var signInAttributes: String?
+    /// `firebase.sign_in_second_factor` and `firebase.second_factor_identifier`: the second factor that finished the
+    /// sign-in, as Firebase and its emulator put it.
+    var secondFactor: RefreshToken.SecondFactorUse?
 
     /// The token as sent: `base64url(header).base64url(payload).` (an empty signature).
     var encoded: String {
         var firebase: [String: Any] = ["identities": identities, "sign_in_provider": signInProvider]
         if let tenantID { firebase["tenant"] = tenantID }
         firebase["sign_in_attributes"] = signInAttributes.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
+        firebase["sign_in_second_factor"] = secondFactor?.provider
+        firebase["second_factor_identifier"] = secondFactor?.identifier
         var payload: [String: Any] = [:]
         payload["name"] = name
         payload["picture"] = picture
@@ -84,9 +89,11 @@ struct UnsignedIDToken: Hashable, Sendable {
     init(
         projectID: String, uid: String, issuedAt: Int64, expiresAt: Int64, authTime: Int64, signInProvider: String,
         email: String?, emailVerified: Bool, tenantID: String?, identities: [String: [String]] = [:], customClaims: [String] = [],
-        name: String? = nil, picture: String? = nil, phoneNumber: String? = nil, signInAttributes: String? = nil
+        name: String? = nil, picture: String? = nil, phoneNumber: String? = nil, signInAttributes: String? = nil,
+        secondFactor: RefreshToken.SecondFactorUse? = nil
     ) {
         self.signInAttributes = signInAttributes
+        self.secondFactor = secondFactor
         self.name = name
         self.picture = picture
         self.phoneNumber = phoneNumber

@@ -27,6 +27,8 @@ final class Broker: Sendable {
     let itemFollows = ItemFollows()
     /// The browser sign-ins running, bounded per app and in all.
     private let browserFlows = BrowserFlows()
+    /// The second-factor steps under way (a sign-in's resolver, an enrollment's secret), by handle.
+    let secondFactors = PendingSecondFactors()
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
@@ -147,30 +149,24 @@ final class Broker: Sendable {
         case .signInAnonymously:
             call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
         case .signInWithEmail(let email, let password):
-            call.reply([UserDictionary.variant(of: try await auth.signIn(withEmail: email, password: password).user)])
+            call.reply([try await signIn(scope, call) { try await auth.signIn(withEmail: email, password: password) }])
         case .createUserWithEmail(let email, let password):
             call.reply([UserDictionary.variant(of: try await auth.createUser(withEmail: email, password: password).user)])
         case .signInWithEmailLink(let email, let link):
-            call.reply([UserDictionary.variant(of: try await auth.signIn(withEmail: email, link: link).user)])
+            call.reply([try await signIn(scope, call) { try await auth.signIn(withEmail: email, link: link) }])
         case .signInWithCustomToken(let token):
-            call.reply([UserDictionary.variant(of: try await auth.signIn(withCustomToken: token).user)])
+            call.reply([try await signIn(scope, call) { try await auth.signIn(withCustomToken: token) }])
         case .signInWithBrowser(let browser):
             let (logger, addresses) = (logger, reachableAddresses)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
                 try await browser.credential(for: caller, addresses: addresses, logger: logger)
             }
-            call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
+            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
         case .signInWithCredential(let credential):
-            call.reply([UserDictionary.variant(of: try await auth.signIn(with: credential).user)])
+            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
         case .getUser:
             call.reply([UserDictionary.variant(of: auth.currentUser)])
-        case .getIDToken(let forceRefresh):
-            guard let user = auth.currentUser else {
-                throw BrokerError(.notSignedIn, "Nobody is signed in to \(Self.describe(scope)); sign in first.")
-            }
-            // Concurrent calls share one refresh: `User` runs one at a time and hands its token to every caller.
-            call.reply([GVariants.string(try await user.getIDToken(forcingRefresh: forceRefresh))])
         case .signOut:
             try await blocking.run { () throws(BrokerError) in
                 do { try auth.signOut() } catch { throw Self.brokerError(from: error) }
@@ -182,6 +178,20 @@ final class Broker: Sendable {
         case .unwatch:
             unwatch(scope, client: call.sender)
             call.reply()
+        default:
+            try await performAccountCall(request.operation, auth: auth, scope: scope, call: call)
+        }
+    }
+
+    /// Runs a sign-in and answers its user; one that meets the account's second factor keeps its resolver for this
+    /// connection and fails with `SecondFactorRequired`, which carries the handle that finishes it.
+    func signIn(_ scope: Scope, _ call: MethodCall, _ body: () async throws -> AuthDataResult) async throws -> OpaquePointer {
+        do {
+            return UserDictionary.variant(of: try await body().user)
+        } catch let error as AuthError where error.code == .secondFactorRequired {
+            guard let resolver = error.multiFactorResolver else { throw error }
+            let handle = try secondFactors.add(.signIn(resolver), client: call.sender, scope: scope)
+            throw BrokerError.secondFactorRequired(handle: handle, factors: resolver.hints)
         }
     }
 
@@ -251,6 +261,7 @@ final class Broker: Sendable {
         for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
         for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
         browserFlows.clientLeft(name)
+        secondFactors.clientLeft(name)
     }
 
     // MARK: The Auths
@@ -325,7 +336,7 @@ final class Broker: Sendable {
     }
 
     /// Sends `UserChanged` to each client watching `scope`, when what they were last sent differs.
-    private func userChanged(in scope: Scope, to user: User?) {
+    func userChanged(in scope: Scope, to user: User?) {
         let values = UserDictionary.values(of: user)
         let recipients = state.withLock { state -> [String: [String: GVariants.Value]] in
             guard var watch = state.watches[scope], watch.lastSent != values else { return [:] }

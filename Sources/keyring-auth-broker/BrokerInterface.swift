@@ -8,7 +8,96 @@ enum BrokerInterface {
     /// The item-level interface of the same object: KeyringAuth's own items of the scopes the caller may use.
     static let keychainName = "io.github.keyringauth.Keychain1"
 
-    static let introspectionXML = """
+    /// The methods of `io.github.keyringauth.Broker1`, in the order the XML lists them. Every method takes `app` and
+    /// `group` first (the tables below list what follows them).
+    static let methods: [Method] = [
+        Method("SignInAnonymously", replies: [("user", "a{sv}")]),
+        Method("SignInWithEmail", [("email", "s"), ("password", "s")], replies: [("user", "a{sv}")]),
+        Method("CreateUserWithEmail", [("email", "s"), ("password", "s")], replies: [("user", "a{sv}")]),
+        Method("SignInWithEmailLink", [("email", "s"), ("link", "s")], replies: [("user", "a{sv}")]),
+        Method("SignInWithCustomToken", [("token", "s")], replies: [("user", "a{sv}")]),
+        Method("SignInWithCredential", [("credential", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            credential: providerID (google.com, facebook.com, github.com, twitter.com, apple.com, or an
+                 oidc./saml. ID), and idToken and/or accessToken, secret (twitter.com), rawNonce.
+            """),
+        Method("SignInWithBrowser", [("provider", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            The desktop OAuth flow in the user's browser, run by the broker (at most five minutes: give the call
+                 a timeout that long). provider: providerID (google.com, or the oidc. ID set up in Firebase), clientID
+                 (the app's desktop OAuth client), issuer (for oidc.), clientSecret (where the client has one).
+            """),
+        Method("ResolveSignInWithTOTP", [("handle", "s"), ("factorUID", "s"), ("code", "s")], replies: [("user", "a{sv}")], note: """
+            Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app
+                 of the factor factorUID. handle: from that error, on this connection only, for five minutes.
+            """),
+        Method("GetUser", replies: [("user", "a{sv}")]),
+        Method("GetIDToken", [("forceRefresh", "b")], replies: [("token", "s")]),
+        Method("GetIDTokenResult", [("forceRefresh", "b")], replies: [("result", "a{sv}")], note: """
+            result: token, claims (JSON), authDate, issuedAtDate, expirationDate (x, Unix seconds), signInProvider,
+                 signInSecondFactor (when there was one).
+            """),
+        Method("Reload", replies: [("user", "a{sv}")]),
+        Method("UpdateProfile", [("profile", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            profile: displayName, photoURL; a key left out is kept, "" removes it.
+            """),
+        Method("UpdatePassword", [("password", "s")]),
+        Method("VerifyBeforeUpdateEmail", [("email", "s"), ("actionCodeSettings", "a{sv}")], note: """
+            actionCodeSettings (here and below; may be empty where not required): url, handleCodeInApp (b),
+                 linkDomain, iOSBundleID, androidPackageName, androidInstallIfNotAvailable (b), androidMinimumVersion.
+            """),
+        Method("SendEmailVerification", [("actionCodeSettings", "a{sv}")]),
+        Method("Reauthenticate", [("credential", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            credential: as SignInWithCredential's, or providerID password with email and password.
+            """),
+        Method("Link", [("credential", "a{sv}")], replies: [("user", "a{sv}")]),
+        Method("Unlink", [("providerID", "s")], replies: [("user", "a{sv}")]),
+        Method("Delete"),
+        Method("SendPasswordReset", [("email", "s"), ("actionCodeSettings", "a{sv}")]),
+        Method("VerifyPasswordResetCode", [("code", "s")], replies: [("email", "s")]),
+        Method("ConfirmPasswordReset", [("code", "s"), ("newPassword", "s")]),
+        Method("CheckActionCode", [("code", "s")], replies: [("info", "a{sv}")], note: """
+            info: operation (PASSWORD_RESET, VERIFY_EMAIL, RECOVER_EMAIL, EMAIL_SIGNIN, VERIFY_AND_CHANGE_EMAIL,
+                 REVERT_SECOND_FACTOR_ADDITION), email, previousEmail.
+            """),
+        Method("ApplyActionCode", [("code", "s")]),
+        Method("SendSignInLink", [("email", "s"), ("actionCodeSettings", "a{sv}")]),
+        Method("StartTOTPEnrollment", [("accountName", "s"), ("issuer", "s")], replies: [("handle", "s"), ("uri", "s")], note: """
+            An authenticator app's secret for the signed-in user: uri is its otpauth:// URI (accountName "" for the
+                 user's email, issuer "" for the project); handle, on this connection only, for five minutes, finishes it.
+            """),
+        Method("FinishTOTPEnrollment", [("handle", "s"), ("code", "s"), ("displayName", "s")], replies: [("user", "a{sv}")]),
+        Method("Unenroll", [("factorUID", "s")], replies: [("user", "a{sv}")]),
+        Method("SignOut"),
+        Method("Watch"),
+        Method("Unwatch"),
+    ]
+
+    /// One method: its name, the arguments after `app` and `group`, its replies, and a note for the XML.
+    struct Method: Sendable {
+        let name: String
+        let arguments: [(name: String, type: String)]
+        let replies: [(name: String, type: String)]
+        let note: String?
+
+        init(_ name: String, _ arguments: [(String, String)] = [], replies: [(String, String)] = [], note: String? = nil) {
+            self.name = name
+            self.arguments = arguments.map { (name: $0.0, type: $0.1) }
+            self.replies = replies.map { (name: $0.0, type: $0.1) }
+            self.note = note
+        }
+
+        var xml: String {
+            let comment = note.map { "    <!-- \($0.trimmingCharacters(in: .whitespacesAndNewlines)) -->\n" } ?? ""
+            let ins = ([("app", "a{sv}"), ("group", "s")] + arguments.map { ($0.name, $0.type) })
+                .map { "      <arg name=\"\($0.0)\" type=\"\($0.1)\" direction=\"in\"/>\n" }.joined()
+            let outs = replies.map { "      <arg name=\"\($0.name)\" type=\"\($0.type)\" direction=\"out\"/>\n" }.joined()
+            return comment + "    <method name=\"\(name)\">\n" + ins + outs + "    </method>\n"
+        }
+    }
+
+    static let introspectionXML = documentHead + "<node>\n  <interface name=\"\(name)\">\n" + methods.map(\.xml).joined() + userChanged
+        + keychainInterface
+
+    private static let documentHead = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
         <!--
@@ -18,86 +107,18 @@ enum BrokerInterface {
           app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName (optional).
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
-                 displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs).
+                 displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),
+                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)).
                  An empty dictionary when nobody is signed in. Never a token.
           Errors: io.github.keyringauth.Broker1.Error.AccessDenied, .InvalidArgument, .NotSignedIn,
                   .KeychainUnavailable, .Backend (the message starts with Firebase's error name, for
-                  example ERROR_WRONG_PASSWORD: ...), .Failed.
+                  example ERROR_WRONG_PASSWORD: ...), .Failed, and .SecondFactorRequired (a sign-in of an
+                  account with a second factor; the error's body is (s message, s handle, aa{sv} factors),
+                  each factor uid, displayName, factorID, enrollmentDate (x); the message names the handle).
         -->
-        <node>
-          <interface name="io.github.keyringauth.Broker1">
-            <method name="SignInAnonymously">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="SignInWithEmail">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="email" type="s" direction="in"/>
-              <arg name="password" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="CreateUserWithEmail">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="email" type="s" direction="in"/>
-              <arg name="password" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="SignInWithEmailLink">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="email" type="s" direction="in"/>
-              <arg name="link" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="SignInWithCustomToken">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="token" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <!-- credential: providerID (google.com, facebook.com, github.com, twitter.com, apple.com, or an
-                 oidc./saml. ID), and idToken and/or accessToken, secret (twitter.com), rawNonce. -->
-            <method name="SignInWithCredential">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="credential" type="a{sv}" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <!-- The desktop OAuth flow in the user's browser, run by the broker (at most five minutes: give the call
-                 a timeout that long). provider: providerID (google.com, or the oidc. ID set up in Firebase), clientID
-                 (the app's desktop OAuth client), issuer (for oidc.), clientSecret (where the client has one). -->
-            <method name="SignInWithBrowser">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="provider" type="a{sv}" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="GetUser">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="user" type="a{sv}" direction="out"/>
-            </method>
-            <method name="GetIDToken">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-              <arg name="forceRefresh" type="b" direction="in"/>
-              <arg name="token" type="s" direction="out"/>
-            </method>
-            <method name="SignOut">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-            </method>
-            <method name="Watch">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-            </method>
-            <method name="Unwatch">
-              <arg name="app" type="a{sv}" direction="in"/>
-              <arg name="group" type="s" direction="in"/>
-            </method>
+        """ + "\n"
+
+    private static let userChanged = """
             <!-- Sent to each client that watches (app, group), and to no one else, when the signed-in user
                  or what the user dictionary holds changes, whoever changed it. -->
             <signal name="UserChanged">
@@ -106,6 +127,10 @@ enum BrokerInterface {
               <arg name="user" type="a{sv}"/>
             </signal>
           </interface>
+
+        """
+
+    private static let keychainInterface = """
           <!--
             io.github.keyringauth.Keychain1: the items KeyringAuth's own Auth keeps, one item at a time, for a
             sandboxed Swift app whose Auth cannot reach the Secret Service (its SecretKeychain.BrokerKeychainStore).

@@ -15,6 +15,18 @@ enum UserDictionary {
             "providers": user.providerData.map(\.providerID).sorted().joined(separator: ","),
         ]
         for case let (key, value?) in optional where !value.isEmpty { values[key] = .string(value) }
+        let factors = user.multiFactor.enrolledFactors
+        if !factors.isEmpty { values["secondFactors"] = .dictionaries(factors.map(values(of:))) }
+        return values
+    }
+
+    /// A second factor as the broker sends it: `uid`, `factorID`, `enrollmentDate` (Unix seconds), `displayName` when set.
+    static func values(of factor: MultiFactorInfo) -> [String: GVariants.Value] {
+        var values: [String: GVariants.Value] = [
+            "uid": .string(factor.uid), "factorID": .string(factor.factorID),
+            "enrollmentDate": .int64(Int64(factor.enrollmentDate.timeIntervalSince1970.rounded(.down))),
+        ]
+        if let name = factor.displayName, !name.isEmpty { values["displayName"] = .string(name) }
         return values
     }
 

@@ -192,6 +192,12 @@ import Testing
             with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: code))
         #expect(result.user.uid == "ada" && result.user.email == "ada@example.com" && auth.currentUser === result.user)
         #expect(try auth.getStoredUser(forAccessGroup: "TEAMID.com.example.mfa")?.uid == "ada", "saved for every app of the group")
+        // The token says which factor finished the sign-in, as Firebase's do, also once refreshed.
+        for forcingRefresh in [false, true] {
+            let token = try await result.user.getIDTokenResult(forcingRefresh: forcingRefresh)
+            #expect(token.signInSecondFactor == "totp", "refreshed: \(forcingRefresh)")
+            #expect((token.claims["firebase"] as? [String: Any])?["second_factor_identifier"] as? String == hint.uid, "refreshed: \(forcingRefresh)")
+        }
     }
 
     @Test func aPhoneFactorOrAnAssertionForAnotherFactorIsATypedErrorNotACrash() async throws {

@@ -111,6 +111,14 @@ struct BrokerFixture {
         return try Self.user(in: String(line.dropFirst("changed ".count)))
     }
 
+    /// The next `UserChanged` the client printed whose user satisfies `predicate`, skipping earlier ones.
+    func nextChange(of client: LineChannel, where predicate: ([String: Any]) -> Bool) async throws -> [String: Any] {
+        while true {
+            let user = try await nextChange(of: client)
+            if predicate(user) { return user }
+        }
+    }
+
     /// The user of a `user {...}` answer.
     static func user(in answer: String) throws -> [String: Any] {
         let json = answer.hasPrefix("user ") ? String(answer.dropFirst(5)) : answer

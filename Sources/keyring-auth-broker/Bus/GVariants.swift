@@ -10,6 +10,8 @@ enum GVariants {
         case string(String)
         case bool(Bool)
         case int64(Int64)
+        /// An `aa{sv}`: a list of dictionaries (a user's second factors).
+        case dictionaries([[String: Value]])
     }
 
     /// A string.
@@ -19,12 +21,9 @@ enum GVariants {
 
     /// An `a{sv}` of `dictionary`, its keys sorted.
     static func dictionary(_ dictionary: [String: Value]) -> OpaquePointer {
-        let entryType = g_variant_type_new("{sv}")
-        defer { g_variant_type_free(entryType) }
-        var entries: [OpaquePointer?] = dictionary.sorted { $0.key < $1.key }.map { key, value in
+        GVariantValues.array(of: "{sv}", dictionary.sorted { $0.key < $1.key }.map { key, value in
             g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_variant(variant(of: value)))
-        }
-        return entries.withUnsafeMutableBufferPointer { g_variant_new_array(entryType, $0.baseAddress, gsize($0.count)) }
+        })
     }
 
     private static func variant(of value: Value) -> OpaquePointer {
@@ -32,6 +31,7 @@ enum GVariants {
         case .string(let string): g_variant_new_string(string)
         case .bool(let bool): g_variant_new_boolean(bool ? 1 : 0)
         case .int64(let number): g_variant_new_int64(gint64(number))
+        case .dictionaries(let list): GVariantValues.array(of: "a{sv}", list.map { dictionary($0) })
         }
     }
 
@@ -41,30 +41,47 @@ enum GVariants {
     static func strings(
         of variant: OpaquePointer, name: String, keys: [String], limit: Int, shape: String
     ) throws(BrokerError) -> [String: String] {
+        let entries = try values(of: variant, name: name, keys: Dictionary(uniqueKeysWithValues: keys.map { ($0, "s") }), limit: limit, shape: shape)
+        return entries.compactMapValues { if case .string(let string) = $0 { string } else { nil } }
+    }
+
+    /// The entries of an `a{sv}` that may hold only the keys of `types`, each at most once and of its type there (`s`,
+    /// a string of at most `limit` bytes without control characters, or `b`). An argument with more entries than keys
+    /// is refused before any entry is read; `shape` says what `name` must be, for the error.
+    static func values(
+        of variant: OpaquePointer, name: String, keys types: [String: String], limit: Int, shape: String
+    ) throws(BrokerError) -> [String: Value] {
+        let keys = types.keys.sorted()
         guard GVariantValues.hasType(variant, "a{sv}") else { throw BrokerError(.invalidArgument, "\(name) must be \(shape).") }
         let count = Int(g_variant_n_children(variant))
         guard count <= keys.count else {
             throw BrokerError(.invalidArgument, "\(name) has \(count) entries; it takes at most \(keys.count): \(keys.joined(separator: ", ")).")
         }
-        var strings: [String: String] = [:]
+        var values: [String: Value] = [:]
         for index in 0..<count {
             let entry = g_variant_get_child_value(variant, gsize(index))!
             defer { g_variant_unref(entry) }
             let key = GVariantValues.string(at: 0, of: entry)
-            guard keys.contains(key) else {
+            guard let type = types[key] else {
                 throw BrokerError(.invalidArgument, "\(name) has an unknown key \(BrokerArguments.quoted(key)); it takes \(keys.joined(separator: ", ")).")
             }
-            guard strings[key] == nil else { throw BrokerError(.invalidArgument, "\(name) has \(key) twice.") }
+            guard values[key] == nil else { throw BrokerError(.invalidArgument, "\(name) has \(key) twice.") }
             let boxed = g_variant_get_child_value(entry, 1)!
             defer { g_variant_unref(boxed) }
             let value = g_variant_get_variant(boxed)!
             defer { g_variant_unref(value) }
-            guard GVariantValues.hasType(value, "s") else { throw BrokerError(.invalidArgument, "\(name)'s \(key) must be a string.") }
-            let string = String(cString: g_variant_get_string(value, nil))
-            try BrokerArguments.checkString(string, of: "\(name)'s \(key)", limit: limit)
-            strings[key] = string
+            guard GVariantValues.hasType(value, type) else {
+                throw BrokerError(.invalidArgument, "\(name)'s \(key) must be \(type == "b" ? "a boolean" : "a string").")
+            }
+            if type == "b" {
+                values[key] = .bool(g_variant_get_boolean(value) != 0)
+            } else {
+                let string = String(cString: g_variant_get_string(value, nil))
+                try BrokerArguments.checkString(string, of: "\(name)'s \(key)", limit: limit)
+                values[key] = .string(string)
+            }
         }
-        return strings
+        return values
     }
 
     /// A boolean.

@@ -40,10 +40,23 @@ final class MethodCall: Sendable {
         g_dbus_method_invocation_return_value(invocation.pointer, GVariantValues.tuple(values))
     }
 
-    /// Answers with the D-Bus error of `error`.
+    /// Answers with the D-Bus error of `error`: its message, and after it the second factor's handle and factors where
+    /// it has them (a D-Bus error may carry arguments after its message; clients that read only the message get it).
     func fail(_ error: BrokerError) {
         guard let invocation = take() else { return }
-        g_dbus_method_invocation_return_dbus_error(invocation.pointer, error.dbusName, error.message)
+        guard let secondFactor = error.secondFactor else {
+            g_dbus_method_invocation_return_dbus_error(invocation.pointer, error.dbusName, error.message)
+            return
+        }
+        // The invocation is answered by sending the error message itself, then released (as the return_ calls do).
+        defer { g_object_unref(UnsafeMutableRawPointer(invocation.pointer)) }
+        let reply = g_dbus_message_new_method_error_literal(g_dbus_method_invocation_get_message(invocation.pointer), error.dbusName, error.message)!
+        defer { g_object_unref(UnsafeMutableRawPointer(reply)) }
+        g_dbus_message_set_body(reply, GVariantValues.tuple([
+            g_variant_new_string(error.message), g_variant_new_string(secondFactor.handle),
+            GVariantValues.array(of: "a{sv}", secondFactor.factors.map { GVariants.dictionary($0) }),
+        ]))
+        g_dbus_connection_send_message(g_dbus_method_invocation_get_connection(invocation.pointer), reply, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, nil)
     }
 
     private func take() -> InvocationReference? {
