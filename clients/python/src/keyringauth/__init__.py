@@ -1,0 +1,21 @@
+"""Firebase Authentication for Linux desktop apps in Python: one sign-in shared by every app of an access group,
+kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Broker1)."""
+from .auth import ActionCodeInfo, ActionCodeSettings, Auth, UserCredential
+from .credentials import (AuthCredential, EmailAuthProvider, FacebookAuthProvider, GithubAuthProvider, GoogleAuthProvider,
+                          OAuthProvider, TwitterAuthProvider)
+from .errors import (AccessDeniedError, AuthError, BrokerUnavailableError, EmailAlreadyInUseError, InvalidCredentialError,
+                     KeyringUnavailableError, NoCurrentUserError, SecondFactorRequiredError, UserNotFoundError, WrongPasswordError)
+from .glib import glib_dispatch
+from .multifactor import (MultiFactorResolver, MultiFactorSession, MultiFactorUser, TotpMultiFactorAssertion,
+                          TotpMultiFactorGenerator, TotpSecret)
+from .options import FirebaseOptions
+from .user import IdTokenResult, MultiFactorInfo, User
+
+__all__ = [
+    "AccessDeniedError", "ActionCodeInfo", "ActionCodeSettings", "Auth", "AuthCredential", "AuthError", "BrokerUnavailableError",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "FacebookAuthProvider", "FirebaseOptions", "GithubAuthProvider",
+    "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError", "KeyringUnavailableError", "MultiFactorInfo",
+    "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser", "NoCurrentUserError", "OAuthProvider",
+    "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator", "TotpSecret", "TwitterAuthProvider",
+    "User", "UserCredential", "UserNotFoundError", "WrongPasswordError", "glib_dispatch",
+]

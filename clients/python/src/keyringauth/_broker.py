@@ -1,0 +1,121 @@
+"""The broker on the session bus (io.github.keyringauth.Broker1), through jeepney: one connection per Auth, whose
+receiver thread answers calls from any thread and queues the UserChanged signals sent to this connection."""
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+from typing import Any, Dict, List, Optional, Tuple
+
+from jeepney import DBusAddress, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
+from jeepney.io.threading import DBusRouter, open_dbus_connection  # type: ignore[import-untyped]
+
+from . import errors
+
+NAME = "io.github.keyringauth.Broker1"
+PATH = "/io/github/keyringauth/Broker1"
+ADDRESS = DBusAddress(PATH, bus_name=NAME, interface=NAME)
+
+#: D-Bus errors that mean nothing answers for the broker's name.
+_NO_BROKER = {
+    "org.freedesktop.DBus.Error.ServiceUnknown",
+    "org.freedesktop.DBus.Error.NameHasNoOwner",
+    "org.freedesktop.DBus.Error.Spawn.ServiceNotFound",
+    "org.freedesktop.DBus.Error.Spawn.ChildExited",
+    "org.freedesktop.DBus.Error.Spawn.ExecFailed",
+}
+
+Variant = Tuple[str, Any]
+
+
+def strings(values: Dict[str, Any]) -> Dict[str, Variant]:
+    """An a{sv} of ``values``: strings, and booleans where given."""
+    return {key: ("b" if isinstance(value, bool) else "s", value) for key, value in values.items() if value is not None}
+
+
+def plain(value: Any) -> Any:
+    """A value read from the bus with its variants unwrapped: an a{sv} as a dict, an aa{sv} as a list of dicts."""
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value[0] in ("s", "b", "x", "aa{sv}", "a{sv}", "u"):
+        return plain(value[1])
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+class Broker:
+    """Calls to the broker, each bounded by ``timeout`` seconds (a browser sign-in by its own five minutes)."""
+
+    def __init__(self, bus: str = "SESSION", timeout: float = 25.0) -> None:
+        self.timeout = timeout
+        try:
+            self._connection = open_dbus_connection(bus)
+        except (OSError, KeyError, ValueError) as error:
+            raise errors.broker_unavailable(
+                "There is no session bus to reach KeyringAuth's broker (%s); run the app in a desktop session, or "
+                "under dbus-run-session." % error) from None
+        self._router = DBusRouter(self._connection)
+        self._signals: "queue.Queue[Any]" = queue.Queue(maxsize=1024)
+        self._filter = self._router.filter(MatchRule(type="signal", interface=NAME, member="UserChanged", path=PATH),
+                                           queue=self._signals)
+
+    @property
+    def unique_name(self) -> str:
+        return str(self._router.unique_name)
+
+    def call(self, method: str, app: Dict[str, Variant], group: str, signature: str = "", *arguments: Any,
+             timeout: Optional[float] = None) -> List[Any]:
+        """Calls ``method`` with the app and group first, and answers its out-arguments, their variants unwrapped."""
+        message = new_method_call(ADDRESS, method, "a{sv}s" + signature, (app, group) + arguments)
+        try:
+            reply = self._router.send_and_get_reply(message, timeout=timeout or self.timeout)
+        except concurrent.futures.TimeoutError:
+            raise errors.timed_out("KeyringAuth's broker did not answer %s within %g s; try again." % (method, timeout or self.timeout)) from None
+        except Exception as error:  # the router stopped: the bus went away
+            raise errors.broker_unavailable("The session bus connection ended (%s); start the app again." % error) from None
+        if reply.header.message_type == MessageType.error:
+            raise self._error(reply)
+        return [plain(value) for value in reply.body]
+
+    def _error(self, reply: Any) -> errors.AuthError:
+        from jeepney import HeaderFields
+
+        name = str(reply.header.fields.get(HeaderFields.error_name, ""))
+        body = list(reply.body)
+        message = body[0] if body and isinstance(body[0], str) else name
+        if name in _NO_BROKER:
+            return errors.broker_unavailable(
+                "KeyringAuth's broker (%s) is not installed on this machine, or could not start (%s); install it (the "
+                "KeyringAuth package, or scripts/install from its repository)." % (NAME, message))
+        if name.startswith(NAME + ".Error."):
+            kind = name[len(NAME + ".Error."):]
+            if kind == "SecondFactorRequired" and len(body) >= 3:
+                from .multifactor import resolver_error
+
+                return resolver_error(message, str(body[1]), plain(body[2]))
+            return errors.broker_error(kind, message)
+        if name == "org.freedesktop.DBus.Error.NoReply":
+            return errors.timed_out("KeyringAuth's broker did not answer (%s); try again." % message)
+        return errors.broker_unavailable("The broker could not be called: %s (%s)." % (message, name))
+
+    def next_signal(self, timeout: Optional[float]) -> Optional[List[Any]]:
+        """The next UserChanged sent to this connection, its arguments unwrapped, or ``None`` after ``timeout``."""
+        try:
+            message = self._signals.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if message is None:
+            return None
+        return [plain(value) for value in message.body]
+
+    def wake(self) -> None:
+        """Makes a waiting :meth:`next_signal` return ``None``."""
+        try:
+            self._signals.put_nowait(None)
+        except queue.Full:
+            pass
+
+    def close(self) -> None:
+        self._filter.close()
+        self._router.close()
+        self._connection.close()

@@ -1,0 +1,219 @@
+"""Auth: Firebase Authentication for one app and access group, through KeyringAuth's broker, with the names of
+Firebase's JavaScript SDK in Python's style."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from . import errors
+from ._binding import Binding
+from ._broker import Broker, strings
+from .credentials import AuthCredential
+from .options import FirebaseOptions
+from .user import User
+
+Dispatch = Callable[[Callable[[], None]], None]
+
+
+@dataclass
+class ActionCodeSettings:
+    """Where an email action's link leads and how it opens; ``url`` and ``handle_code_in_app=True`` for a sign-in link."""
+
+    url: Optional[str] = None
+    handle_code_in_app: bool = False
+    link_domain: Optional[str] = None
+    ios_bundle_id: Optional[str] = None
+    android_package_name: Optional[str] = None
+    android_install_app: bool = False
+    android_minimum_version: Optional[str] = None
+
+    def dictionary(self) -> Dict[str, Any]:
+        return strings({
+            "url": self.url, "handleCodeInApp": self.handle_code_in_app, "linkDomain": self.link_domain,
+            "iOSBundleID": self.ios_bundle_id, "androidPackageName": self.android_package_name,
+            "androidInstallIfNotAvailable": self.android_install_app if self.android_package_name else None,
+            "androidMinimumVersion": self.android_minimum_version,
+        })
+
+
+@dataclass(frozen=True)
+class ActionCodeInfo:
+    """What an email action code is for (``check_action_code``): ``operation`` as Firebase names it
+    (``PASSWORD_RESET``, ``VERIFY_EMAIL``, ``EMAIL_SIGNIN``, …) and the addresses it concerns."""
+
+    operation: str
+    email: str
+    previous_email: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class UserCredential:
+    """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
+    ``reauthenticate``)."""
+
+    user: User
+    provider_id: Optional[str]
+    operation_type: str
+
+
+def _bound(callback: Callable[[Optional[User]], None], user: Optional[User]) -> Callable[[], None]:
+    return lambda: callback(user)
+
+
+class Auth:
+    """Firebase Authentication for the app of ``options`` (a FirebaseOptions, or the path of its
+    ``google-services.json`` or ``GoogleService-Info.plist``) in ``access_group`` (``None``: the app's private scope).
+
+    Every app of the group shares one sign-in, whatever its language; a sandboxed app may use only groups under its
+    own app ID's domain. Calls block until the broker answers (at most ``timeout`` seconds, a browser sign-in five
+    minutes); listeners are called on a thread of this Auth's, or through ``dispatch`` (``keyringauth.glib_dispatch``
+    for a GTK app's main loop). ``close()`` ends the connection; an Auth is also a context manager.
+    """
+
+    def __init__(self, options: Union[FirebaseOptions, str], access_group: Optional[str] = None, *,
+                 dispatch: Optional[Dispatch] = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
+        self.options = options if isinstance(options, FirebaseOptions) else FirebaseOptions.from_file(options)
+        self.access_group = access_group
+        self._dispatch: Dispatch = dispatch or (lambda function: function())
+        self._broker = Broker(bus, timeout)
+        self._binding = Binding(self._broker, strings(self.options.app_dictionary()), access_group or "")
+        self._lock = threading.Lock()
+        self._state_listeners: List[Callable[[Optional[User]], None]] = []
+        self._user_listeners: List[Callable[[Optional[User]], None]] = []
+        self._watching: Optional[threading.Thread] = None
+        self._closed = threading.Event()
+        self._last_uid: Optional[str] = None
+
+    # The user.
+    @property
+    def current_user(self) -> Optional[User]:
+        """The user signed in to this app and group now, as the broker knows it (signed in by any app of the group)."""
+        return self._binding.user("GetUser")
+
+    # Signing in.
+    def sign_in_anonymously(self) -> UserCredential:
+        return self._credential(self._binding.user("SignInAnonymously"), None)
+
+    def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
+        return self._credential(self._binding.user("SignInWithEmail", "ss", email, password), "password")
+
+    def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
+        return self._credential(self._binding.user("CreateUserWithEmail", "ss", email, password), "password")
+
+    def sign_in_with_custom_token(self, token: str) -> UserCredential:
+        return self._credential(self._binding.user("SignInWithCustomToken", "s", token), None)
+
+    def sign_in_with_email_link(self, email: str, email_link: str) -> UserCredential:
+        return self._credential(self._binding.user("SignInWithEmailLink", "ss", email, email_link), "password")
+
+    def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
+        values = {key: ("s", value) for key, value in credential.dictionary().items()}
+        return self._credential(self._binding.user("SignInWithCredential", "a{sv}", values), credential.provider_id)
+
+    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: Optional[str] = None,
+                             client_secret: Optional[str] = None) -> UserCredential:
+        """Signs in in the person's browser with Google (``google.com``) or an OpenID Connect provider (its ``oidc.``
+        ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
+        (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
+        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
+        return self._credential(self._binding.user("SignInWithBrowser", "a{sv}", provider, timeout=330.0), provider_id)
+
+    def is_sign_in_with_email_link(self, email_link: str) -> bool:
+        return "mode=signIn" in email_link and "oobCode=" in email_link
+
+    def sign_out(self) -> None:
+        """Signs out every app of the group."""
+        self._binding.call("SignOut")
+
+    # Email actions.
+    def send_password_reset_email(self, email: str, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
+        self._binding.call("SendPasswordReset", "sa{sv}", email, action_code_settings.dictionary() if action_code_settings else {})
+
+    def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
+        self._binding.call("SendSignInLink", "sa{sv}", email, action_code_settings.dictionary())
+
+    def verify_password_reset_code(self, code: str) -> str:
+        """The address whose password the code resets."""
+        return str(self._binding.call("VerifyPasswordResetCode", "s", code)[0])
+
+    def confirm_password_reset(self, code: str, new_password: str) -> None:
+        self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
+
+    def check_action_code(self, code: str) -> ActionCodeInfo:
+        values = self._binding.call("CheckActionCode", "s", code)[0]
+        return ActionCodeInfo(values.get("operation", ""), values.get("email", ""), values.get("previousEmail"))
+
+    def apply_action_code(self, code: str) -> None:
+        self._binding.call("ApplyActionCode", "s", code)
+
+    # Listeners.
+    def on_auth_state_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+        """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
+        group, by any app of the group. Answers a function that stops it."""
+        return self._listen(self._state_listeners, callback)
+
+    def on_user_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+        """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
+        providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
+        return self._listen(self._user_listeners, callback)
+
+    def _listen(self, listeners: List[Callable[[Optional[User]], None]], callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+        with self._lock:
+            listeners.append(callback)
+            if self._watching is None:
+                self._binding.call("Watch")
+                self._last_uid = None
+                self._watching = threading.Thread(target=self._watch, name="keyringauth-watch", daemon=True)
+                self._watching.start()
+        user = self.current_user
+        self._dispatch(lambda: callback(user))
+
+        def stop() -> None:
+            with self._lock:
+                if callback in listeners:
+                    listeners.remove(callback)
+                if not self._state_listeners and not self._user_listeners and self._watching is not None:
+                    self._watching = None
+                    self._broker.wake()
+                    try:
+                        self._binding.call("Unwatch")
+                    except errors.AuthError:
+                        pass
+        return stop
+
+    def _watch(self) -> None:
+        current = threading.current_thread()
+        while not self._closed.is_set() and self._watching is current:
+            arguments = self._broker.next_signal(timeout=None)
+            if arguments is None:
+                continue
+            app, group, values = arguments
+            if group != self._binding.group or app.get("appID") != self.options.app_id or app.get("appName") != self.options.app_name:
+                continue
+            user = User(self._binding, values) if values else None
+            uid = user.uid if user else None
+            with self._lock:
+                state = list(self._state_listeners) if uid != self._last_uid else []
+                changed = list(self._user_listeners)
+                self._last_uid = uid
+            for callback in state + changed:
+                self._dispatch(_bound(callback, user))
+
+    def _credential(self, user: Optional[User], provider_id: Optional[str]) -> UserCredential:
+        if user is None:
+            raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "The sign-in answered no user.")
+        return UserCredential(user, provider_id, "signIn")
+
+    def close(self) -> None:
+        """Ends this Auth's connection and its listeners (the sign-in stays, for the group's other apps)."""
+        self._closed.set()
+        self._watching = None
+        self._broker.wake()
+        self._broker.close()
+
+    def __enter__(self) -> "Auth":
+        return self
+
+    def __exit__(self, *exception: Any) -> None:
+        self.close()

@@ -1,0 +1,74 @@
+"""Credentials of identity providers, as Firebase's JavaScript SDK makes them (``GoogleAuthProvider.credential``),
+for ``sign_in_with_credential``, ``link_with_credential`` and ``reauthenticate_with_credential``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+
+@dataclass(frozen=True)
+class AuthCredential:
+    """A provider's proof of the person: its provider ID and tokens (never printed)."""
+
+    provider_id: str
+    _fields: Dict[str, str] = field(default_factory=dict, repr=False)
+
+    def dictionary(self) -> Dict[str, str]:
+        """The ``credential`` argument of the broker's methods."""
+        return dict(self._fields, providerID=self.provider_id)
+
+
+def _credential(provider_id: str, **tokens: Optional[str]) -> AuthCredential:
+    return AuthCredential(provider_id, {key: value for key, value in tokens.items() if value})
+
+
+class EmailAuthProvider:
+    PROVIDER_ID = "password"
+
+    @staticmethod
+    def credential(email: str, password: str) -> AuthCredential:
+        """An address and password, to reauthenticate or to link to another sign-in method."""
+        return _credential("password", email=email, password=password)
+
+
+class GoogleAuthProvider:
+    PROVIDER_ID = "google.com"
+
+    @staticmethod
+    def credential(id_token: Optional[str] = None, access_token: Optional[str] = None) -> AuthCredential:
+        return _credential("google.com", idToken=id_token, accessToken=access_token)
+
+
+class GithubAuthProvider:
+    PROVIDER_ID = "github.com"
+
+    @staticmethod
+    def credential(access_token: str) -> AuthCredential:
+        return _credential("github.com", accessToken=access_token)
+
+
+class FacebookAuthProvider:
+    PROVIDER_ID = "facebook.com"
+
+    @staticmethod
+    def credential(access_token: str) -> AuthCredential:
+        return _credential("facebook.com", accessToken=access_token)
+
+
+class TwitterAuthProvider:
+    PROVIDER_ID = "twitter.com"
+
+    @staticmethod
+    def credential(token: str, secret: str) -> AuthCredential:
+        return _credential("twitter.com", accessToken=token, secret=secret)
+
+
+class OAuthProvider:
+    """Any other provider by its Firebase ID: ``apple.com``, ``oidc.<name>``, ``saml.<name>``."""
+
+    def __init__(self, provider_id: str) -> None:
+        self.provider_id = provider_id
+
+    def credential(self, id_token: Optional[str] = None, access_token: Optional[str] = None,
+                   raw_nonce: Optional[str] = None) -> AuthCredential:
+        return _credential(self.provider_id, idToken=id_token, accessToken=access_token, rawNonce=raw_nonce)

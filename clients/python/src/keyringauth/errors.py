@@ -1,0 +1,129 @@
+"""The errors of keyringauth: one type, AuthError, carrying Firebase's error name, and subclasses for the
+errors an app branches on."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, Type
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .multifactor import MultiFactorResolver
+
+
+class AuthError(Exception):
+    """An error of Firebase Authentication, or of the broker that runs it for this app.
+
+    ``code`` is Firebase's error code as the JavaScript SDK writes it (``auth/wrong-password``), ``name`` as Firebase's
+    Apple SDK and the broker write it (``ERROR_WRONG_PASSWORD``); ``message`` says what to do.
+    """
+
+    def __init__(self, code: str, name: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.name = name
+        self.message = message
+
+    def __str__(self) -> str:
+        return "%s: %s" % (self.code, self.message)
+
+
+class WrongPasswordError(AuthError):
+    """The password is wrong (``auth/wrong-password``)."""
+
+
+class UserNotFoundError(AuthError):
+    """No account has that address or ID (``auth/user-not-found``)."""
+
+
+class InvalidCredentialError(AuthError):
+    """The credential (an address and password, a provider's token) is not accepted (``auth/invalid-credential``);
+    a project that protects against address enumeration answers this for a wrong password too."""
+
+
+class EmailAlreadyInUseError(AuthError):
+    """An account already has that address (``auth/email-already-in-use``)."""
+
+
+class NoCurrentUserError(AuthError):
+    """Nobody is signed in to this app and group any more (``auth/null-user``): another app signed out."""
+
+
+class SecondFactorRequiredError(AuthError):
+    """The account has a second factor (``auth/multi-factor-auth-required``): ``resolver`` finishes the sign-in."""
+
+    def __init__(self, code: str, name: str, message: str, resolver: "MultiFactorResolver") -> None:
+        super().__init__(code, name, message)
+        self.resolver = resolver
+
+
+class KeyringUnavailableError(AuthError):
+    """The session's keyring cannot be used: none runs, it is locked, or it failed (``auth/keychain-error``)."""
+
+
+class AccessDeniedError(AuthError):
+    """The broker refuses this app the access group (a sandboxed app may use only groups under its own app ID's
+    domain), or could not tell who is calling (``auth/access-denied``)."""
+
+
+class BrokerUnavailableError(AuthError):
+    """No session bus, or KeyringAuth's broker is not installed (``auth/broker-unavailable``)."""
+
+
+_BY_NAME: Dict[str, Type[AuthError]] = {
+    "ERROR_WRONG_PASSWORD": WrongPasswordError,
+    "ERROR_USER_NOT_FOUND": UserNotFoundError,
+    "ERROR_INVALID_CREDENTIAL": InvalidCredentialError,
+    "ERROR_EMAIL_ALREADY_IN_USE": EmailAlreadyInUseError,
+}
+
+# Where the JavaScript SDK's code is not the Apple name's words.
+_JS_CODES = {
+    "ERROR_SECOND_FACTOR_REQUIRED": "auth/multi-factor-auth-required",
+    "ERROR_NULL_USER": "auth/null-user",
+    "ERROR_INVALID_ARGUMENT": "auth/argument-error",
+}
+
+
+def js_code(name: str) -> str:
+    """``ERROR_WRONG_PASSWORD`` as the JavaScript SDK writes it: ``auth/wrong-password``."""
+    if name in _JS_CODES:
+        return _JS_CODES[name]
+    words = name[len("ERROR_"):] if name.startswith("ERROR_") else name
+    return "auth/" + words.lower().replace("_", "-")
+
+
+def from_name(name: str, message: str) -> AuthError:
+    """The error of Firebase's error name ``name``, of its subclass where it has one."""
+    return _BY_NAME.get(name, AuthError)(js_code(name), name, message)
+
+
+def broker_error(kind: str, message: str) -> AuthError:
+    """The error for the broker's D-Bus error ``kind`` (its name's last element) and message."""
+    if kind == "Backend":
+        name, _, rest = message.partition(": ")
+        if name.startswith("ERROR_") and rest:
+            return from_name(name, rest)
+        return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
+    if kind == "AccessDenied":
+        return AccessDeniedError("auth/access-denied", "ERROR_ACCESS_DENIED", message)
+    if kind == "KeychainUnavailable":
+        return KeyringUnavailableError("auth/keychain-error", "ERROR_KEYCHAIN_ERROR", message)
+    if kind == "NotSignedIn":
+        return NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", message)
+    if kind == "InvalidArgument":
+        return AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
+    return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
+
+
+def broker_unavailable(message: str) -> BrokerUnavailableError:
+    return BrokerUnavailableError("auth/broker-unavailable", "ERROR_BROKER_UNAVAILABLE", message)
+
+
+def timed_out(message: str) -> AuthError:
+    return AuthError("auth/timeout", "ERROR_TIMEOUT", message)
+
+
+__all__ = [
+    "AccessDeniedError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
+    "KeyringUnavailableError", "NoCurrentUserError", "SecondFactorRequiredError", "UserNotFoundError",
+    "WrongPasswordError",
+]
+

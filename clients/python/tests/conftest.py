@@ -1,0 +1,79 @@
+"""The package's tests run against KeyringAuth's broker on a private session bus with a real keyring and the Auth
+emulator, as KeyringAuth's integration tests set them up (its PythonPackageTests runs pytest): the bus is
+DBUS_SESSION_BUS_ADDRESS, the broker is D-Bus-activated there signing in with the emulator at
+FIREBASE_AUTH_EMULATOR_HOST, and KEYRING_AUTH_RUN_AS_FLATPAK names dbus/run-as-flatpak. Without them the tests are
+skipped, saying why: they never touch the keyring of the person running them."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import struct
+import time
+import urllib.request
+import uuid
+from typing import Any, Dict, List, Optional
+
+import pytest
+
+from keyringauth import Auth, FirebaseOptions
+
+REQUIRED = ("DBUS_SESSION_BUS_ADDRESS", "FIREBASE_AUTH_EMULATOR_HOST", "KEYRING_AUTH_HARNESS_ROOT", "KEYRING_AUTH_RUN_AS_FLATPAK")
+PROJECT = "demo-keyring-auth"
+
+
+def pytest_collection_modifyitems(config: Any, items: List[Any]) -> None:
+    missing = [name for name in REQUIRED if not os.environ.get(name)]
+    if missing:
+        skip = pytest.mark.skip(reason="run by KeyringAuth's integration tests (swift test under dbus/with-keyring); unset: "
+                                + ", ".join(missing))
+        for item in items:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def options() -> FirebaseOptions:
+    """An app of the test's own: a Firebase app ID no other test uses."""
+    return FirebaseOptions(api_key="AIza-python-" + uuid.uuid4().hex[:8], app_id="1:42:linux:py-" + uuid.uuid4().hex[:8],
+                           project_id=PROJECT)
+
+
+@pytest.fixture
+def group() -> str:
+    return "TEAMID.com.example.python" + uuid.uuid4().hex[:6]
+
+
+@pytest.fixture
+def auth(options: FirebaseOptions, group: str) -> Any:
+    with Auth(options, access_group=group) as auth:
+        yield auth
+
+
+def unique_email(name: str = "ada") -> str:
+    return "%s-%s@example.com" % (name, uuid.uuid4().hex[:8])
+
+
+def oob_code(request_type: str, email: str, link: bool = False) -> str:
+    """The latest email action code of ``request_type`` for ``email`` the emulator made (it mails nothing)."""
+    url = "http://%s/emulator/v1/projects/%s/oobCodes" % (os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        codes = json.load(answer)["oobCodes"]
+    matching = [code for code in codes if code["requestType"] == request_type and email in (code.get("email"), code.get("newEmail"))]
+    assert matching, "no %s code for %s among %s" % (request_type, email, codes)
+    return str(matching[-1]["oobLink" if link else "oobCode"])
+
+
+def totp(secret: str, at: Optional[float] = None) -> str:
+    """RFC 6238's code of a base32 ``secret`` (SHA-1, six digits, thirty seconds) at ``at``."""
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    counter = int((time.time() if at is None else at) // 30)
+    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
+def app_json(options: FirebaseOptions) -> str:
+    values: Dict[str, str] = options.app_dictionary()
+    return json.dumps(values)

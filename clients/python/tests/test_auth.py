@@ -1,0 +1,261 @@
+"""Every method of the package against the Auth emulator, through the broker, on a real keyring."""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import time
+from typing import Any, Optional
+
+import pytest
+
+import keyringauth
+from keyringauth import (ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOptions, GoogleAuthProvider, TotpMultiFactorGenerator,
+                         User)
+
+assert sys.version_info >= (3, 9)
+from conftest import oob_code, totp, unique_email
+
+
+def test_an_anonymous_user_is_signed_in_for_the_whole_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    assert auth.current_user is None
+    user = auth.sign_in_anonymously().user
+    assert user.is_anonymous and user.uid
+    with Auth(options, access_group=group) as other:
+        assert other.current_user == user, "another app of the group is signed in too"
+    with Auth(options, access_group=group + "x") as elsewhere:
+        assert elsewhere.current_user is None, "another group is not"
+    assert user.get_id_token().count(".") == 2
+    auth.sign_out()
+    assert auth.current_user is None
+
+
+def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
+    email = unique_email()
+    created = auth.create_user_with_email_and_password(email, "first-password")
+    user = created.user
+    assert created.provider_id == "password" and created.operation_type == "signIn"
+    assert user.email == email and not user.email_verified and user.provider_data == ["password"]
+
+    result = user.get_id_token_result()
+    assert result.claims["email"] == email and result.sign_in_provider == "password" and result.sign_in_second_factor is None
+    assert result.expiration_time > result.issued_at_time
+    assert "token" not in repr(result) and result.token not in repr(result)
+
+    user.update_profile(display_name="Ada", photo_url="https://example.com/ada.png")
+    assert user.display_name == "Ada" and user.photo_url == "https://example.com/ada.png"
+    user.update_profile(display_name=None)
+    assert user.display_name is None and user.photo_url == "https://example.com/ada.png"
+
+    user.send_email_verification()
+    code = oob_code("VERIFY_EMAIL", email)
+    info = auth.check_action_code(code)
+    assert info.operation == "VERIFY_EMAIL" and info.email == email
+    auth.apply_action_code(code)
+    user.reload()
+    assert user.email_verified
+
+    user.update_password("second-password")
+    assert auth.sign_in_with_email_and_password(email, "second-password").user.uid == user.uid
+
+    auth.send_password_reset_email(email)
+    reset = oob_code("PASSWORD_RESET", email)
+    assert auth.verify_password_reset_code(reset) == email
+    auth.confirm_password_reset(reset, "third-password")
+    with pytest.raises((keyringauth.WrongPasswordError, keyringauth.InvalidCredentialError)) as wrong:
+        auth.sign_in_with_email_and_password(email, "second-password")
+    assert wrong.value.code.startswith("auth/") and wrong.value.name.startswith("ERROR_")
+    user = auth.sign_in_with_email_and_password(email, "third-password").user
+
+    assert user.reauthenticate_with_credential(EmailAuthProvider.credential(email, "third-password")).operation_type == "reauthenticate"
+    linked = user.link_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "ada-g", "email": "ada@gmail.example"})))
+    assert "google.com" in linked.user.provider_data
+    assert user.unlink("google.com").provider_data == ["password"]
+
+    new_email = "new-" + email
+    user.verify_before_update_email(new_email)
+    auth.apply_action_code(oob_code("VERIFY_AND_CHANGE_EMAIL", new_email))
+    user = auth.sign_in_with_email_and_password(new_email, "third-password").user
+
+    auth.sign_out()
+    settings = ActionCodeSettings(url="https://example.com/finish", handle_code_in_app=True)
+    auth.send_sign_in_link_to_email(new_email, settings)
+    link = oob_code("EMAIL_SIGNIN", new_email, link=True)
+    assert auth.is_sign_in_with_email_link(link)
+    assert auth.sign_in_with_email_link(new_email, link).user.email == new_email
+
+    auth.current_user.delete()
+    assert auth.current_user is None
+    with pytest.raises((keyringauth.UserNotFoundError, keyringauth.InvalidCredentialError)):
+        auth.sign_in_with_email_and_password(new_email, "third-password")
+
+
+def test_a_custom_token_and_a_credential_sign_in(auth: Auth) -> None:
+    assert auth.sign_in_with_custom_token(json.dumps({"uid": "py-custom"})).user.uid == "py-custom"
+    google = auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "py-g", "email": "g@example.com"})))
+    assert google.user.email == "g@example.com" and google.provider_id == "google.com"
+
+
+def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
+    email = unique_email("grace")
+    user = auth.create_user_with_email_and_password(email, "a-password").user
+    user.send_email_verification()
+    auth.apply_action_code(oob_code("VERIFY_EMAIL", email))
+    user.reload()
+
+    secret = TotpMultiFactorGenerator.generate_secret(user.multi_factor.get_session(), issuer="Example")
+    url = secret.generate_qr_code_url()
+    assert url.startswith("otpauth://totp/Example:") and secret.secret_key and secret.secret_key not in repr(secret)
+    enrolled_at = time.time()
+    user.multi_factor.enroll(TotpMultiFactorGenerator.assertion_for_enrollment(secret, totp(secret.secret_key, enrolled_at)), "Phone")
+    [factor] = user.multi_factor.enrolled_factors
+    assert factor.display_name == "Phone" and factor.factor_id == "totp"
+
+    auth.sign_out()
+    with pytest.raises(keyringauth.SecondFactorRequiredError) as required:
+        auth.sign_in_with_email_and_password(email, "a-password")
+    error = required.value
+    assert error.code == "auth/multi-factor-auth-required" and error.name == "ERROR_SECOND_FACTOR_REQUIRED"
+    assert [hint.uid for hint in error.resolver.hints] == [factor.uid]
+    assert auth.current_user is None, "nothing is stored before the second factor"
+    with pytest.raises(keyringauth.AuthError) as wrong:
+        error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, "000000"))
+    assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE"
+    code = totp(secret.secret_key, max(enrolled_at + 30, time.time() - 29))
+    signed_in = error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, code)).user
+    assert signed_in.email == email and signed_in.get_id_token_result().sign_in_second_factor == "totp"
+
+    signed_in.multi_factor.unenroll(factor)
+    assert signed_in.multi_factor.enrolled_factors == []
+
+
+def test_listeners_hear_every_app_of_the_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    states: "queue.Queue[Optional[User]]" = queue.Queue()
+    changes: "queue.Queue[Optional[User]]" = queue.Queue()
+    stop = auth.on_auth_state_changed(states.put)
+    stop_changes = auth.on_user_changed(changes.put)
+    assert states.get(timeout=30) is None and changes.get(timeout=30) is None, "called at once with the state now"
+    with Auth(options, access_group=group) as other:
+        user = other.sign_in_anonymously().user
+        assert states.get(timeout=30) == user
+        other.current_user.update_profile(display_name="Grace")
+        changed = changes.get(timeout=30)
+        while changed is not None and changed.display_name != "Grace":
+            changed = changes.get(timeout=30)
+        assert states.empty(), "a profile change is no change of auth state"
+        other.sign_out()
+        assert states.get(timeout=30) is None
+    stop()
+    stop_changes()
+
+
+def test_bad_input_is_an_error_and_the_broker_keeps_serving(auth: Auth, options: FirebaseOptions) -> None:
+    with pytest.raises(keyringauth.AuthError) as refused:
+        auth.sign_in_with_email_and_password("ada@example.com\nforged", "x")
+    assert refused.value.code == "auth/argument-error" and "control character" in refused.value.message
+    with Auth(options, access_group="not a group") as bad, pytest.raises(keyringauth.AuthError) as bad_group:
+        bad.current_user
+    assert bad_group.value.code == "auth/argument-error"
+    user = auth.sign_in_anonymously().user
+    auth.sign_out()
+    with pytest.raises(keyringauth.NoCurrentUserError):
+        user.get_id_token()
+    with pytest.raises(keyringauth.AuthError) as wrong_code:
+        auth.apply_action_code("not-a-code")
+    assert wrong_code.value.name == "ERROR_INVALID_ACTION_CODE"
+    assert auth.sign_in_anonymously().user.uid, "still serving"
+
+
+def test_options_are_read_as_the_swift_package_reads_them(tmp_path: Any) -> None:
+    json_file = tmp_path / "google-services.json"
+    json_file.write_text(json.dumps({
+        "project_info": {"project_id": "demo-p", "project_number": "42"},
+        "client": [{"client_info": {"mobilesdk_app_id": "1:42:android:a"}, "api_key": [{"current_key": "AIza-a"}]}],
+    }))
+    assert FirebaseOptions.from_file(str(json_file)) == FirebaseOptions("AIza-a", "1:42:android:a", "demo-p")
+    plist = tmp_path / "GoogleService-Info.plist"
+    import plistlib
+    plist.write_bytes(plistlib.dumps({"API_KEY": "AIza-b", "GOOGLE_APP_ID": "1:42:ios:b", "PROJECT_ID": "demo-q"}))
+    assert FirebaseOptions.from_file(str(plist)) == FirebaseOptions("AIza-b", "1:42:ios:b", "demo-q")
+    with pytest.raises(keyringauth.AuthError) as missing:
+        FirebaseOptions.from_file(str(tmp_path / "nothing.json"))
+    assert missing.value.code == "auth/invalid-app-options"
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps({"project_info": {"project_id": "p"}, "client": [
+        {"client_info": {"mobilesdk_app_id": "1:1:a"}, "api_key": [{"current_key": "k"}]},
+        {"client_info": {"mobilesdk_app_id": "1:1:b"}, "api_key": [{"current_key": "k"}]}]}))
+    with pytest.raises(keyringauth.AuthError, match="GOOGLE_APP_ID"):
+        FirebaseOptions.from_file(str(two))
+    assert FirebaseOptions.from_file(str(two), app_id="1:1:b").app_id == "1:1:b"
+
+
+SANDBOXED = """
+import json, sys
+from keyringauth import AccessDeniedError, Auth, FirebaseOptions
+options = FirebaseOptions(**json.loads(sys.argv[1]))
+for group in sys.argv[2:]:
+    try:
+        with Auth(options, access_group=group) as auth:
+            print(group, "signed in", auth.sign_in_anonymously().user.is_anonymous)
+    except AccessDeniedError as error:
+        print(group, "refused", error.code)
+"""
+
+
+def test_a_sandboxed_app_may_use_its_domains_group_only(options: FirebaseOptions, tmp_path: Any) -> None:
+    import jeepney
+
+    script = tmp_path / "sandboxed.py"
+    script.write_text(SANDBOXED)
+    source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
+    jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
+    fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
+    result = subprocess.run(
+        [os.environ["KEYRING_AUTH_RUN_AS_FLATPAK"], "--ro", source, "--ro", jeepney_path, "--ro", str(tmp_path),
+         "--env", "PYTHONPATH=%s:%s" % (source, jeepney_path), "com.example.Notes", "/usr/bin/python3", str(script),
+         json.dumps(fields), "TEAMID.com.example.notes", "TEAMID.org.evil.notes"],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "TEAMID.com.example.notes signed in True", "TEAMID.org.evil.notes refused auth/access-denied"], result.stderr
+
+
+GTK_APP = """
+import json, sys, threading
+from gi.repository import GLib
+from keyringauth import Auth, FirebaseOptions, glib_dispatch
+options = FirebaseOptions(**json.loads(sys.argv[1]))
+loop = GLib.MainLoop()
+seen = []
+def changed(user):
+    seen.append((user.uid if user else None, threading.current_thread() is threading.main_thread()))
+    if user is None and len(seen) == 1:
+        threading.Thread(target=lambda: Auth(options, access_group=sys.argv[2]).sign_in_anonymously()).start()
+    elif user is not None:
+        loop.quit()
+with Auth(options, access_group=sys.argv[2], dispatch=glib_dispatch) as auth:
+    auth.on_auth_state_changed(changed)
+    GLib.timeout_add_seconds(60, loop.quit)
+    loop.run()
+print(json.dumps(seen))
+"""
+
+
+def test_listeners_reach_a_glib_main_loop(options: FirebaseOptions, group: str, tmp_path: Any) -> None:
+    """A GTK app's listeners run on its main loop (``glib_dispatch``): PyGObject's Python, the package on its path."""
+    import jeepney
+
+    script = tmp_path / "gtk_app.py"
+    script.write_text(GTK_APP)
+    source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
+    jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
+    fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
+    environment = dict(os.environ, PYTHONPATH="%s:%s" % (source, jeepney_path))
+    result = subprocess.run(["/usr/bin/python3", str(script), json.dumps(fields), group], capture_output=True, text=True,
+                            timeout=120, env=environment)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout)
+    assert [uid is None for uid, _ in seen] == [True, False], seen
+    assert all(on_main for _, on_main in seen), "every call on the main loop's thread: %s" % seen
