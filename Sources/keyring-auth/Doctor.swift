@@ -29,7 +29,10 @@ struct Doctor: AsyncParsableCommand {
         // In a sandbox that cannot reach the Secret Service: the portal keyring and the broker instead.
         let sandboxed = report.sandbox.isSandboxed && !report.secretServiceReachable
         let sandboxReport = sandboxed ? await store.blockingQueue.run { SandboxDiagnosis.diagnose(logger: storeOptions.logger) } : nil
-        let checks = sandboxReport.map { Self.sandboxChecks(report.sandbox, $0) } ?? Self.checks(report, collection: storeOptions.collection)
+        var checks = sandboxReport.map { Self.sandboxChecks(report.sandbox, $0) } ?? Self.checks(report, collection: storeOptions.collection)
+        // On the host: whether the broker (for apps in other languages and sandboxed apps) can be reached.
+        let broker = sandboxed || report.busError != nil ? nil : await store.blockingQueue.run { Self.brokerCheck() }
+        if let broker { checks.append(broker) }
         let healthy = sandboxReport.map { $0.isHealthy } ?? report.isHealthy
         if output.json {
             printJSON([
@@ -107,6 +110,31 @@ struct Doctor: AsyncParsableCommand {
                 detail: "wrote, read back and deleted a throwaway item in \(String(format: "%.1f", milliseconds)) ms"))
         }
         return checks
+    }
+
+    /// Whether the broker runs, would be started at the first call, or is not installed on this bus, and how to
+    /// install it: not a failure of the keyring (Swift apps outside a sandbox do not need it).
+    static func brokerCheck() -> Check {
+        let name = SandboxDiagnosis.brokerName
+        let state: SessionBusCall.NameState
+        do throws(SessionBusCall.Failure) {
+            state = try SessionBusCall.state(of: name, limit: .seconds(5))
+        } catch {
+            return Check(name: "broker", ok: true, detail: "\(name) could not be asked for (\(error.message))")
+        }
+        switch state {
+        case .owned:
+            return Check(name: "broker", ok: true, detail: "\(name) runs on this bus: apps in other languages and Flatpak apps can share groups")
+        case .activatable:
+            return Check(name: "broker", ok: true, detail: "\(name) is installed: the bus starts it at the first call")
+        case .absent:
+            return Check(
+                name: "broker", ok: true,
+                detail: "\(name) is not installed on this bus; apps in other languages and Flatpak apps of a group need it: install "
+                    + "the keyring-auth package (sudo apt install ./keyring-auth_VERSION_ARCH.deb), or scripts/install from a checkout, "
+                    + "then log in again (or reload the bus: gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus "
+                    + "-m org.freedesktop.DBus.ReloadConfig)")
+        }
     }
 
     /// The provider's version and where it comes from (" 42.1-1 from Debian package gnome-keyring"),
