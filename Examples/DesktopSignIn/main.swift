@@ -1,7 +1,8 @@
-// The "Desktop sign-in with Google" article's block, as it is written there (a test checks that it appears in
-// this file): `signInWithGoogle` below. Its users live in memory, on the bundled emulator: it needs no keyring.
+// The "Desktop sign-in in the browser" article's blocks, as they are written there (a test checks that they appear in
+// this file): `signInWithGoogle` and `signInWithGitHub` below. Its users live in memory, on the bundled emulator: it needs no keyring.
 //
 //   GOOGLE_CLIENT_ID=….apps.googleusercontent.com GOOGLE_CLIENT_SECRET=… swift run desktop-sign-in-example
+//   GITHUB_CLIENT_ID=Iv1.… swift run desktop-sign-in-example     (GitHub's device flow: enter the code it prints)
 //
 // signs in with Google for real: your browser opens Google's page (a "Desktop app" OAuth client of a Google Cloud
 // project), and the emulator accepts the ID token Google gives. Without GOOGLE_CLIENT_ID (as CI runs it) the same
@@ -30,6 +31,27 @@ func signInWithGoogle(googleClientID: String, googleClientSecret: String) async 
     print("signed in:", user.uid, user.email ?? "no email")
 }
 
+/// The article's block, with GitHub's device flow.
+func signInWithGitHub(gitHubClientID: String) async throws {
+    let flow = GitHubDeviceFlow(clientID: gitHubClientID)        // an OAuth app with "Enable Device Flow" ticked
+    let authorization = try await flow.start()
+    print("Enter \(authorization.userCode) at \(authorization.verificationURI)")
+    let credential = try await flow.credential(for: authorization)  // waits; cancel the task to stop
+    let user = try await Auth.auth().signIn(with: credential).user
+    print("signed in with GitHub:", user.uid, user.email ?? "no email")
+}
+
+/// Not in the article: GitHub's device flow against a stand-in for GitHub, where the person enters the code at once.
+func signInWithGitHubStandIn() async throws {
+    let github = try FakeGitHub(user: ["sub": "octocat", "email": "octocat@example.com"], answers: [.pending, .token])
+    defer { github.stop() }
+    let flow = GitHubDeviceFlow(clientID: "Iv1.example", host: github.base)
+    let authorization = try await flow.start()
+    print("Enter \(authorization.userCode) at \(authorization.verificationURI.path)")
+    let user = try await Auth.auth().signIn(with: try await flow.credential(for: authorization)).user
+    print("signed in with GitHub:", user.email ?? "no email", user.providerData.map(\.providerID))
+}
+
 /// Not in the article: the same calls with a stand-in for Google, and for the browser (which follows the
 /// stand-in's redirect back to the flow and prints the page it is left on).
 func signInWithStandIn() async throws {
@@ -55,7 +77,10 @@ func signInWithStandIn() async throws {
 let environment = ProcessInfo.processInfo.environment
 if let clientID = environment["GOOGLE_CLIENT_ID"], !clientID.isEmpty {
     try await signInWithGoogle(googleClientID: clientID, googleClientSecret: environment["GOOGLE_CLIENT_SECRET"] ?? "")
+} else if let clientID = environment["GITHUB_CLIENT_ID"], !clientID.isEmpty {
+    try await signInWithGitHub(gitHubClientID: clientID)
 } else {
     try await signInWithStandIn()
+    try await signInWithGitHubStandIn()
 }
 await emulator.stop()

@@ -6,9 +6,22 @@ import Logging
 import SecretKeychain
 import SystemSupport
 
-/// How `sign-in` runs the desktop OAuth flow (``DesktopOAuthFlow``): Google, or an OpenID Connect provider
-/// by its issuer, in the user's browser; the client secret, when there is one, from standard input.
+/// How `sign-in` runs a provider's flow in the browser: the desktop OAuth flow (``DesktopOAuthFlow``) with Google or an
+/// OpenID Connect provider by its issuer, the client secret, when there is one, from standard input; or GitHub's
+/// device flow (``GitHubDeviceFlow``), whose code the person enters in any browser.
 struct BrowserSignInOptions: ParsableArguments {
+    @Flag(help: "Sign in with GitHub: prints a code to enter at GitHub's address (GitHub's device flow), then waits; an OAuth app's --client-id with the device flow enabled.")
+    var github = false
+
+    @Option(name: .customLong("scope"), help: ArgumentHelp("With --github: a scope to ask for, repeatable (default: read:user and user:email).", valueName: "scope"))
+    var scopes: [String] = []
+
+    @Option(help: ArgumentHelp("With --github: a GitHub Enterprise Server's address instead of https://github.com.", valueName: "url"))
+    var githubHost: String?
+
+    @Flag(help: "With --github: also open GitHub's address in the browser.")
+    var openBrowser = false
+
     @Flag(help: "Sign in with Google in the browser (a desktop OAuth client's --client-id).")
     var google = false
 
@@ -35,10 +48,25 @@ struct BrowserSignInOptions: ParsableArguments {
     @Flag(help: "With --google or --oidc: only print the URL to open; do not start a browser.")
     var noBrowser = false
 
-    var given: Bool { google || oidc != nil }
+    var given: Bool { google || oidc != nil || github }
 
     func validate() throws {
-        guard !(google && oidc != nil) else { throw ValidationError("Give --google or --oidc ISSUER, not both.") }
+        guard [google, oidc != nil, github].filter({ $0 }).count <= 1 else { throw ValidationError("Give one of --google, --oidc ISSUER and --github.") }
+        guard github || (scopes.isEmpty && githubHost == nil && !openBrowser) else {
+            throw ValidationError("--scope, --github-host and --open-browser go with --github.")
+        }
+        if github {
+            guard clientID?.isEmpty == false else { throw ValidationError("--github needs --client-id, the GitHub OAuth app's client ID.") }
+            guard providerID == nil, !clientSecretStdin, port == 0, !noBrowser else {
+                throw ValidationError("--github takes no --provider-id, --client-secret-stdin, --port or --no-browser: its device flow needs none.")
+            }
+            if let githubHost {
+                guard let url = URL(string: githubHost), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                    throw ValidationError("--github-host takes an https address, such as https://github.example.com.")
+                }
+            }
+            return
+        }
         guard given || (clientID == nil && providerID == nil && !clientSecretStdin && port == 0 && !noBrowser) else {
             throw ValidationError("--client-id, --provider-id, --client-secret-stdin, --port and --no-browser go with --google or --oidc ISSUER.")
         }
@@ -63,8 +91,10 @@ struct BrowserSignInOptions: ParsableArguments {
         clientSecretStdin ? try readSecretLines(["the client secret"], flag: "--client-secret-stdin")[0] : nil
     }
 
-    /// Runs the flow: prints the URL on standard error, opens the browser, waits, returns the credential.
-    func credential(secret: String?, logger: Logger) async throws(AuthError) -> OAuthCredential {
+    /// Runs the flow: prints the URL (or GitHub's code and address) on standard error, opens the browser, waits, returns
+    /// the credential.
+    func credential(secret: String?, logger: Logger) async throws(AuthError) -> AuthCredential {
+        if github { return try await gitHubCredential(logger: logger) }
         let provider: DesktopOAuthProvider
         if let oidc, let providerID {
             provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: oidc)
@@ -85,5 +115,20 @@ struct BrowserSignInOptions: ParsableArguments {
             // On a line of its own, to copy whole.
             FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
         }
+    }
+
+    /// GitHub's device flow: the code and the address on standard error, the address opened when asked, then the wait.
+    private func gitHubCredential(logger: Logger) async throws(AuthError) -> AuthCredential {
+        var flow = GitHubDeviceFlow(clientID: clientID ?? "", host: githubHost.flatMap(URL.init(string:)) ?? URL(string: "https://github.com")!)
+        if !scopes.isEmpty { flow.scopes = scopes }
+        flow.logger = logger
+        let authorization = try await flow.start()
+        let minutes = max(1, Int((authorization.expirationDate.timeIntervalSinceNow / 60).rounded()))
+        printError("to sign in with GitHub, enter the code \(authorization.userCode.escapedForTerminal) at this address within \(minutes) minutes:")
+        FileHandle.standardError.write(Data((authorization.verificationURI.absoluteString.escapedForTerminal + "\n").utf8))
+        if openBrowser, let failure = await DesktopBrowser.system.open(authorization.verificationURI) {
+            printError("the browser was not opened (\(failure.escapedForTerminal)); open the address by hand")
+        }
+        return try await flow.credential(for: authorization)
     }
 }

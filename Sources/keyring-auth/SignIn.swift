@@ -7,11 +7,12 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, or in the browser with Google or an OpenID Connect provider) in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, in the browser with Google or an OpenID Connect provider, or with GitHub's device flow) in --group G or --private.",
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
-            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
+            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> \
+            [--scope <scope>]… [--github-host <url>] [--open-browser]) [--factor <uid>] \
             [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
@@ -24,7 +25,10 @@ struct SignIn: AsyncParsableCommand {
             naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
             and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'. With --google or --oidc the provider's \
             sign-in page opens in the browser (its URL is printed on standard error, to open by hand with --no-browser) \
-            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed. \
+            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed. With \
+            --github the code to enter and GitHub's address are printed on standard error (opened with --open-browser), and \
+            the sign-in waits until the person has entered it, declined, or the code expired (fifteen minutes); Ctrl-C \
+            stops it, nothing stored. \
             An account with an authenticator (TOTP) second factor then needs its code: at a prompt on a terminal, else \
             on the line of standard input after the password; nothing is stored until it is accepted.
             """)
@@ -54,7 +58,7 @@ struct SignIn: AsyncParsableCommand {
         guard methods == 1 else {
             throw ValidationError(
                 "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
-                    + "--custom-token-stdin, or --google / --oidc ISSUER --provider-id ID with --client-id ID.")
+                    + "--custom-token-stdin, --google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
         }
         guard !create || (credential.email != nil && credential.passwordStdin) else {
             throw ValidationError("--create goes with --email and --password-stdin.")

@@ -54,6 +54,44 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        /// `sign-in --github`: GitHub's device flow at the terminal, against ``FakeGitHub``: the code and the address are
+        /// printed, the wait goes through GitHub's `authorization_pending` and `slow_down`, and the token signs in on the
+        /// emulator; a person who declines is exit 1 with nothing stored; a bad combination of options is exit 2.
+        @Test func aGitHubSignInAtTheTerminal() async throws {
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let id = String(UUID().uuidString.prefix(8)).lowercased()  // the emulator keeps addresses in lower case
+            let identity = ["--api-key", "AIza-github-\(id)", "--app-id", "1:42:linux:gh-\(id)"]
+            let app = identity + ["--emulator", address]
+            let github = try FakeGitHub(user: ["sub": "octocat-\(id)", "email": "octo-\(id)@example.com"], answers: [.pending, .slowDown(interval: 0), .token])
+            defer { github.stop() }
+
+            let signedIn = try await cli.run(
+                ["sign-in", "--github", "--client-id", "Iv1.cli", "--github-host", github.base.absoluteString, "--scope", "read:user",
+                 "--private", "--json"] + app)
+            #expect(signedIn.status == 0, "\(signedIn.standardError)")
+            #expect(signedIn.standardError.contains("enter the code ABCD-1234") && signedIn.standardError.contains("\(github.base.absoluteString)/login/device"),
+                "\(signedIn.standardError)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: signedIn.standardOutput) as? [String: Any])
+            #expect(answer["providers"] as? [String] == ["github.com"] && answer["email"] as? String == "octo-\(id)@example.com")
+            #expect(github.codeRequests.first?["scope"] == "read:user" && github.tokenRequests.count == 3)
+            #expect(!signedIn.standardError.contains("device-"), "the device code is not printed")
+
+            let declining = try FakeGitHub(user: ["sub": "x"], answers: [.error("access_denied")])
+            defer { declining.stop() }
+            let declined = try await cli.run(
+                ["sign-in", "--github", "--client-id", "Iv1.cli", "--github-host", declining.base.absoluteString, "--group", uniqueGroup().rawValue] + app)
+            #expect(declined.status == 1 && declined.standardError.contains("declined"), "\(declined.standardError)")
+            let shown = try await cli.run(["show", "--private"] + identity)
+            #expect(shown.output.contains("octo-\(id)@example.com"), "the earlier sign-in stays: \(shown.output)\(shown.standardError)")
+
+            let mixed = try await cli.run(["sign-in", "--github", "--google", "--client-id", "x", "--private"] + app)
+            #expect(mixed.status == 2, "\(mixed.standardError)")
+            let noClient = try await cli.run(["sign-in", "--github", "--private"] + app)
+            #expect(noClient.status == 2 && noClient.standardError.contains("--client-id"), "\(noClient.standardError)")
+            await emulator.stop()
+        }
+
         @Test func whereTheSessionHasADesktopPortalTheURLGoesThroughItNotXdgOpensArguments() async throws {
             // xdg-open's arguments are readable by every user in /proc/PID/cmdline; the portal gets the URL over the bus.
             let bus = try await PrivateBus(harness: cli.harness)

@@ -143,7 +143,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         return "\(header).\(payload)."
     }
 
-    private static func response(_ status: String, json: [String: Any]) -> String {
+    static func response(_ status: String, json: [String: Any]) -> String {
         let body = String(decoding: try! JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self)
         return "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
     }
@@ -152,7 +152,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")) ?? ""
     }
 
-    private static func form(_ body: String) -> [String: String] {
+    static func form(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in body.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
@@ -164,7 +164,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     }
 
     /// The head and the body (by `Content-Length`) of one request.
-    private static func readRequest(_ fd: Int32) -> (String, String) {
+    static func readRequest(_ fd: Int32) -> (String, String) {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []

@@ -4,13 +4,15 @@ import SystemSupport
 /// How ``DesktopOAuthFlow`` shows the provider's sign-in page: the user's own browser, never a web view
 /// inside the app (Google refuses embedded browsers, and the user's browser already holds their session).
 public struct DesktopBrowser: Sendable {
-    /// Opens the URL; returns `nil` when it was handed to a browser, else why not.
-    let open: @Sendable (URL) async -> String?
+    private let opener: @Sendable (URL) async -> String?
+
+    /// Opens `url`; answers `nil` when it was handed to a browser, else why not.
+    public func open(_ url: URL) async -> String? { await opener(url) }
 
     /// Shows the page with `open`, which returns `nil` when it handed the URL on, else why not (the flow
     /// then still waits: the user may open the URL it announced).
     public static func custom(_ open: @escaping @Sendable (URL) async -> String?) -> DesktopBrowser {
-        DesktopBrowser(open: open)
+        DesktopBrowser(opener: open)
     }
 
     /// The user's default browser, through the desktop portal's OpenURI where the session has one (GNOME,

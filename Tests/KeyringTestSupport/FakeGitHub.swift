@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+import SystemSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A stand-in for GitHub's device flow on 127.0.0.1 (`POST /login/device/code`, then `POST /login/oauth/access_token`
+/// polled): each token request is answered with the next of ``answers`` (`authorization_pending`, `slow_down`, an
+/// error, or `"token"` for the token), the last one again once they run out, or not at all with ``silent``. The token
+/// it gives is the JSON claims Firebase's Auth emulator takes as a GitHub access token.
+package final class FakeGitHub: Sendable {
+    /// What a token request answers.
+    package enum Answer: Sendable {
+        case pending
+        case slowDown(interval: Int?)
+        case error(String)
+        case token
+        /// Never answered (the connection is held until the fake stops).
+        case silent
+    }
+
+    package let port: Int
+    package let user: [String: String]
+    private let listener: Int32
+    private let state: Mutex<(answers: [Answer], codeRequests: [[String: String]], tokenRequests: [[String: String]], held: [Int32])>
+
+    /// Serves on a free port of 127.0.0.1 until ``stop()``; the device code's interval is `interval` seconds, and
+    /// the code request itself is answered with `codeError` when given.
+    package init(user: [String: String], answers: [Answer], interval: Int = 0, codeError: String? = nil) throws {
+        self.user = user
+        state = Mutex((answers, [], [], []))
+        let (fd, port) = try RawTCP.silentListener()
+        listener = fd
+        self.port = port
+        try OwnThread.detach(name: "fake-github") { [self] in serve(interval: interval, codeError: codeError) }
+    }
+
+    package var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    package var codeRequests: [[String: String]] { state.withLock { $0.codeRequests } }
+    package var tokenRequests: [[String: String]] { state.withLock { $0.tokenRequests } }
+
+    /// Stops serving, and lets go of held connections.
+    package func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        state.withLock { $0.held.forEach { shutdown($0, Int32(SHUT_RDWR)) } }
+    }
+
+    private func serve(interval: Int, codeError: String?) {
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                close(listener)
+                return
+            }
+            let (head, body) = FakeOAuthProvider.readRequest(connection)
+            let fields = FakeOAuthProvider.form(body)
+            let response: String?
+            if head.hasPrefix("POST /login/device/code ") {
+                state.withLock { $0.codeRequests.append(fields) }
+                response = codeError.map { FakeOAuthProvider.response("200 OK", json: ["error": $0]) } ?? FakeOAuthProvider.response("200 OK", json: [
+                    "device_code": "device-\(UUID().uuidString)", "user_code": "ABCD-1234", "verification_uri": "\(base.absoluteString)/login/device",
+                    "expires_in": 900, "interval": interval,
+                ])
+            } else if head.hasPrefix("POST /login/oauth/access_token ") {
+                let answer = state.withLock { state -> Answer in
+                    state.tokenRequests.append(fields)
+                    return state.answers.count > 1 ? state.answers.removeFirst() : state.answers.first ?? .token
+                }
+                switch answer {
+                case .pending: response = FakeOAuthProvider.response("200 OK", json: ["error": "authorization_pending"])
+                case .slowDown(let interval):
+                    var json: [String: Any] = ["error": "slow_down"]
+                    json["interval"] = interval
+                    response = FakeOAuthProvider.response("200 OK", json: json)
+                case .error(let name): response = FakeOAuthProvider.response("200 OK", json: ["error": name])
+                case .token:
+                    let token = String(decoding: try! JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
+                    response = FakeOAuthProvider.response("200 OK", json: ["access_token": token, "token_type": "bearer", "scope": "read:user"])
+                case .silent: response = nil
+                }
+            } else {
+                response = FakeOAuthProvider.response("404 Not Found", json: ["error": "not_found"])
+            }
+            guard let response else {
+                state.withLock { $0.held.append(connection) }
+                continue
+            }
+            _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(connection, Int32(SHUT_WR))
+            close(connection)
+        }
+    }
+}
