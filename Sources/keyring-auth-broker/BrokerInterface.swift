@@ -22,8 +22,9 @@ enum BrokerInterface {
             """),
         Method("SignInWithBrowser", [("provider", "a{sv}")], replies: [("user", "a{sv}")], note: """
             The desktop OAuth flow in the user's browser, run by the broker (at most five minutes: give the call
-                 a timeout that long). provider: providerID (google.com, or the oidc. ID set up in Firebase), clientID
-                 (the app's desktop OAuth client), issuer (for oidc.), clientSecret (where the client has one).
+                 a timeout that long). provider: providerID (google.com, github.com for GitHub's web flow, or the oidc.
+                 ID set up in Firebase), clientID (the app's desktop OAuth client), issuer (for oidc.), clientSecret
+                 (where the client has one; GitHub's web flow needs it).
             """),
         Method("ResolveSignInWithTOTP", [("handle", "s"), ("factorUID", "s"), ("code", "s")], replies: [("user", "a{sv}")], note: """
             Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app

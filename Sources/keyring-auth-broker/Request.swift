@@ -237,13 +237,13 @@ struct BrowserSignIn: Sendable {
             shape: "a dictionary (a{sv}) of providerID, clientID, and issuer and clientSecret where needed"
         ).filter { !$0.value.isEmpty }
         guard let providerID = strings["providerID"], let clientID = strings["clientID"] else {
-            throw BrokerError(.invalidArgument, "provider needs providerID (google.com, or the oidc. ID set up in Firebase) and clientID (the app's desktop OAuth client).")
+            throw BrokerError(.invalidArgument, "provider needs providerID (google.com, github.com, or the oidc. ID set up in Firebase) and clientID (the app's desktop OAuth client; GitHub's also needs clientSecret).")
         }
-        guard providerID == "google.com" || strings["issuer"] != nil else {
+        guard ["google.com", "github.com"].contains(providerID) || strings["issuer"] != nil else {
             throw BrokerError(.invalidArgument, "provider \(BrokerArguments.quoted(providerID)) needs issuer, the OpenID Connect issuer URL.")
         }
         self.providerID = providerID
-        issuer = providerID == "google.com" ? nil : strings["issuer"]
+        issuer = ["google.com", "github.com"].contains(providerID) ? nil : strings["issuer"]
         self.clientID = clientID
         clientSecret = strings["clientSecret"]
     }
@@ -261,7 +261,7 @@ struct BrowserSignIn: Sendable {
     /// requests connect only to `addresses`. A sandboxed `caller` is not told what the provider's server answered to
     /// the discovery (its status, its words, whether it answered at all): the broker's log says it.
     func credential(for caller: Caller, addresses: ReachableAddresses, logger: Logger) async throws(AuthError) -> OAuthCredential {
-        var provider = DesktopOAuthProvider.google
+        var provider = providerID == "github.com" ? DesktopOAuthProvider.github : .google
         if let issuer {
             do {
                 provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: issuer, addresses: addresses)

@@ -10,7 +10,7 @@ import SystemSupport
 /// OpenID Connect provider by its issuer, the client secret, when there is one, from standard input; or GitHub's
 /// device flow (``GitHubDeviceFlow``), whose code the person enters in any browser.
 struct BrowserSignInOptions: ParsableArguments {
-    @Flag(help: "Sign in with GitHub: prints a code to enter at GitHub's address (GitHub's device flow), then waits; an OAuth app's --client-id with the device flow enabled.")
+    @Flag(help: "Sign in with GitHub: prints a code to enter at GitHub's address (GitHub's device flow), then waits; an OAuth app's --client-id with the device flow enabled. With --client-secret-stdin, GitHub's web flow in the browser instead.")
     var github = false
 
     @Option(name: .customLong("scope"), help: ArgumentHelp("With --github: a scope to ask for, repeatable (default: read:user and user:email).", valueName: "scope"))
@@ -57,8 +57,9 @@ struct BrowserSignInOptions: ParsableArguments {
         }
         if github {
             guard clientID?.isEmpty == false else { throw ValidationError("--github needs --client-id, the GitHub OAuth app's client ID.") }
-            guard providerID == nil, !clientSecretStdin, port == 0, !noBrowser else {
-                throw ValidationError("--github takes no --provider-id, --client-secret-stdin, --port or --no-browser: its device flow needs none.")
+            guard providerID == nil else { throw ValidationError("--provider-id goes with --oidc; GitHub's is github.com.") }
+            guard clientSecretStdin || (port == 0 && !noBrowser) else {
+                throw ValidationError("--port and --no-browser go with GitHub's web flow, which --client-secret-stdin chooses.")
             }
             if let githubHost {
                 guard let url = URL(string: githubHost), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -94,12 +95,12 @@ struct BrowserSignInOptions: ParsableArguments {
     /// Runs the flow: prints the URL (or GitHub's code and address) on standard error, opens the browser, waits, returns
     /// the credential.
     func credential(secret: String?, logger: Logger) async throws(AuthError) -> AuthCredential {
-        if github { return try await gitHubCredential(logger: logger) }
+        if github && !clientSecretStdin { return try await gitHubCredential(logger: logger) }
         let provider: DesktopOAuthProvider
         if let oidc, let providerID {
             provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: oidc)
         } else {
-            provider = .google
+            provider = github ? githubHost.flatMap(URL.init(string:)).map(Self.gitHubWebFlow(host:)) ?? .github : .google
         }
         var flow = DesktopOAuthFlow(provider: provider, clientID: clientID ?? "", clientSecret: secret)
         flow.port = port
@@ -115,6 +116,14 @@ struct BrowserSignInOptions: ParsableArguments {
             // On a line of its own, to copy whole.
             FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
         }
+    }
+
+    /// GitHub's web flow on a GitHub Enterprise Server at `host`.
+    static func gitHubWebFlow(host: URL) -> DesktopOAuthProvider {
+        var provider = DesktopOAuthProvider.github
+        provider.authorizationEndpoint = host.appendingPathComponent("login/oauth/authorize")
+        provider.tokenEndpoint = host.appendingPathComponent("login/oauth/access_token")
+        return provider
     }
 
     /// GitHub's device flow: the code and the address on standard error, the address opened when asked, then the wait.

@@ -157,6 +157,36 @@ import Glibc
         #expect(try await run.page().status == 200)
     }
 
+    /// GitHub's web flow: a loopback redirect with PKCE and state, the client secret at the token endpoint, an access
+    /// token and no ID token, which Firebase (the emulator) takes as a GitHub credential.
+    @Test func gitHubsWebFlowGivesAnAccessTokenFirebaseTakes() async throws {
+        let github = try FakeOAuthProvider(user: ["sub": "octo-web", "email": "octo-web@example.com"], style: .gitHub)
+        defer { github.stop() }
+        let credential = try await flow(github, browser: BrowserRun().browser(FakeOAuthProvider.Browser.signIn(_:))).getCredential()
+        #expect(credential.provider == "github.com" && credential.idToken == nil && credential.accessToken?.isEmpty == false)
+        #expect(github.authorizations.first?.parameters["scope"] == "read:user user:email")
+        #expect(DesktopOAuthProvider.github.tokenEndpoint.absoluteString == "https://github.com/login/oauth/access_token")
+        let fixture = try await EmulatorFixture.start()
+        let user = try await fixture.auth(store: InMemoryStore()).signIn(with: credential).user
+        #expect(user.providerData.map(\.providerID) == ["github.com"] && user.email == "octo-web@example.com")
+    }
+
+    /// Microsoft's multi-tenant endpoint: its discovery names the issuer template `…/{tenantid}/v2.0`, and the ID token
+    /// is checked against its own tenant's issuer (`tid`), as MSAL checks it; the emulator signs the user in.
+    @Test func aMultiTenantIssuerIsCheckedWithTheTokensOwnTenant() async throws {
+        let tenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
+        let microsoft = try FakeOAuthProvider(user: ["sub": "ms-ada", "email": "ada@contoso.example"], style: .microsoft(tenant: tenant))
+        defer { microsoft.stop() }
+        let discovered = try await DesktopOAuthProvider.discover(providerID: "oidc.microsoft", issuer: microsoft.issuer)
+        #expect(discovered.issuer == "\(microsoft.base)/{tenantid}/v2.0")
+        var flow = DesktopOAuthFlow(provider: discovered, clientID: microsoft.clientID, clientSecret: microsoft.clientSecret)
+        flow.browser = BrowserRun().browser(FakeOAuthProvider.Browser.signIn(_:))
+        let credential = try await flow.getCredential()
+        let fixture = try await EmulatorFixture.start()
+        let user = try await fixture.auth(store: InMemoryStore()).signIn(with: credential).user
+        #expect(user.providerData.map(\.providerID) == ["oidc.microsoft"] && user.email == "ada@contoso.example")
+    }
+
     @Test func anExplicitFreePortIsUsed() async throws {
         let provider = try FakeOAuthProvider(user: Self.user)
         defer { provider.stop() }

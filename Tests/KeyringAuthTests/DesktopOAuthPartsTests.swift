@@ -191,4 +191,28 @@ import Testing
         #expect(try DesktopOAuthProvider.discoveryURL(of: "https://login.example.com/tenant/", providerID: "oidc.example").absoluteString
             == "https://login.example.com/tenant/.well-known/openid-configuration")
     }
+
+    /// Microsoft's multi-tenant issuer: discovered only through a tenant alias (`common`, `organizations`, `consumers`),
+    /// and a token's issuer must be its own tenant's (`tid`).
+    @Test func aMultiTenantIssuerTemplateIsTakenOnlyForATenantAliasAndCheckedWithTid() throws {
+        let template = "https://login.microsoftonline.com/{tenantid}/v2.0"
+        let endpoints = #""authorization_endpoint":"https://login.microsoftonline.com/common/oauth2/v2.0/authorize","token_endpoint":"https://login.microsoftonline.com/common/oauth2/v2.0/token""#
+        for alias in ["common", "organizations", "consumers"] {
+            let provider = try discovered(200, #"{"issuer":"\#(template)",\#(endpoints)}"#, issuer: "https://login.microsoftonline.com/\(alias)/v2.0")
+            #expect(provider.issuer == template)
+        }
+        #expect(throws: AuthError.self, "a tenant's own endpoint names its own issuer, not the template") {
+            try discovered(200, #"{"issuer":"\#(template)",\#(endpoints)}"#, issuer: "https://login.microsoftonline.com/contoso/v2.0")
+        }
+        let provider = DesktopOAuthProvider.openIDConnect(
+            providerID: "oidc.microsoft", issuer: template, authorizationEndpoint: URL(string: "https://login.microsoftonline.com/a")!,
+            tokenEndpoint: URL(string: "https://login.microsoftonline.com/t")!)
+        let tenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
+        #expect(provider.isIssuer("https://login.microsoftonline.com/\(tenant)/v2.0", tenant: tenant))
+        #expect(!provider.isIssuer("https://login.microsoftonline.com/\(tenant)/v2.0", tenant: "72f988bf-86f1-41af-91ab-2d7cd011db47"), "another tenant's")
+        #expect(!provider.isIssuer("https://login.microsoftonline.com/\(tenant)/v2.0", tenant: ""), "no tid")
+        #expect(!provider.isIssuer("https://evil.example/\(tenant)/v2.0", tenant: tenant))
+        #expect(!provider.isIssuer("https://login.microsoftonline.com/a/b/v2.0"), "one tenant element only")
+        #expect(provider.isIssuer("https://login.microsoftonline.com/\(tenant)/v2.0"), "a redirect's iss, without a token: any tenant ID")
+    }
 }

@@ -28,11 +28,27 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     private let state = Mutex<(authorizations: [Authorization], codes: [String: [String: String]], tokenRequests: Int, requests: Int)>(
         ([], [:], 0, 0))
 
+    /// How the provider answers: as an OpenID Connect provider; as GitHub's web flow (an access token only, which is
+    /// the user's JSON claims, as the emulator takes a GitHub token); or as Microsoft's multi-tenant endpoint
+    /// (``issuer`` is `…/common/v2.0`, its discovery names the template `…/{tenantid}/v2.0`, and its ID tokens the
+    /// tenant's own issuer and `tid`).
+    package enum Style: Sendable {
+        case openIDConnect
+        case gitHub
+        case microsoft(tenant: String)
+    }
+
+    package let style: Style
+
     /// Listens on a free port of 127.0.0.1 and serves until ``stop()``.
-    package init(clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String]) throws {
+    package init(
+        clientID: String = "desktop-client.apps.example", clientSecret: String? = "desktop-secret", user: [String: String],
+        style: Style = .openIDConnect
+    ) throws {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.user = user
+        self.style = style
         let (fd, port) = try RawTCP.silentListener()  // listening on a free port; this class accepts
         self.listener = fd
         self.port = port
@@ -42,13 +58,24 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     /// Stops serving (the socket is shut down; the thread ends).
     package func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
-    package var issuer: String { "http://127.0.0.1:\(port)" }
+    package var base: String { "http://127.0.0.1:\(port)" }
+
+    /// The issuer to discover the provider by: for Microsoft's style, its multi-tenant `common` endpoint.
+    package var issuer: String {
+        if case .microsoft = style { return "\(base)/common/v2.0" }
+        return base
+    }
 
     /// This provider as the desktop sign-in names it.
     package func provider(_ providerID: String = "google.com") -> DesktopOAuthProvider {
-        .openIDConnect(
-            providerID: providerID, issuer: issuer, authorizationEndpoint: URL(string: "\(issuer)/authorize")!,
-            tokenEndpoint: URL(string: "\(issuer)/token")!)
+        if case .gitHub = style {
+            return DesktopOAuthProvider(
+                providerID: "github.com", authorizationEndpoint: URL(string: "\(base)/authorize")!, tokenEndpoint: URL(string: "\(base)/token")!,
+                issuer: nil, scopes: ["read:user", "user:email"])
+        }
+        return .openIDConnect(
+            providerID: providerID, issuer: issuer, authorizationEndpoint: URL(string: "\(base)/authorize")!,
+            tokenEndpoint: URL(string: "\(base)/token")!)
     }
 
     package var authorizations: [Authorization] { state.withLock { $0.authorizations } }
@@ -81,9 +108,11 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
         switch (head.hasPrefix("GET "), components?.path) {
         case (true, "/authorize"): return authorize(query)
-        case (true, "/.well-known/openid-configuration"):
+        case (true, URLComponents(string: issuer + "/.well-known/openid-configuration")?.path):
+            let named: String
+            if case .microsoft = style { named = "\(base)/{tenantid}/v2.0" } else { named = issuer }
             return Self.response("200 OK", json: [
-                "issuer": issuer, "authorization_endpoint": "\(issuer)/authorize", "token_endpoint": "\(issuer)/token",
+                "issuer": named, "authorization_endpoint": "\(base)/authorize", "token_endpoint": "\(base)/token",
                 "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
                 "id_token_signing_alg_values_supported": ["none"],
             ])
@@ -101,7 +130,8 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         let code = "code-" + UUID().uuidString
         state.withLock { $0.codes[code] = ["challenge": challenge, "redirect_uri": redirect, "nonce": query["nonce"] ?? ""] }
         let separator = redirect.contains("?") ? "&" : "?"
-        let location = "\(redirect)\(separator)code=\(code)&state=\(Self.encoded(returned))&iss=\(Self.encoded(issuer))"
+        var location = "\(redirect)\(separator)code=\(code)&state=\(Self.encoded(returned))"
+        if case .openIDConnect = style { location += "&iss=\(Self.encoded(issuer))" }  // GitHub and Microsoft send none
         return "HTTP/1.1 302 Found\r\nLocation: \(location)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     }
 
@@ -121,9 +151,17 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         else {
             return Self.response("400 Bad Request", json: ["error": "invalid_grant", "error_description": "PKCE verification failed"])
         }
+        if case .gitHub = style {
+            let token = String(decoding: try! JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
+            return Self.response("200 OK", json: ["access_token": token, "token_type": "bearer", "scope": "read:user,user:email"])
+        }
         let now = Int(Date().timeIntervalSince1970)
         var claims: [String: Any] = user
         claims["iss"] = issuer
+        if case .microsoft(let tenant) = style {
+            claims["iss"] = "\(base)/\(tenant)/v2.0"
+            claims["tid"] = tenant
+        }
         claims["aud"] = clientID
         claims["nonce"] = issued["nonce"]
         claims["iat"] = now

@@ -61,6 +61,15 @@ extension DesktopOAuthProvider {
         return url
     }
 
+    /// Whether `issuer` is a multi-tenant endpoint of the templated issuer `named`: `named` with its placeholder
+    /// (`{tenantid}`) replaced by `common`, `organizations` or `consumers`.
+    static func isTenantAlias(_ issuer: String, of named: String) -> Bool {
+        guard named.contains(tenantPlaceholder) else { return false }
+        let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+        let template = named.hasSuffix("/") ? String(named.dropLast()) : named
+        return ["common", "organizations", "consumers"].contains { template.replacingOccurrences(of: tenantPlaceholder, with: $0) == trimmed }
+    }
+
     /// Reads a discovery document (kept apart from the transport so that literal documents can be tested).
     static func fromDiscoveryDocument(
         status: Int, body: Data, providerID: String, issuer: String, scopes: [String]
@@ -72,8 +81,11 @@ extension DesktopOAuthProvider {
         guard body.count <= maximumDiscoveryBytes,
             let document = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         else { throw refuse("its /.well-known/openid-configuration is not a JSON object of at most \(maximumDiscoveryBytes) bytes") }
-        // OpenID Connect Discovery §4.3: the document's issuer is exactly the one asked for.
-        guard let named = document["issuer"] as? String, named == issuer || named + "/" == issuer || named == issuer + "/" else {
+        // OpenID Connect Discovery §4.3: the document's issuer is exactly the one asked for; or, for a multi-tenant
+        // endpoint (Microsoft's common, organizations or consumers), the issuer template whose tenant it stands for.
+        guard let named = document["issuer"] as? String,
+            named == issuer || named + "/" == issuer || named == issuer + "/" || isTenantAlias(issuer, of: named)
+        else {
             throw refuse("its configuration names another issuer (\(DesktopOAuthFlow.printable(document["issuer"] as? String ?? "none", limit: 200)))")
         }
         guard let authorization = (document["authorization_endpoint"] as? String).flatMap(URL.init(string:)),

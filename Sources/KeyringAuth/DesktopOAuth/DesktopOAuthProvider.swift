@@ -42,6 +42,14 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
         providerID: "google.com", authorizationEndpoint: URL(string: "https://accounts.google.com/o/oauth2/v2/auth")!,
         tokenEndpoint: URL(string: "https://oauth2.googleapis.com/token")!, issuer: "https://accounts.google.com")
 
+    /// GitHub (`github.com`) in the browser: GitHub's web flow, with a loopback redirect (register
+    /// `http://127.0.0.1/` as the OAuth app's callback; the port may differ), PKCE and `state`, and the OAuth app's
+    /// client secret, which GitHub's token endpoint requires of web-flow apps (in a desktop app it is not secret). An
+    /// access token, no ID token: scopes `read:user` and `user:email`. ``GitHubDeviceFlow`` needs no secret.
+    public static let github = DesktopOAuthProvider(
+        providerID: "github.com", authorizationEndpoint: URL(string: "https://github.com/login/oauth/authorize")!,
+        tokenEndpoint: URL(string: "https://github.com/login/oauth/access_token")!, issuer: nil, scopes: ["read:user", "user:email"])
+
     /// Any OpenID Connect provider, by its endpoints (its `/.well-known/openid-configuration` lists them).
     ///
     /// - Parameters:
@@ -59,10 +67,25 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
             scopes: scopes)
     }
 
-    /// Whether `name` is this provider's issuer (when one is set); Google names itself with or without the scheme.
-    func isIssuer(_ name: String?) -> Bool {
+    /// The placeholder of a multi-tenant issuer (Microsoft's `https://login.microsoftonline.com/{tenantid}/v2.0`), which
+    /// stands for the tenant of each ID token (its `tid` claim).
+    static let tenantPlaceholder = "{tenantid}"
+
+    /// Whether `name` is this provider's issuer (when one is set); Google names itself with or without the scheme. A
+    /// multi-tenant issuer is the token's own tenant's: `tenant` (the ID token's `tid`) in place of the placeholder, or,
+    /// without a `tid` (a redirect's `iss`), any tenant ID (letters, digits and `-`).
+    func isIssuer(_ name: String?, tenant: String? = nil) -> Bool {
         guard let issuer else { return true }
-        return name == issuer || (issuer == "https://accounts.google.com" && name == "accounts.google.com")
+        guard let placeholder = issuer.range(of: Self.tenantPlaceholder) else {
+            return name == issuer || (issuer == "https://accounts.google.com" && name == "accounts.google.com")
+        }
+        let (prefix, suffix) = (issuer[..<placeholder.lowerBound], issuer[placeholder.upperBound...])
+        guard let name, name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return false }
+        let named = name.dropFirst(prefix.count).dropLast(suffix.count)
+        guard named.count <= 64, named.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit || $0 == "-" || ("a"..."z").contains($0) }) else {
+            return false
+        }
+        return tenant.map { $0 == String(named) } ?? true
     }
 
     /// Refuses endpoints that would send the code or the client secret in clear over a network.

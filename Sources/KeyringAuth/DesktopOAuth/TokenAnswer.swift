@@ -81,7 +81,8 @@ enum TokenAnswer {
             throw AuthError(
                 .invalidCredential, "The \(name) ID token names several audiences, and its authorized party (azp) is not \(clientID).")
         }
-        if let issuer = provider.issuer, !provider.isIssuer(claims["iss"] as? String) {
+        // A multi-tenant issuer is checked with the token's own tenant (`tid`), as MSAL checks Microsoft's.
+        if let issuer = provider.issuer, !provider.isIssuer(claims["iss"] as? String, tenant: claims["tid"] as? String ?? "") {
             throw AuthError(.invalidCredential, "The \(name) ID token was issued by another issuer than \(issuer).")
         }
         let expiry: Date, issued: Date
