@@ -78,7 +78,7 @@ extension Broker {
             try await auth.sendSignInLink(toEmail: email, actionCodeSettings: settings)
             call.reply()
         case .resolveSignInWithTOTP(let handle, let factorUID, let code):
-            guard case .signIn(let resolver) = try secondFactors.step(handle, client: call.sender, scope: scope) else {
+            guard case .signIn(let resolver) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
                 throw BrokerError(.invalidArgument, "That handle is an enrollment's; finish it with FinishTOTPEnrollment.")
             }
             guard resolver.hints.contains(where: { $0.uid == factorUID && $0.factorID == TOTPMultiFactorID }) else {
@@ -88,23 +88,23 @@ extension Broker {
             let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factorUID, oneTimePassword: code)
             // A wrong code may be given again with the same handle, until it expires.
             let user = try await resolver.resolveSignIn(with: assertion).user
-            secondFactors.finish(handle)
+            pendingSteps.finish(handle)
             userChanged(in: scope, to: auth.currentUser)
             call.reply([UserDictionary.variant(of: user)])
         case .startTOTPEnrollment(let accountName, let issuer):
             let user = try signedInUser()
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
-            let handle = try secondFactors.add(.enrollment(secret), client: call.sender, scope: scope)
+            let handle = try pendingSteps.add(.enrollment(secret), client: call.sender, scope: scope)
             let uri = secret.generateQRCodeURL(
                 withAccountName: accountName ?? user.email ?? user.uid, issuer: issuer ?? scope.options.projectID)
             call.reply([GVariants.string(handle), GVariants.string(uri)])
         case .finishTOTPEnrollment(let handle, let code, let displayName):
-            guard case .enrollment(let secret) = try secondFactors.step(handle, client: call.sender, scope: scope) else {
+            guard case .enrollment(let secret) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
                 throw BrokerError(.invalidArgument, "That handle is a sign-in's; finish it with ResolveSignInWithTOTP.")
             }
             let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code)
             try await signedInUser().multiFactor.enroll(with: assertion, displayName: displayName)
-            secondFactors.finish(handle)
+            pendingSteps.finish(handle)
             replyChangedUser()
         case .unenroll(let factorUID):
             try await signedInUser().multiFactor.unenroll(withFactorUID: factorUID)

@@ -28,7 +28,7 @@ final class Broker: Sendable {
     /// The browser sign-ins running, bounded per app and in all.
     private let browserFlows = BrowserFlows()
     /// The second-factor steps under way (a sign-in's resolver, an enrollment's secret), by handle.
-    let secondFactors = PendingSecondFactors()
+    let pendingSteps = PendingSteps()
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
@@ -76,10 +76,14 @@ final class Broker: Sendable {
         var group: AccessGroup?
     }
 
+    /// GitHub's address for its device flow: github.com, or a GitHub Enterprise Server (`--github-host`).
+    let gitHubHost: URL
+
     init(
         store: any KeychainStore, endpoint: IdentityToolkitEndpoint, policy: AccessPolicy, tokenRefresh: TokenRefreshPolicy,
-        idleTimeout: Duration?, logger: Logger
+        idleTimeout: Duration?, gitHubHost: URL = URL(string: "https://github.com")!, logger: Logger
     ) {
+        self.gitHubHost = gitHubHost
         self.store = store
         self.endpoint = endpoint
         self.policy = policy
@@ -165,6 +169,25 @@ final class Broker: Sendable {
             call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
         case .signInWithCredential(let credential):
             call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
+        case .startGitHubSignIn(let clientID, let scopes):
+            var flow = GitHubDeviceFlow(clientID: clientID, host: gitHubHost)
+            if let scopes { flow.scopes = scopes }
+            flow.logger = logger
+            let authorization = try await flow.start()
+            let lifetime = Duration.seconds(max(1, authorization.expirationDate.timeIntervalSinceNow.rounded(.down)))
+            let handle = try pendingSteps.add(.gitHubDevice(flow, authorization), client: call.sender, scope: scope, lifetime: lifetime)
+            call.reply([
+                GVariants.string(handle), GVariants.string(authorization.userCode), GVariants.string(authorization.verificationURI.absoluteString),
+                GVariants.int64(lifetime.components.seconds),
+            ])
+        case .finishGitHubSignIn(let handle):
+            guard case .gitHubDevice(let flow, let authorization) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+                throw BrokerError(.invalidArgument, "That handle is not a GitHub sign-in's; start one with StartGitHubSignIn.")
+            }
+            // One wait per app, as a browser sign-in, ended when the client leaves the bus.
+            let credential = try await browserFlows.run(for: app, client: call.sender) { try await flow.credential(for: authorization) }
+            pendingSteps.finish(handle)
+            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
         case .getUser:
             call.reply([UserDictionary.variant(of: auth.currentUser)])
         case .signOut:
@@ -190,7 +213,7 @@ final class Broker: Sendable {
             return UserDictionary.variant(of: try await body().user)
         } catch let error as AuthError where error.code == .secondFactorRequired {
             guard let resolver = error.multiFactorResolver else { throw error }
-            let handle = try secondFactors.add(.signIn(resolver), client: call.sender, scope: scope)
+            let handle = try pendingSteps.add(.signIn(resolver), client: call.sender, scope: scope)
             throw BrokerError.secondFactorRequired(handle: handle, factors: resolver.hints)
         }
     }
@@ -261,7 +284,7 @@ final class Broker: Sendable {
         for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
         for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
         browserFlows.clientLeft(name)
-        secondFactors.clientLeft(name)
+        pendingSteps.clientLeft(name)
     }
 
     // MARK: The Auths

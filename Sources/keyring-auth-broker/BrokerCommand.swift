@@ -31,6 +31,9 @@ struct BrokerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("See --refresh-ahead.", valueName: "seconds"))
     var refreshSpread: Double = 180
 
+    @Option(help: ArgumentHelp("GitHub's address for StartGitHubSignIn: a GitHub Enterprise Server's instead of https://github.com.", valueName: "url"))
+    var githubHost: String = "https://github.com"
+
     @Flag(help: "Print the D-Bus interface (introspection XML) and exit.")
     var printInterface = false
 
@@ -40,6 +43,9 @@ struct BrokerCommand: ParsableCommand {
     func validate() throws {
         guard idleTimeout.isFinite, idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout takes 0 (never) to 86400 seconds")
+        }
+        guard let url = URL(string: githubHost), ["https", "http"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw ValidationError("--github-host takes an https address, such as https://github.example.com")
         }
         guard keychainTimeout.isFinite, keychainTimeout >= 0.001, keychainTimeout <= 3600 else {
             throw ValidationError("--keychain-timeout takes 0.001 to 3600 seconds")
@@ -68,7 +74,8 @@ struct BrokerCommand: ParsableCommand {
             store: store, endpoint: endpoint, policy: AccessPolicy(snapGrants: .load()),
             tokenRefresh: TokenRefreshPolicy(
                 headStart: .milliseconds(Int((refreshAhead * 1000).rounded())), spread: .milliseconds(Int((refreshSpread * 1000).rounded()))),
-            idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int((idleTimeout * 1000).rounded())), logger: logger)
+            idleTimeout: idleTimeout == 0 ? nil : .milliseconds(Int((idleTimeout * 1000).rounded())),
+            gitHubHost: URL(string: githubHost)!, logger: logger)
         let bus: BusServer
         do throws(BrokerStartFailure) {
             bus = try BusServer(handlers: broker.handlers)

@@ -30,6 +30,13 @@ enum BrokerInterface {
             Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app
                  of the factor factorUID. handle: from that error, on this connection only, for five minutes.
             """),
+        Method("StartGitHubSignIn", [("github", "a{sv}")], replies: [("handle", "s"), ("userCode", "s"), ("verificationURI", "s"), ("expiresIn", "x")], note: """
+            GitHub's device flow: github is clientID (the GitHub OAuth app's, its device flow enabled) and scope
+                 (space-separated; default read:user user:email). Show userCode and verificationURI to the person;
+                 FinishGitHubSignIn with handle (this connection only, for expiresIn seconds) waits until they have
+                 entered it, then signs in (give that call a timeout as long).
+            """),
+        Method("FinishGitHubSignIn", [("handle", "s")], replies: [("user", "a{sv}")]),
         Method("GetUser", replies: [("user", "a{sv}")]),
         Method("GetIDToken", [("forceRefresh", "b")], replies: [("token", "s")]),
         Method("GetIDTokenResult", [("forceRefresh", "b")], replies: [("result", "a{sv}")], note: """

@@ -1,7 +1,7 @@
 import KeyringAuth
 import Synchronization
 
-/// The browser sign-ins the broker runs (`SignInWithBrowser`): one at a time for each app, at most
+/// The sign-ins the broker runs that wait for the person (`SignInWithBrowser`, `FinishGitHubSignIn`): one at a time for each app, at most
 /// ``maximumFlows`` in all, each cancelled when the client that asked for it leaves the bus. A flow holds a
 /// thread, a listening socket and a pipe for up to five minutes: without these bounds, calls piled up until the
 /// broker could start no thread.
@@ -10,7 +10,7 @@ final class BrowserFlows: Sendable {
 
     private struct Flow {
         var client: String
-        var task: Task<OAuthCredential, any Error>
+        var task: Task<AuthCredential, any Error>
     }
 
     /// The running flows, by the app they run for (a sandboxed app's verified ID; a host process's unique name).
@@ -19,9 +19,9 @@ final class BrowserFlows: Sendable {
     /// Runs `body` as the flow of `app`, asked for by `client`, unless one of `app` already runs or the broker runs
     /// ``maximumFlows``.
     func run(
-        for app: String, client: String, _ body: @escaping @Sendable () async throws -> OAuthCredential
-    ) async throws -> OAuthCredential {
-        let task = try flows.withLock { flows throws(BrokerError) -> Task<OAuthCredential, any Error> in
+        for app: String, client: String, _ body: @escaping @Sendable () async throws -> AuthCredential
+    ) async throws -> AuthCredential {
+        let task = try flows.withLock { flows throws(BrokerError) -> Task<AuthCredential, any Error> in
             guard flows[app] == nil else {
                 throw BrokerError(.failed, "A browser sign-in of this app is already waiting for the browser; finish or close it there "
                     + "first (it ends by itself after five minutes, or when the app that asked for it leaves the bus).")

@@ -14,6 +14,8 @@ struct Request: Sendable {
         case signInWithCredential(AuthCredential)
         case signInWithBrowser(BrowserSignIn)
         case resolveSignInWithTOTP(handle: String, factorUID: String, code: String)
+        case startGitHubSignIn(clientID: String, scopes: [String]?)
+        case finishGitHubSignIn(handle: String)
         case getUser
         case getIDToken(forceRefresh: Bool)
         case getIDTokenResult(forceRefresh: Bool)
@@ -73,6 +75,18 @@ struct Request: Sendable {
             operation = .resolveSignInWithTOTP(
                 handle: try reader.string(2, "handle", limit: 64), factorUID: try reader.string(3, "factorUID", limit: BrokerArguments.maximumAppValueSize),
                 code: try reader.string(4, "code", limit: 16))
+        case "StartGitHubSignIn":
+            let github = try reader.dictionary(2) { variant throws(BrokerError) in
+                try GVariants.strings(
+                    of: variant, name: "github", keys: ["clientID", "scope"], limit: BrokerArguments.maximumAppValueSize,
+                    shape: "a dictionary (a{sv}) of clientID and scope (space-separated)")
+            }
+            guard let clientID = github["clientID"], !clientID.isEmpty else {
+                throw BrokerError(.invalidArgument, "github needs clientID, the GitHub OAuth app's client ID (its device flow enabled).")
+            }
+            let scopes = github["scope"].map { $0.split(separator: " ").map(String.init) }.flatMap { $0.isEmpty ? nil : $0 }
+            operation = .startGitHubSignIn(clientID: clientID, scopes: scopes)
+        case "FinishGitHubSignIn": operation = .finishGitHubSignIn(handle: try reader.string(2, "handle", limit: 64))
         case "GetUser": operation = .getUser
         case "GetIDToken": operation = .getIDToken(forceRefresh: GVariantValues.bool(at: 2, of: parameters))
         case "GetIDTokenResult": operation = .getIDTokenResult(forceRefresh: GVariantValues.bool(at: 2, of: parameters))

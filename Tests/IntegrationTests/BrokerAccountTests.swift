@@ -187,4 +187,37 @@ extension KeyringTests.Broker {
         #expect(await app.finish() == 0)
         #expect(await other.finish() == 0)
     }
+
+    /// GitHub's device flow through the broker (against ``FakeGitHub``, named by the broker's `--github-host`):
+    /// `StartGitHubSignIn` answers the code and the address at once, `FinishGitHubSignIn` waits through GitHub's
+    /// answers and signs the group in; the handle is this connection's only, and a declined sign-in stores nothing.
+    @Test func gitHubsDeviceFlowRunsThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start()
+        let github = try FakeGitHub(user: ["sub": "octo-broker", "email": "octo-broker@example.com"], answers: [.pending, .slowDown(interval: 0), .token])
+        defer { github.stop() }
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+        let app = try await BrokerDriver(broker)
+        _ = try await app.call("SignOut")
+        let started = try await app.call("StartGitHubSignIn", "a{sv}", [["clientID": "Iv1.broker", "scope": "read:user"]])
+        let reply = try #require(started["reply"] as? [Any], "\(started)")
+        let handle = try #require(reply.first as? String)
+        #expect(reply[1] as? String == "ABCD-1234" && reply[2] as? String == "\(github.base.absoluteString)/login/device")
+        #expect((reply[3] as? Int ?? 0) > 800, "GitHub's fifteen minutes: \(reply)")
+        #expect(github.codeRequests.first == ["client_id": "Iv1.broker", "scope": "read:user"])
+
+        let other = try await BrokerDriver(broker)
+        let stolen = try await other.call("FinishGitHubSignIn", "s", [handle])
+        #expect(stolen["error"] as? String == "InvalidArgument", "\(stolen)")
+        let user = try await app.dictionary("FinishGitHubSignIn", "s", [handle])
+        #expect(user["providers"] as? String == "github.com" && user["email"] as? String == "octo-broker@example.com", "\(user)")
+        #expect(github.tokenRequests.count == 3)
+        #expect(try await other.dictionary("GetUser")["uid"] as? String == user["uid"] as? String, "the group is signed in")
+
+        let refused = try await app.call("StartGitHubSignIn", "a{sv}", [["scope": "read:user"]])
+        #expect(refused["error"] as? String == "InvalidArgument", "no clientID: \(refused)")
+        #expect(await app.finish() == 0)
+        #expect(await other.finish() == 0)
+    }
 }

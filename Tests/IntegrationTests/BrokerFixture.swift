@@ -38,11 +38,12 @@ struct BrokerFixture {
 
     /// The service file, as `scripts/install` writes it, naming the built broker; and the emulator in the
     /// activation environment.
-    func installService(idleTimeout: Int, emulatorHost: String, path: String? = nil) async throws {
+    func installService(idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = []) async throws {
         guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
             throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
         }
-        let file = "[D-BUS Service]\nName=\(Self.name)\nExec=\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)\n"
+        let file = "[D-BUS Service]\nName=\(Self.name)\nExec=\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)"
+            + arguments.map { " " + $0 }.joined() + "\n"
         try Data(file.utf8).write(to: URL(fileURLWithPath: services).appendingPathComponent("\(Self.name).service"))
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",

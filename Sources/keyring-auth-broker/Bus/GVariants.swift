@@ -84,6 +84,11 @@ enum GVariants {
         return values
     }
 
+    /// A 64-bit integer.
+    static func int64(_ value: Int64) -> OpaquePointer {
+        g_variant_new_int64(gint64(value))
+    }
+
     /// A boolean.
     static func bool(_ value: Bool) -> OpaquePointer {
         g_variant_new_boolean(value ? 1 : 0)
