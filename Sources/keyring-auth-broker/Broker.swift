@@ -76,7 +76,7 @@ final class Broker: Sendable {
         var group: AccessGroup?
     }
 
-    /// GitHub's address for its device flow: github.com, or a GitHub Enterprise Server (`--github-host`).
+    /// GitHub's address for its flows: github.com, or a GitHub Enterprise Server (`--github-host`).
     let gitHubHost: URL
 
     init(
@@ -161,10 +161,10 @@ final class Broker: Sendable {
         case .signInWithCustomToken(let token):
             call.reply([try await signIn(scope, call) { try await auth.signIn(withCustomToken: token) }])
         case .signInWithBrowser(let browser):
-            let (logger, addresses) = (logger, reachableAddresses)
+            let (logger, addresses, gitHubHost) = (logger, reachableAddresses, gitHubHost)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
-                try await browser.credential(for: caller, addresses: addresses, logger: logger)
+                try await browser.credential(for: caller, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
             }
             call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
         case .signInWithCredential(let credential):

@@ -274,8 +274,10 @@ struct BrowserSignIn: Sendable {
     /// session has one, else `xdg-open`) and waits for the provider's redirect, at most five minutes. The broker's
     /// requests connect only to `addresses`. A sandboxed `caller` is not told what the provider's server answered to
     /// the discovery (its status, its words, whether it answered at all): the broker's log says it.
-    func credential(for caller: Caller, addresses: ReachableAddresses, logger: Logger) async throws(AuthError) -> OAuthCredential {
-        var provider = providerID == "github.com" ? DesktopOAuthProvider.github : .google
+    func credential(
+        for caller: Caller, addresses: ReachableAddresses, gitHubHost: URL, logger: Logger
+    ) async throws(AuthError) -> OAuthCredential {
+        var provider = providerID == "github.com" ? DesktopOAuthProvider.github(host: gitHubHost) : .google
         if let issuer {
             do {
                 provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: issuer, addresses: addresses)

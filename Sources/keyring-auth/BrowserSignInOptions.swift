@@ -100,7 +100,7 @@ struct BrowserSignInOptions: ParsableArguments {
         if let oidc, let providerID {
             provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: oidc)
         } else {
-            provider = github ? githubHost.flatMap(URL.init(string:)).map(Self.gitHubWebFlow(host:)) ?? .github : .google
+            provider = github ? githubHost.flatMap(URL.init(string:)).map(DesktopOAuthProvider.github(host:)) ?? .github : .google
         }
         var flow = DesktopOAuthFlow(provider: provider, clientID: clientID ?? "", clientSecret: secret)
         flow.port = port
@@ -116,14 +116,6 @@ struct BrowserSignInOptions: ParsableArguments {
             // On a line of its own, to copy whole.
             FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
         }
-    }
-
-    /// GitHub's web flow on a GitHub Enterprise Server at `host`.
-    static func gitHubWebFlow(host: URL) -> DesktopOAuthProvider {
-        var provider = DesktopOAuthProvider.github
-        provider.authorizationEndpoint = host.appendingPathComponent("login/oauth/authorize")
-        provider.tokenEndpoint = host.appendingPathComponent("login/oauth/access_token")
-        return provider
     }
 
     /// GitHub's device flow: the code and the address on standard error, the address opened when asked, then the wait.

@@ -50,7 +50,7 @@ import Testing
         let cases: [(FakeGitHub.Answer, AuthErrorCode)] = [
             (.error("access_denied"), .webSignInUserInteractionFailure), (.error("expired_token"), .webContextCancelled),
             (.error("device_flow_disabled"), .invalidClientID), (.error("incorrect_client_credentials"), .invalidClientID),
-            (.error("something_else"), .internalError),
+            (.error("something_else"), .internalError), (.malformed, .internalError),
         ]
         for (answer, expected) in cases {
             let github = try FakeGitHub(user: Self.user, answers: [.pending, answer])

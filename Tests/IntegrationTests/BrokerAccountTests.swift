@@ -220,4 +220,23 @@ extension KeyringTests.Broker {
         #expect(await app.finish() == 0)
         #expect(await other.finish() == 0)
     }
+
+    /// GitHub's web flow through the broker's `SignInWithBrowser` (`github.com`, the OAuth app's secret), on the
+    /// broker's `--github-host`: the browser (a stand-in `xdg-open`) follows GitHub's redirect back to the broker.
+    @Test func gitHubsWebFlowRunsThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start()
+        let github = try FakeOAuthProvider(user: ["sub": "octo-web-broker", "email": "octo-web-broker@example.com"], style: .gitHub)
+        defer { github.stop() }
+        let (browserPath, _) = try FakeBrowser.make()
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath, arguments: ["--github-host", github.base])
+        let app = try await BrokerDriver(broker)
+        let user = try await app.dictionary("SignInWithBrowser", "a{sv}", [[
+            "providerID": "github.com", "clientID": github.clientID, "clientSecret": github.clientSecret!,
+        ]])
+        #expect(user["providers"] as? String == "github.com" && user["email"] as? String == "octo-web-broker@example.com", "\(user)")
+        #expect(github.tokenRequests == 1)
+        #expect(await app.finish() == 0)
+    }
 }

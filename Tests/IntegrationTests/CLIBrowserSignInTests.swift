@@ -85,6 +85,17 @@ extension KeyringTests {
             let shown = try await cli.run(["show", "--private"] + identity)
             #expect(shown.output.contains("octo-\(id)@example.com"), "the earlier sign-in stays: \(shown.output)\(shown.standardError)")
 
+            // GitHub's web flow instead, with the OAuth app's secret: the browser (a stand-in xdg-open) follows GitHub's
+            // redirect back to the CLI's loopback port.
+            let web = try FakeOAuthProvider(user: ["sub": "octoweb-\(id)", "email": "octoweb-\(id)@example.com"], style: .gitHub)
+            defer { web.stop() }
+            let (path, _) = try fakeBrowser()
+            let webSignIn = try await cli.run(
+                ["sign-in", "--github", "--client-id", web.clientID, "--client-secret-stdin", "--github-host", web.base, "--private", "--json"] + app,
+                input: web.clientSecret! + "\n", environment: environment(path: path))
+            #expect(webSignIn.status == 0, "\(webSignIn.standardError)")
+            #expect(webSignIn.output.contains("octoweb-\(id)@example.com") && web.tokenRequests == 1, "\(webSignIn.output)")
+
             let mixed = try await cli.run(["sign-in", "--github", "--google", "--client-id", "x", "--private"] + app)
             #expect(mixed.status == 2, "\(mixed.standardError)")
             let noClient = try await cli.run(["sign-in", "--github", "--private"] + app)

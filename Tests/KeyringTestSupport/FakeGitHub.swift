@@ -19,6 +19,8 @@ package final class FakeGitHub: Sendable {
         case token
         /// Never answered (the connection is held until the fake stops).
         case silent
+        /// An answer that is not JSON.
+        case malformed
     }
 
     package let port: Int
@@ -80,6 +82,7 @@ package final class FakeGitHub: Sendable {
                     let token = String(decoding: try! JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
                     response = FakeOAuthProvider.response("200 OK", json: ["access_token": token, "token_type": "bearer", "scope": "read:user"])
                 case .silent: response = nil
+                case .malformed: response = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\nConnection: close\r\n\r\n<html>oops"
                 }
             } else {
                 response = FakeOAuthProvider.response("404 Not Found", json: ["error": "not_found"])

@@ -107,7 +107,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
         let components = URLComponents(string: target)
         let query = Dictionary((components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { first, _ in first }
         switch (head.hasPrefix("GET "), components?.path) {
-        case (true, "/authorize"): return authorize(query)
+        case (true, "/authorize"), (true, "/login/oauth/authorize"): return authorize(query)
         case (true, URLComponents(string: issuer + "/.well-known/openid-configuration")?.path):
             let named: String
             if case .microsoft = style { named = "\(base)/{tenantid}/v2.0" } else { named = issuer }
@@ -116,7 +116,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
                 "response_types_supported": ["code"], "code_challenge_methods_supported": ["S256"],
                 "id_token_signing_alg_values_supported": ["none"],
             ])
-        case (false, "/token"): return token(Self.form(body))
+        case (false, "/token"), (false, "/login/oauth/access_token"): return token(Self.form(body))
         default: return Self.response("404 Not Found", json: ["error": "not_found"])
         }
     }

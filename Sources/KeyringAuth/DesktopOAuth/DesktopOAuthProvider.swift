@@ -46,9 +46,14 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
     /// `http://127.0.0.1/` as the OAuth app's callback; the port may differ), PKCE and `state`, and the OAuth app's
     /// client secret, which GitHub's token endpoint requires of web-flow apps (in a desktop app it is not secret). An
     /// access token, no ID token: scopes `read:user` and `user:email`. ``GitHubDeviceFlow`` needs no secret.
-    public static let github = DesktopOAuthProvider(
-        providerID: "github.com", authorizationEndpoint: URL(string: "https://github.com/login/oauth/authorize")!,
-        tokenEndpoint: URL(string: "https://github.com/login/oauth/access_token")!, issuer: nil, scopes: ["read:user", "user:email"])
+    public static let github = github(host: URL(string: "https://github.com")!)
+
+    /// ``github``'s web flow on a GitHub Enterprise Server at `host` (`https://github.example.com`).
+    public static func github(host: URL) -> DesktopOAuthProvider {
+        DesktopOAuthProvider(
+            providerID: "github.com", authorizationEndpoint: host.appendingPathComponent("login/oauth/authorize"),
+            tokenEndpoint: host.appendingPathComponent("login/oauth/access_token"), issuer: nil, scopes: ["read:user", "user:email"])
+    }
 
     /// Any OpenID Connect provider, by its endpoints (its `/.well-known/openid-configuration` lists them).
     ///
