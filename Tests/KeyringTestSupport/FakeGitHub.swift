@@ -50,50 +50,35 @@ package final class FakeGitHub: Sendable {
     }
 
     private func serve(interval: Int, codeError: String?) {
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                close(listener)
-                return
-            }
-            let (head, body) = FakeOAuthProvider.readRequest(connection)
+        FakeOAuthProvider.serve(listener, hold: { connection in state.withLock { $0.held.append(connection) } }) { head, body in
             let fields = FakeOAuthProvider.form(body)
-            let response: String?
             if head.hasPrefix("POST /login/device/code ") {
                 state.withLock { $0.codeRequests.append(fields) }
-                response = codeError.map { FakeOAuthProvider.response("200 OK", json: ["error": $0]) } ?? FakeOAuthProvider.response("200 OK", json: [
+                return codeError.map { FakeOAuthProvider.response("200 OK", json: ["error": $0]) } ?? FakeOAuthProvider.response("200 OK", json: [
                     "device_code": "device-\(UUID().uuidString)", "user_code": "ABCD-1234", "verification_uri": "\(base.absoluteString)/login/device",
                     "expires_in": 900, "interval": interval,
                 ])
-            } else if head.hasPrefix("POST /login/oauth/access_token ") {
-                let answer = state.withLock { state -> Answer in
-                    state.tokenRequests.append(fields)
-                    return state.answers.count > 1 ? state.answers.removeFirst() : state.answers.first ?? .token
-                }
-                switch answer {
-                case .pending: response = FakeOAuthProvider.response("200 OK", json: ["error": "authorization_pending"])
-                case .slowDown(let interval):
-                    var json: [String: Any] = ["error": "slow_down"]
-                    json["interval"] = interval
-                    response = FakeOAuthProvider.response("200 OK", json: json)
-                case .error(let name): response = FakeOAuthProvider.response("200 OK", json: ["error": name])
-                case .token:
-                    let token = String(decoding: try! JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
-                    response = FakeOAuthProvider.response("200 OK", json: ["access_token": token, "token_type": "bearer", "scope": "read:user"])
-                case .silent: response = nil
-                case .malformed: response = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\nConnection: close\r\n\r\n<html>oops"
-                }
-            } else {
-                response = FakeOAuthProvider.response("404 Not Found", json: ["error": "not_found"])
             }
-            guard let response else {
-                state.withLock { $0.held.append(connection) }
-                continue
+            guard head.hasPrefix("POST /login/oauth/access_token ") else {
+                return FakeOAuthProvider.response("404 Not Found", json: ["error": "not_found"])
             }
-            _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            shutdown(connection, Int32(SHUT_WR))
-            close(connection)
+            let answer = state.withLock { state -> Answer in
+                state.tokenRequests.append(fields)
+                return state.answers.count > 1 ? state.answers.removeFirst() : state.answers.first ?? .token
+            }
+            switch answer {
+            case .pending: return FakeOAuthProvider.response("200 OK", json: ["error": "authorization_pending"])
+            case .slowDown(let interval):
+                var json: [String: Any] = ["error": "slow_down"]
+                json["interval"] = interval
+                return FakeOAuthProvider.response("200 OK", json: json)
+            case .error(let name): return FakeOAuthProvider.response("200 OK", json: ["error": name])
+            case .token:
+                let token = String(decoding: try! JSONSerialization.data(withJSONObject: user, options: [.sortedKeys]), as: UTF8.self)
+                return FakeOAuthProvider.response("200 OK", json: ["access_token": token, "token_type": "bearer", "scope": "read:user"])
+            case .silent: return nil
+            case .malformed: return "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 9\r\nConnection: close\r\n\r\n<html>oops"
+            }
         }
     }
 }

@@ -86,6 +86,15 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     // MARK: Serving
 
     private func serve() {
+        Self.serve(listener) { head, body in
+            state.withLock { $0.requests += 1 }
+            return respond(head: head, body: body)
+        }
+    }
+
+    /// Accepts connections on `listener` until it is shut down, one request each, answered with what `respond` makes
+    /// of its head and body; a request `respond` answers with `nil` keeps its connection open, handed to `hold`.
+    static func serve(_ listener: Int32, hold: (Int32) -> Void = { close($0) }, _ respond: (String, String) -> String?) {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -93,9 +102,11 @@ package final class FakeOAuthProvider: @unchecked Sendable {
                 close(listener)
                 return
             }
-            let (head, body) = Self.readRequest(connection)
-            state.withLock { $0.requests += 1 }
-            let response = respond(head: head, body: body)
+            let (head, body) = readRequest(connection)
+            guard let response = respond(head, body) else {
+                hold(connection)
+                continue
+            }
             _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             shutdown(connection, Int32(SHUT_WR))
             close(connection)
