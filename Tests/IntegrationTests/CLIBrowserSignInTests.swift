@@ -103,6 +103,25 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        /// Ctrl-C while `sign-in --github` waits for the person stops it at once (SIGINT's exit status), and nothing is stored.
+        @Test func ctrlCWhileWaitingForGitHubStopsTheSignIn() async throws {
+            let emulator = try await startQuietEmulator()
+            let id = String(UUID().uuidString.prefix(8)).lowercased()
+            let identity = ["--api-key", "AIza-ctrl-c-\(id)", "--app-id", "1:42:linux:ctrl-c-\(id)"]
+            let github = try FakeGitHub(user: ["sub": "never"], answers: [.pending], interval: 1)
+            defer { github.stop() }
+            let waiting = try LineChannel([
+                cli.program, "sign-in", "--github", "--client-id", "Iv1.cli", "--github-host", github.base.absoluteString, "--private",
+                "--emulator", "\(try #require(emulator.address))",
+            ] + identity)
+            _ = try await github.polls.next(within: .seconds(60))  // it waits: GitHub has been asked once
+            waiting.child.send(SIGINT)
+            #expect(await waiting.finish() == 128 + SIGINT)
+            let shown = try await cli.run(["show", "--private"] + identity)
+            #expect(shown.status == 3, "nothing stored: \(shown.output)\(shown.standardError)")
+            await emulator.stop()
+        }
+
         @Test func whereTheSessionHasADesktopPortalTheURLGoesThroughItNotXdgOpensArguments() async throws {
             // xdg-open's arguments are readable by every user in /proc/PID/cmdline; the portal gets the URL over the bus.
             let bus = try await PrivateBus(harness: cli.harness)

@@ -25,6 +25,8 @@ package final class FakeGitHub: Sendable {
 
     package let port: Int
     package let user: [String: String]
+    /// One event per token request, as it arrives.
+    package let polls = Mailbox<Void>()
     private let listener: Int32
     private let state: Mutex<(answers: [Answer], codeRequests: [[String: String]], tokenRequests: [[String: String]], held: [Int32])>
 
@@ -66,6 +68,7 @@ package final class FakeGitHub: Sendable {
                 state.tokenRequests.append(fields)
                 return state.answers.count > 1 ? state.answers.removeFirst() : state.answers.first ?? .token
             }
+            polls.post(())
             switch answer {
             case .pending: return FakeOAuthProvider.response("200 OK", json: ["error": "authorization_pending"])
             case .slowDown(let interval):
