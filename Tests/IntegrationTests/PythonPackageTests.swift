@@ -9,6 +9,12 @@ extension KeyringTests.Broker {
     /// every method, listeners, second factors, bad input, options files, and the package inside a Flatpak-like sandbox.
     @Test func thePythonPackagePassesItsTests() async throws {
         let broker = try await BrokerFixture.start()
+        // GitHub's device flow through the broker, against a fake GitHub the broker is told of.
+        let github = try FakeGitHub(user: ["sub": "octo-python", "email": "octo-python@example.com"], answers: [.pending, .token])
+        defer { github.stop() }
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
         let environmentScript = broker.packageRoot.appendingPathComponent("scripts/python-client-env").path
         let made = try await Subprocess.run(environmentScript, [], limit: .seconds(600))
         try made.requireSuccess("scripts/python-client-env")
@@ -16,6 +22,7 @@ extension KeyringTests.Broker {
         var environment = ProcessInfo.processInfo.environment
         environment["FIREBASE_AUTH_EMULATOR_HOST"] = broker.address.description
         environment["KEYRING_AUTH_RUN_AS_FLATPAK"] = broker.harness.scripts.appendingPathComponent("run-as-flatpak").path
+        environment["KEYRING_AUTH_TEST_GITHUB"] = github.base.absoluteString
         let tests = broker.packageRoot.appendingPathComponent("clients/python/tests").path
         let result = try await Subprocess.run(
             python, ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], environment: environment, limit: .seconds(600))

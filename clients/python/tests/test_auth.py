@@ -92,6 +92,16 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
         auth.sign_in_with_email_and_password(new_email, "third-password")
 
 
+@pytest.mark.skipif(not os.environ.get("KEYRING_AUTH_TEST_GITHUB"), reason="needs the broker's fake GitHub (KEYRING_AUTH_TEST_GITHUB)")
+def test_github_device_flow_through_the_broker(auth: Auth) -> None:
+    authorization = auth.start_github_sign_in("Iv1.python", scopes=["read:user"])
+    assert authorization.user_code == "ABCD-1234" and authorization.verification_uri.endswith("/login/device")
+    assert authorization._handle not in repr(authorization)
+    signed_in = auth.finish_github_sign_in(authorization)
+    assert signed_in.provider_id == "github.com" and signed_in.user.provider_data == ["github.com"]
+    assert auth.current_user == signed_in.user
+
+
 def test_a_custom_token_and_a_credential_sign_in(auth: Auth) -> None:
     assert auth.sign_in_with_custom_token(json.dumps({"uid": "py-custom"})).user.uid == "py-custom"
     google = auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "py-g", "email": "g@example.com"})))

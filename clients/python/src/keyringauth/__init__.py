@@ -1,6 +1,6 @@
 """Firebase Authentication for Linux desktop apps in Python: one sign-in shared by every app of an access group,
 kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Broker1)."""
-from .auth import ActionCodeInfo, ActionCodeSettings, Auth, UserCredential
+from .auth import ActionCodeInfo, ActionCodeSettings, Auth, GitHubDeviceAuthorization, UserCredential
 from .credentials import (AuthCredential, EmailAuthProvider, FacebookAuthProvider, GithubAuthProvider, GoogleAuthProvider,
                           OAuthProvider, TwitterAuthProvider)
 from .errors import (AccessDeniedError, AuthError, BrokerUnavailableError, EmailAlreadyInUseError, InvalidCredentialError,
@@ -13,7 +13,7 @@ from .user import IdTokenResult, MultiFactorInfo, User
 
 __all__ = [
     "AccessDeniedError", "ActionCodeInfo", "ActionCodeSettings", "Auth", "AuthCredential", "AuthError", "BrokerUnavailableError",
-    "EmailAlreadyInUseError", "EmailAuthProvider", "FacebookAuthProvider", "FirebaseOptions", "GithubAuthProvider",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "FacebookAuthProvider", "FirebaseOptions", "GitHubDeviceAuthorization", "GithubAuthProvider",
     "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError", "KeyringUnavailableError", "MultiFactorInfo",
     "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser", "NoCurrentUserError", "OAuthProvider",
     "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator", "TotpSecret", "TwitterAuthProvider",

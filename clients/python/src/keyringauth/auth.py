@@ -3,7 +3,7 @@ Firebase's JavaScript SDK in Python's style."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from . import errors
@@ -45,6 +45,17 @@ class ActionCodeInfo:
     operation: str
     email: str
     previous_email: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class GitHubDeviceAuthorization:
+    """What the person does to let the app in (``Auth.start_github_sign_in``): enter ``user_code`` at
+    ``verification_uri`` within ``expires_in`` seconds."""
+
+    user_code: str
+    verification_uri: str
+    expires_in: int
+    _handle: str = field(repr=False, default="")
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,20 @@ class Auth:
         (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
         provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
         return self._credential(self._binding.user("SignInWithBrowser", "a{sv}", provider, timeout=330.0), provider_id)
+
+    def start_github_sign_in(self, client_id: str, scopes: Optional[List[str]] = None) -> GitHubDeviceAuthorization:
+        """GitHub's device flow, run by the broker: asks GitHub for a code to show the person with its address.
+        KeyringAuth's own (the JavaScript SDK signs in to GitHub with a popup). ``client_id`` is a GitHub OAuth app's,
+        its device flow enabled."""
+        github = strings({"clientID": client_id, "scope": " ".join(scopes) if scopes else None})
+        handle, user_code, uri, expires_in = self._binding.call("StartGitHubSignIn", "a{sv}", github)
+        return GitHubDeviceAuthorization(str(user_code), str(uri), int(expires_in), str(handle))
+
+    def finish_github_sign_in(self, authorization: GitHubDeviceAuthorization) -> UserCredential:
+        """Waits until the person has entered the code (at most its ``expires_in``), then signs in with GitHub; the
+        person declining raises ``auth/web-user-interaction-failure``, the code expiring ``auth/web-context-cancelled``."""
+        user = self._binding.user("FinishGitHubSignIn", "s", authorization._handle, timeout=authorization.expires_in + 30.0)
+        return self._credential(user, "github.com")
 
     def is_sign_in_with_email_link(self, email_link: str) -> bool:
         return "mode=signIn" in email_link and "oobCode=" in email_link
