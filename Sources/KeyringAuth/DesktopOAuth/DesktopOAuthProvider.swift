@@ -97,7 +97,14 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
     ///
     /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration``.
     func checkEndpoints() throws(AuthError) {
-        for (name, url) in [("authorization", authorizationEndpoint), ("token", tokenEndpoint)] {
+        try Self.checkEndpoints([("authorization", authorizationEndpoint), ("token", tokenEndpoint)], of: providerID)
+    }
+
+    /// Refuses any of `endpoints` (each with its name) that is not `https`, or `http` on a loopback host (for tests).
+    ///
+    /// - Throws: ``AuthError`` with ``AuthErrorCode/invalidConfiguration``, naming `providerID` and the endpoint.
+    static func checkEndpoints(_ endpoints: [(name: String, url: URL)], of providerID: String) throws(AuthError) {
+        for (name, url) in endpoints {
             let scheme = url.scheme?.lowercased()
             guard scheme == "https" || (scheme == "http" && url.hasLoopbackHost), url.host?.isEmpty == false else {
                 throw AuthError(

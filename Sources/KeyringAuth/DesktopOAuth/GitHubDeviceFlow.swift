@@ -43,12 +43,7 @@ public struct GitHubDeviceFlow: Sendable {
     ///   ``AuthErrorCode/invalidConfiguration`` (an endpoint that is not https), ``AuthErrorCode/networkError``,
     ///   ``AuthErrorCode/internalError`` (an answer that is not GitHub's).
     public func start() async throws(AuthError) -> GitHubDeviceAuthorization {
-        for url in [deviceCodeEndpoint, tokenEndpoint] {
-            let scheme = url.scheme?.lowercased()
-            guard scheme == "https" || (scheme == "http" && url.hasLoopbackHost), url.host?.isEmpty == false else {
-                throw AuthError(.invalidConfiguration, "The GitHub endpoint \(url.absoluteString) is not an https URL (plain http is taken only on a loopback host, for tests).")
-            }
-        }
+        try DesktopOAuthProvider.checkEndpoints([("device code", deviceCodeEndpoint), ("token", tokenEndpoint)], of: GitHubAuthProvider.id)
         let answer = try await post(deviceCodeEndpoint, ["client_id": clientID, "scope": scopes.joined(separator: " ")], what: "code")
         guard answer.status == 200, let object = answer.object, object["error"] == nil else { throw refusal(answer, what: "a code") }
         guard let deviceCode = object["device_code"] as? String, !deviceCode.isEmpty, deviceCode.utf8.count <= 4096,
