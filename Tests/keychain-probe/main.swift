@@ -7,6 +7,9 @@ import SecretKeychain
 // under the key N times (default 1), as another client of the Secret Service would.
 // keychain-probe list --group G: one line per item of G, its service, account and label
 // separated by two spaces and escaped for the terminal (stored values are untrusted).
+// keychain-probe cycle --group G [--repeats N]: prints `before threads=T fds=F` once one observation has begun and
+// ended, then observes G and seven groups beside it (`during threads=T fds=F`), N times cancels one observation and begins it again, ends them
+// all, begins and ends one alone N/10 times, and prints `after threads=T fds=F` (the tests compare the two).
 // A KeychainError is one line `keychain-probe: error[CODE]: MESSAGE` on standard error, exit 4
 // when the keyring is unavailable, else 1; a usage error is exit 2.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -25,6 +28,8 @@ do throws(KeychainError) {
         let key = KeychainKey(service: service, account: account, accessGroup: options.group)
         let value = FileHandle.standardInput.readDataToEndOfFile()
         for _ in 0..<options.repeats { try store.setData(value, for: key, label: "keychain-probe item") }
+    case ("cycle", let group?):
+        try cycleObservations(of: group, repeats: options.repeats)
     case ("list", let group?):
         for item in try store.items(in: .group(group)) {
             print([item.key.service, item.key.account, item.label].map(\.escapedForTerminal).joined(separator: "  "))
@@ -61,6 +66,33 @@ struct ProbeOptions {
             }
         }
     }
+}
+
+/// This process's threads and open descriptors, as /proc counts them.
+func resources() -> String {
+    let count = { (path: String) in (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? -1 }
+    return "threads=\(count("/proc/self/task")) fds=\(count("/proc/self/fd"))"
+}
+
+/// Observes `group` and seven groups beside it, then cancels and begins one observation at a time, `repeats` times.
+func cycleObservations(of group: AccessGroup, repeats: Int) throws(KeychainError) {
+    var groups: [AccessGroup] = [group]
+    for index in 1..<8 { groups.append(try AccessGroup("\(group.rawValue).\(index)")) }
+    // One observation begun and ended first: what the first one makes once (libsecret's connection) is then made.
+    try store.observeChanges(in: .group(group)) { _ in }.cancel()
+    print("before \(resources())")
+    var observations = try groups.map { group throws(KeychainError) in try store.observeChanges(in: .group(group)) { _ in } }
+    print("during \(resources())")
+    for round in 0..<repeats {
+        let index = round % groups.count
+        observations[index].cancel()
+        observations[index] = try store.observeChanges(in: .group(groups[index])) { _ in }
+    }
+    for observation in observations { observation.cancel() }
+    observations.removeAll()
+    // Alone, each observation starts the watcher and stops it again.
+    for round in 0..<repeats / 10 { try store.observeChanges(in: .group(groups[round % groups.count])) { _ in }.cancel() }
+    print("after \(resources())")
 }
 
 /// Prints `message` on standard error and exits with `status`.

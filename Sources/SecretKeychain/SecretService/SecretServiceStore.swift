@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// The synchronous methods block the calling thread on D-Bus. The `async` methods run them on the
 /// store's own serial queue (``blockingQueue``), never on Swift's cooperative thread pool.
-/// Observations (``observeChanges(in:_:)``) each follow the collection's D-Bus signals on a
-/// thread of their own.
+/// Observations (``observeChanges(in:_:)``) share one follower of the collection's D-Bus signals: one
+/// thread and one bus connection for all of a store's observations, whatever their scopes.
 public final class SecretServiceStore: KeychainStore {
     /// How this store reaches the Secret Service.
     public let configuration: Configuration
@@ -38,6 +38,8 @@ public final class SecretServiceStore: KeychainStore {
     /// The serial queue the `async` methods run their blocking calls on, one at a time, never on
     /// Swift's cooperative thread pool.
     public let blockingQueue = DispatchQueue(label: "SecretKeychain.SecretServiceStore")
+    /// The running observations, served by one watcher of the collection.
+    private let observers = CollectionObservers()
 
     var logger: Logger { configuration.logger }
 
@@ -151,12 +153,7 @@ public final class SecretServiceStore: KeychainStore {
     public func observeChanges(
         in scope: KeychainScope, _ handler: @escaping @Sendable (KeychainChange) -> Void
     ) throws(KeychainError) -> KeychainObservation {
-        let observation = KeychainObservation(handler: handler)
-        let watcher = CollectionWatcher(store: self, scope: scope, observation: observation)
-        try watcher.begin()
-        observation.whenCancelled { watcher.stop() }
-        try watcher.startThread()
-        return observation
+        try observers.observe(in: scope, of: self, handler)
     }
 
     // MARK: Running operations

@@ -37,7 +37,17 @@ extension CollectionWatcher {
         for subscription in [ownerSubscription, itemSubscription, collectionSubscription] where subscription != 0 {
             g_dbus_connection_signal_unsubscribe(bus, subscription)
         }
-        g_dbus_connection_close(bus, nil, nil, nil)
+        // Closed and waited for (each bounded), so that nothing of the connection's outlives the watcher: the close's
+        // answer, posted where no loop runs, kept the connection, which keeps the main context and its descriptor.
+        do throws(SecretServiceFailure) {
+            _ = try SecretServiceClient.bounded(.closeBus, limit: store.configuration.timeout) { cancellable, error in
+                g_dbus_connection_close_sync(bus, cancellable, error)
+            }
+        } catch {
+            logger.debug("The watcher's bus connection did not close cleanly", metadata: ["error": "\(error)"])
+        }
+        // The connection's `closed` signal and the subscriptions' ends are posted to the watcher's context: each
+        // holds the connection or the watcher until it is dispatched.
         while g_main_context_iteration(context, 0) != 0 {}
         g_object_unref(UnsafeMutableRawPointer(bus))
         self.bus = nil

@@ -1,6 +1,7 @@
 /// A libsecret or D-Bus call the store makes, named for messages and for telling errors apart.
 enum SecretServiceCall: String, Sendable {
     case connectBus = "connecting to the session bus"
+    case closeBus = "closing a bus connection"
     case openSession = "opening a Secret Service session"
     case readAlias = "resolving the collection alias"
     case search = "searching items"

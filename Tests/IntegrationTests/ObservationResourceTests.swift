@@ -1,0 +1,39 @@
+import Foundation
+import KeyringTestSupport
+import SecretKeychain
+import Testing
+
+extension KeyringTests {
+    /// A process that follows many scopes, and begins and ends observations all day, holds one watcher thread and
+    /// gives back every thread and descriptor its observations made.
+    @Suite struct ObservationResources {
+        let harness: Harness
+        init() throws { harness = try Harness.require() }
+
+        /// Eight scopes followed at once cost one thread; a thousand observations begun and ended (and a hundred
+        /// that start and stop the watcher alone) leave the process's threads and descriptors where they were.
+        @Test func observationsShareOneThreadAndLeaveNothingBehind() async throws {
+            let result = try await Subprocess.run(
+                try Harness.product("keychain-probe"), ["cycle", "--group", uniqueGroup().rawValue, "--repeats", "1000"],
+                limit: .seconds(240))
+            try result.requireSuccess("keychain-probe cycle")
+            let counts = try Self.counts(in: result.output)
+            let (before, during, after) = (try #require(counts["before"]), try #require(counts["during"]), try #require(counts["after"]))
+            #expect(during.threads == before.threads + 1, "eight observations: \(result.output)")
+            #expect(during.fds <= before.fds + 3, "eight observations: \(result.output)")
+            #expect(after.threads == before.threads && after.fds == before.fds, "after 1,100 observations: \(result.output)")
+        }
+
+        /// `label threads=T fds=F` lines, by label.
+        static func counts(in output: String) throws -> [String: (threads: Int, fds: Int)] {
+            var counts: [String: (threads: Int, fds: Int)] = [:]
+            for line in output.split(separator: "\n") {
+                let words = line.split(separator: " ")
+                guard words.count == 3, let threads = Int(words[1].dropFirst("threads=".count)),
+                      let fds = Int(words[2].dropFirst("fds=".count)) else { continue }
+                counts[String(words[0])] = (threads, fds)
+            }
+            return counts
+        }
+    }
+}
