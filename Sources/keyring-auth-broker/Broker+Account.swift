@@ -4,7 +4,7 @@ import KeyringAuth
 // The calls after sign-in, as `Auth` and `User` make them: the user's tokens and profile, its credentials, email
 // actions, and second factors. Every call that changes the user sends `UserChanged` to the scope's watchers.
 extension Broker {
-    func performAccountCall(_ operation: Request.Operation, auth: Auth, scope: Scope, call: MethodCall) async throws {
+    func performAccountCall(_ operation: Request.Operation, auth: Auth, scope: Scope, app: String, call: MethodCall) async throws {
         func signedInUser() throws(BrokerError) -> User {
             guard let user = auth.currentUser else {
                 throw BrokerError(.notSignedIn, "Nobody is signed in to \(Self.describe(scope)); sign in first.")
@@ -43,7 +43,7 @@ extension Broker {
             call.reply()
         case .reauthenticate(let credential):
             let user = try signedInUser()
-            call.reply([try await signIn(scope, call) { try await user.reauthenticate(with: credential) }])
+            call.reply([try await signIn(scope, app, call) { try await user.reauthenticate(with: credential) }])
             userChanged(in: scope, to: auth.currentUser)
         case .link(let credential):
             _ = try await signedInUser().link(with: credential)
@@ -94,7 +94,7 @@ extension Broker {
         case .startTOTPEnrollment(let accountName, let issuer):
             let user = try signedInUser()
             let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
-            let handle = try pendingSteps.add(.enrollment(secret), client: call.sender, scope: scope)
+            let handle = try pendingSteps.add(.enrollment(secret), client: call.sender, app: app, scope: scope)
             let uri = secret.generateQRCodeURL(
                 withAccountName: accountName ?? user.email ?? user.uid, issuer: issuer ?? scope.options.projectID)
             call.reply([GVariants.string(handle), GVariants.string(uri)])

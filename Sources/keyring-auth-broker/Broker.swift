@@ -13,8 +13,9 @@ import SystemSupport
 /// whatever blocks (the bus's credentials, the keychain in `Auth`'s start-up and sign-out) runs on
 /// ``blocking``, never on the cooperative pool. `Auth` calls its listeners on ``listenerQueue``.
 final class Broker: Sendable {
-    /// Bounds that keep one client from growing the broker without limit (with ``ScopeTable``'s).
-    static let maximumWatchesPerClient = 32
+    /// How many watches (`Broker1.Watch`) and follows (`Keychain1.Follow`) each app may have, one for each of its
+    /// connections and scopes (with ``ScopeTable``'s bounds on the scopes themselves).
+    static let watchShare = AppShare(perApp: 32, total: 1024, reserved: 256)
 
     let logger: Logger
     let store: any KeychainStore
@@ -29,6 +30,8 @@ final class Broker: Sendable {
     private let browserFlows = BrowserFlows()
     /// The second-factor steps under way (a sign-in's resolver, an enrollment's secret), by handle.
     let pendingSteps = PendingSteps()
+    /// The calls each app has in progress.
+    let callsInProgress = CallsInProgress()
     /// Makes the `Auth`s, one at a time, so that two first calls for one app make one.
     private let registryQueue = DispatchQueue(label: "keyring-auth-broker.registry")
     private let listenerQueue = DispatchQueue(label: "keyring-auth-broker.listeners")
@@ -42,21 +45,6 @@ final class Broker: Sendable {
         /// The clients that left lately: a call of one still in progress (identifying it, making an `Auth` for its
         /// watch) must not register it after ``peerLeft(_:)`` has forgotten it. A bus never gives a unique name twice.
         var departed = DepartedClients()
-    }
-
-    /// The last ``capacity`` unique names that left the bus, oldest first out.
-    struct DepartedClients {
-        static let capacity = 4096
-        private var names: Set<String> = []
-        private var order: [String] = []
-
-        mutating func insert(_ name: String) {
-            guard names.insert(name).inserted else { return }
-            order.append(name)
-            if order.count > Self.capacity { names.remove(order.removeFirst()) }
-        }
-
-        func contains(_ name: String) -> Bool { names.contains(name) }
     }
 
     /// Whether `client` has left the bus (lately).
@@ -145,37 +133,47 @@ final class Broker: Sendable {
         let caller = identity.caller
         try policy.check(caller, group: request.arguments.group)
         let scope = Scope(options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group)
-        // The app the call counts for: a sandboxed app whatever its connection, a host process by its connection.
-        let app = caller == .host ? call.sender : caller.privateNamespace
+        let app = identity.app
+        try callsInProgress.begin(app)
+        defer { callsInProgress.end(app) }
         let auth = try await auth(for: scope, heldBy: app)
         defer { state.withLock { $0.scopes.release(scope, by: app) } }
         switch request.operation {
         case .signInAnonymously:
             call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
         case .signInWithEmail(let email, let password):
-            call.reply([try await signIn(scope, call) { try await auth.signIn(withEmail: email, password: password) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withEmail: email, password: password) }])
         case .createUserWithEmail(let email, let password):
             call.reply([UserDictionary.variant(of: try await auth.createUser(withEmail: email, password: password).user)])
         case .signInWithEmailLink(let email, let link):
-            call.reply([try await signIn(scope, call) { try await auth.signIn(withEmail: email, link: link) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withEmail: email, link: link) }])
         case .signInWithCustomToken(let token):
-            call.reply([try await signIn(scope, call) { try await auth.signIn(withCustomToken: token) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withCustomToken: token) }])
         case .signInWithBrowser(let browser):
             let (logger, addresses, gitHubHost) = (logger, reachableAddresses, gitHubHost)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
                 try await browser.credential(for: caller, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
             }
-            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
         case .signInWithCredential(let credential):
-            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
         case .startGitHubSignIn(let clientID, let scopes):
             var flow = GitHubDeviceFlow(clientID: clientID, host: gitHubHost)
             if let scopes { flow.scopes = scopes }
             flow.logger = logger
-            let authorization = try await flow.start()
-            let lifetime = Duration.seconds(max(1, authorization.expirationDate.timeIntervalSinceNow.rounded(.down)))
-            let handle = try pendingSteps.add(.gitHubDevice(flow, authorization), client: call.sender, scope: scope, lifetime: lifetime)
+            // The slot is the app's before GitHub is asked (one request at a time per app), and given back on failure.
+            let handle = try pendingSteps.reserve(client: call.sender, app: app, scope: scope)
+            let authorization: GitHubDeviceAuthorization
+            let lifetime: Duration
+            do {
+                authorization = try await flow.start()
+                lifetime = .seconds(max(1, authorization.expirationDate.timeIntervalSinceNow.rounded(.down)))
+                try pendingSteps.fill(handle, with: .gitHubDevice(flow, authorization), lifetime: lifetime)
+            } catch {
+                pendingSteps.finish(handle)
+                throw error
+            }
             call.reply([
                 GVariants.string(handle), GVariants.string(authorization.userCode), GVariants.string(authorization.verificationURI.absoluteString),
                 GVariants.int64(lifetime.components.seconds),
@@ -187,7 +185,7 @@ final class Broker: Sendable {
             // One wait per app, as a browser sign-in, ended when the client leaves the bus.
             let credential = try await browserFlows.run(for: app, client: call.sender) { try await flow.credential(for: authorization) }
             pendingSteps.finish(handle)
-            call.reply([try await signIn(scope, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
         case .getUser:
             call.reply([UserDictionary.variant(of: auth.currentUser)])
         case .signOut:
@@ -202,18 +200,20 @@ final class Broker: Sendable {
             unwatch(scope, client: call.sender)
             call.reply()
         default:
-            try await performAccountCall(request.operation, auth: auth, scope: scope, call: call)
+            try await performAccountCall(request.operation, auth: auth, scope: scope, app: app, call: call)
         }
     }
 
     /// Runs a sign-in and answers its user; one that meets the account's second factor keeps its resolver for this
     /// connection and fails with `SecondFactorRequired`, which carries the handle that finishes it.
-    func signIn(_ scope: Scope, _ call: MethodCall, _ body: () async throws -> AuthDataResult) async throws -> OpaquePointer {
+    func signIn(
+        _ scope: Scope, _ app: String, _ call: MethodCall, _ body: () async throws -> AuthDataResult
+    ) async throws -> OpaquePointer {
         do {
             return UserDictionary.variant(of: try await body().user)
         } catch let error as AuthError where error.code == .secondFactorRequired {
             guard let resolver = error.multiFactorResolver else { throw error }
-            let handle = try pendingSteps.add(.signIn(resolver), client: call.sender, scope: scope)
+            let handle = try pendingSteps.add(.signIn(resolver), client: call.sender, app: app, scope: scope)
             throw BrokerError.secondFactorRequired(handle: handle, factors: resolver.hints)
         }
     }
@@ -320,8 +320,11 @@ final class Broker: Sendable {
             // A client that left while its Auth was being made is never added: nothing would remove it.
             if state.departed.contains(client) { return (false, false) }
             let isNew = state.watches[scope]?.clients[client] == nil
-            let watchesOfClient = state.watches.values.filter { $0.clients[client] != nil }.count
-            if isNew, watchesOfClient >= Self.maximumWatchesPerClient { return (false, true) }
+            if isNew {
+                let watches = state.watches.values.flatMap(\.clients.values)
+                let ofApp = watches.count { $0.holder == holder }
+                guard Self.watchShare.admits(held: ofApp, inUse: watches.count) else { return (false, true) }
+            }
             // The watch holds the scope for its app, as the call does (which holds it now: no quota is passed here).
             if isNew { _ = try state.scopes.hold(scope, by: holder) }
             let isFirst = state.watches[scope] == nil
@@ -333,7 +336,8 @@ final class Broker: Sendable {
             return (isFirst, false)
         }
         if outcome.refused {
-            throw BrokerError(.invalidArgument, "A client may watch at most \(Self.maximumWatchesPerClient) apps and scopes; unwatch one first.")
+            throw BrokerError(.failed, "An app may have at most \(Self.watchShare.perApp) watches at once, across its connections "
+                + "and scopes; unwatch one first.")
         }
         guard outcome.isFirst else { return }
         let handle = auth.addIDTokenDidChangeListener { [weak self] _, user in self?.userChanged(in: scope, to: user) }

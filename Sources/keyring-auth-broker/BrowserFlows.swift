@@ -13,7 +13,7 @@ final class BrowserFlows: Sendable {
         var task: Task<AuthCredential, any Error>
     }
 
-    /// The running flows, by the app they run for (a sandboxed app's verified ID; a host process's unique name).
+    /// The running flows, by the app they run for (``CallerIdentity/app``).
     private let flows = Mutex<[String: Flow]>([:])
 
     /// Runs `body` as the flow of `app`, asked for by `client`, unless one of `app` already runs or the broker runs

@@ -5,7 +5,7 @@ import KeyringAuth
 /// the broker keeps at most ``capacity``, and makes room by releasing the one used least lately that nobody holds, so
 /// that no app, however many Firebase apps it names, keeps another out.
 ///
-/// An app is a sandboxed caller's verified identity (all its connections), or a host process's connection.
+/// An app is a sandboxed caller's verified identity (all its connections), or a host process (``CallerIdentity/app``).
 struct ScopeTable {
     static let capacity = 64
     static let maximumHeldPerApp = 16

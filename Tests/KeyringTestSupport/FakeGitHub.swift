@@ -29,6 +29,10 @@ package final class FakeGitHub: Sendable {
     package let polls = Mailbox<Void>()
     private let listener: Int32
     private let state: Mutex<(answers: [Answer], codeRequests: [[String: String]], tokenRequests: [[String: String]], held: [Int32])>
+    /// While set, device-code requests are held unanswered (``holdingCodes``) until ``answerHeldCodes()``.
+    private let codes = Mutex<(holding: Bool, heldNext: Bool, held: [Int32])>((false, false, []))
+    /// One event per device-code request, once it is answered or held.
+    package let codeArrivals = Mailbox<Void>()
 
     /// Serves on a free port of 127.0.0.1 until ``stop()``; the device code's interval is `interval` seconds, and
     /// the code request itself is answered with `codeError` when given.
@@ -45,21 +49,58 @@ package final class FakeGitHub: Sendable {
     package var codeRequests: [[String: String]] { state.withLock { $0.codeRequests } }
     package var tokenRequests: [[String: String]] { state.withLock { $0.tokenRequests } }
 
+    /// Whether device-code requests are held unanswered from now on.
+    package var holdingCodes: Bool {
+        get { codes.withLock { $0.holding } }
+        set { codes.withLock { $0.holding = newValue } }
+    }
+
+    /// Answers every device-code request held so far, and holds no more.
+    package func answerHeldCodes() {
+        let held = codes.withLock { codes in
+            codes.holding = false
+            defer { codes.held = [] }
+            return codes.held
+        }
+        for connection in held {
+            let response = Self.codeResponse(base: base, interval: 0)
+            _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            shutdown(connection, Int32(SHUT_WR))
+            close(connection)
+        }
+    }
+
+    private static func codeResponse(base: URL, interval: Int) -> String {
+        FakeOAuthProvider.response("200 OK", json: [
+            "device_code": "device-\(UUID().uuidString)", "user_code": "ABCD-1234", "verification_uri": "\(base.absoluteString)/login/device",
+            "expires_in": 900, "interval": interval,
+        ])
+    }
+
     /// Stops serving, and lets go of held connections.
     package func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
         state.withLock { $0.held.forEach { shutdown($0, Int32(SHUT_RDWR)) } }
+        codes.withLock { $0.held.forEach { shutdown($0, Int32(SHUT_RDWR)) } }
     }
 
     private func serve(interval: Int, codeError: String?) {
-        FakeOAuthProvider.serve(listener, hold: { connection in state.withLock { $0.held.append(connection) } }) { head, body in
+        let hold = { [self] (connection: Int32) in
+            let code = codes.withLock { codes in
+                defer { codes.heldNext = false }
+                if codes.heldNext { codes.held.append(connection) }
+                return codes.heldNext
+            }
+            if code { codeArrivals.post(()) } else { state.withLock { $0.held.append(connection) } }
+        }
+        FakeOAuthProvider.serve(listener, hold: hold) { head, body in
             let fields = FakeOAuthProvider.form(body)
             if head.hasPrefix("POST /login/device/code ") {
                 state.withLock { $0.codeRequests.append(fields) }
-                return codeError.map { FakeOAuthProvider.response("200 OK", json: ["error": $0]) } ?? FakeOAuthProvider.response("200 OK", json: [
-                    "device_code": "device-\(UUID().uuidString)", "user_code": "ABCD-1234", "verification_uri": "\(base.absoluteString)/login/device",
-                    "expires_in": 900, "interval": interval,
-                ])
+                // A held request is announced once it is held (below, in `hold`).
+                if codes.withLock({ codes in codes.heldNext = codes.holding; return codes.holding }) { return nil }
+                codeArrivals.post(())
+                return codeError.map { FakeOAuthProvider.response("200 OK", json: ["error": $0]) } ?? Self.codeResponse(base: base, interval: interval)
             }
             guard head.hasPrefix("POST /login/oauth/access_token ") else {
                 return FakeOAuthProvider.response("404 Not Found", json: ["error": "not_found"])

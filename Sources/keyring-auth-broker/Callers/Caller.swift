@@ -32,4 +32,10 @@ enum Caller: Hashable, Sendable, CustomStringConvertible {
 struct CallerIdentity: Sendable {
     let caller: Caller
     let sharesNetwork: Bool
+    /// The caller's process, as the bus told it (0 where unknown).
+    var pid: Int32 = 0
+
+    /// The app whose share of the broker a call counts against: a sandboxed caller's verified identity, whatever its
+    /// connections and processes; a host process by its process ID (its connections all count as one).
+    var app: String { caller == .host ? "host:\(pid)" : caller.privateNamespace }
 }

@@ -24,12 +24,12 @@ enum CallerIdentification {
         if let pidfd { try checkRunning(pidfd, is: pid) }
         let identity: CallerIdentity
         if let info = try flatpakInfo(pid: pid, procRoot: procRoot) {
-            identity = CallerIdentity(caller: .flatpak(appID: info.appID), sharesNetwork: info.sharesNetwork)
+            identity = CallerIdentity(caller: .flatpak(appID: info.appID), sharesNetwork: info.sharesNetwork, pid: pid)
         } else if let snap = try snapName(pid: pid, procRoot: procRoot) {
             // A snap's interfaces are not readable here; a snap is served only where a grant file names it.
-            identity = CallerIdentity(caller: .snap(name: snap), sharesNetwork: true)
+            identity = CallerIdentity(caller: .snap(name: snap), sharesNetwork: true, pid: pid)
         } else {
-            identity = CallerIdentity(caller: .host, sharesNetwork: true)
+            identity = CallerIdentity(caller: .host, sharesNetwork: true, pid: pid)
         }
         if let pidfd { try checkRunning(pidfd, is: pid) }
         return identity

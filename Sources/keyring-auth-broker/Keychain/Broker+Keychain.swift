@@ -9,9 +9,12 @@ import SystemSupport
 // under the same rules as the broker's own calls.
 extension Broker {
     func perform(_ request: KeychainRequest, for call: MethodCall) async throws {
-        let caller = try await identify(call.sender).caller
+        let identity = try await identify(call.sender)
+        let caller = identity.caller
         try policy.check(caller, group: request.group)
         let namespace = caller.privateNamespace
+        try callsInProgress.begin(identity.app)
+        defer { callsInProgress.end(identity.app) }
         switch request.operation {
         case .lookup(let key):
             let data = try await keychain { store throws(KeychainError) in try store.data(for: StoredUserKeys.brokered(key, privateNamespace: namespace)) }
@@ -38,7 +41,7 @@ extension Broker {
             }
             call.reply([g_variant_new_uint32(guint32(removed))])
         case .follow:
-            try await follow(request.group, client: call.sender, namespace: namespace)
+            try await follow(request.group, client: call.sender, namespace: namespace, app: identity.app)
             call.reply()
         case .unfollow:
             if itemFollows.remove(request.group, client: call.sender) { activity.watchEnded() }
@@ -102,10 +105,11 @@ extension Broker {
     // MARK: Following
 
     /// Starts sending `ItemChanged` to `client` for the changes of `group` (its private scope: `nil`).
-    private func follow(_ group: AccessGroup?, client: String, namespace: String) async throws(BrokerError) {
-        switch itemFollows.add(group, client: client, namespace: namespace, limit: Self.maximumWatchesPerClient) {
+    private func follow(_ group: AccessGroup?, client: String, namespace: String, app: String) async throws(BrokerError) {
+        switch itemFollows.add(group, client: client, namespace: namespace, app: app, share: Self.watchShare) {
         case .refused:
-            throw BrokerError(.invalidArgument, "A client may follow at most \(Self.maximumWatchesPerClient) scopes; unfollow one first.")
+            throw BrokerError(.failed, "An app may have at most \(Self.watchShare.perApp) follows at once, across its connections and "
+                + "scopes; unfollow one first.")
         case .already:
             return
         case .added(let needsObservation):
@@ -148,8 +152,8 @@ extension Broker {
 /// Who follows which scope's items, and the one store observation per scope that feeds them.
 final class ItemFollows: Sendable {
     private struct Scope {
-        /// Client unique name → its private namespace.
-        var followers: [String: String] = [:]
+        /// Client unique name → its private namespace and its app.
+        var followers: [String: (namespace: String, app: String)] = [:]
         var observation: KeychainObservation?
     }
 
@@ -162,12 +166,14 @@ final class ItemFollows: Sendable {
         case refused
     }
 
-    func add(_ group: AccessGroup?, client: String, namespace: String, limit: Int) -> Added {
+    /// Adds `client`'s following of `group`, unless its app has its `share` of follows already.
+    func add(_ group: AccessGroup?, client: String, namespace: String, app: String, share: AppShare) -> Added {
         scopes.withLock { scopes in
             if scopes[group]?.followers[client] != nil { return .already }
-            guard scopes.values.filter({ $0.followers[client] != nil }).count < limit else { return .refused }
+            let follows = scopes.values.flatMap(\.followers.values)
+            guard share.admits(held: follows.count { $0.app == app }, inUse: follows.count) else { return .refused }
             let isFirst = scopes[group] == nil
-            scopes[group, default: Scope()].followers[client] = namespace
+            scopes[group, default: Scope()].followers[client] = (namespace, app)
             return .added(needsObservation: isFirst)
         }
     }
@@ -199,6 +205,6 @@ final class ItemFollows: Sendable {
     }
 
     func followers(of group: AccessGroup?) -> [(client: String, namespace: String)] {
-        scopes.withLock { scopes in (scopes[group]?.followers ?? [:]).map { ($0.key, $0.value) } }
+        scopes.withLock { scopes in (scopes[group]?.followers ?? [:]).map { ($0.key, $0.value.namespace) } }
     }
 }

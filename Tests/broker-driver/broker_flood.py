@@ -1,0 +1,114 @@
+#!/usr/bin/python3
+"""One app that calls the broker over many connections at once, as the broker's share tests ask: one command a line
+on standard input, one answer a line on standard output.
+
+    broker_flood.py APP_JSON
+
+Commands:
+    connect N                   open N more connections to the session bus (each its own unique name)
+    call METHOD GROUP [ARG]     on every connection at once, in a thread each, call METHOD of the app in GROUP ("-" for
+                                the private scope), with ARG as its one more argument: a JSON object is an a{sv} of
+                                strings, anything else a string; answers "sent N" at once
+    follow PREFIX N             on each connection one after another, Keychain1.Follow of N groups PREFIX.cI.gJ
+    results N                   waits until N answers of the calls sent have come (five minutes at most), then
+                                answers {"accepted": A, "refused": R, "refusals": [each distinct "Error: message"]}
+    close                       closes every connection (the broker sees them leave), answers "closed"
+"""
+import json
+import sys
+import threading
+
+from gi.repository import Gio, GLib
+
+NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
+KEYCHAIN = "io.github.keyringauth.Keychain1"
+
+
+def variant_dictionary(values):
+    return {key: GLib.Variant("s", value) for key, value in values.items()}
+
+
+class Flood:
+    def __init__(self, app):
+        self.app = variant_dictionary(app)
+        self.connections = []
+        self.answers = []
+        self.arrived = threading.Condition()
+        self.address = Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None)
+
+    def connect(self, count):
+        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
+        for _ in range(count):
+            self.connections.append(Gio.DBusConnection.new_for_address_sync(self.address, flags, None, None))
+        return "connected %d" % len(self.connections)
+
+    def answer(self, error):
+        with self.arrived:
+            self.answers.append(error)
+            self.arrived.notify_all()
+
+    def call_on(self, connection, interface, method, signature, arguments):
+        try:
+            connection.call_sync(NAME, PATH, interface, method, GLib.Variant(signature, arguments), None,
+                                 Gio.DBusCallFlags.NONE, 120000, None)
+            self.answer(None)
+        except GLib.Error as error:
+            remote = Gio.DBusError.get_remote_error(error)
+            self.answer((remote or "local") + ": " + (error.message.split(": ", 1)[-1] if remote else error.message))
+
+    def call(self, method, group, argument):
+        group = "" if group == "-" else group
+        if argument is None:
+            signature, arguments = "(a{sv}s)", (self.app, group)
+        elif argument.startswith("{"):
+            signature, arguments = "(a{sv}sa{sv})", (self.app, group, variant_dictionary(json.loads(argument)))
+        else:
+            signature, arguments = "(a{sv}ss)", (self.app, group, argument)
+        for connection in self.connections:
+            threading.Thread(target=self.call_on, args=(connection, NAME, method, signature, arguments), daemon=True).start()
+        return "sent %d" % len(self.connections)
+
+    def follow(self, prefix, count):
+        for index, connection in enumerate(self.connections):
+            for number in range(count):
+                self.call_on(connection, KEYCHAIN, "Follow", "(s)", ("%s.c%d.g%d" % (prefix, index, number),))
+        return "followed"
+
+    def results(self, count):
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.answers) >= count, timeout=300)
+            answers, self.answers = self.answers, []
+        refusals = sorted({answer for answer in answers if answer is not None})
+        accepted = answers.count(None)
+        return json.dumps({"accepted": accepted, "refused": len(answers) - accepted, "refusals": refusals})
+
+    def close(self):
+        for connection in self.connections:
+            connection.close_sync(None)
+        self.connections = []
+        return "closed"
+
+
+def main():
+    flood = Flood(json.loads(sys.argv[1]))
+    print("ready", flush=True)
+    for line in sys.stdin:
+        words = line.split(" ", 3)
+        words[-1] = words[-1].rstrip("\n")
+        command = words[0]
+        if command == "connect":
+            print(flood.connect(int(words[1])), flush=True)
+        elif command == "call":
+            print(flood.call(words[1], words[2], words[3] if len(words) > 3 else None), flush=True)
+        elif command == "follow":
+            print(flood.follow(words[1], int(words[2])), flush=True)
+        elif command == "results":
+            print(flood.results(int(words[1])), flush=True)
+        elif command == "close":
+            print(flood.close(), flush=True)
+        else:
+            print("unknown command " + command, flush=True)
+
+
+if __name__ == "__main__":
+    main()
