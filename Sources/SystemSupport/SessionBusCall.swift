@@ -102,6 +102,12 @@ package enum SessionBusCall {
         } catch {
             throw Failure(kind: .other, message: "the call was not made: \(error.explanation)")
         }
+        // The synchronous call makes a main context of its own, and GLib ends the process when it cannot.
+        do throws(DescriptorShortage) {
+            try MainContexts.checkDescriptorFree()
+        } catch {
+            throw Failure(kind: .other, message: "the call was not made: \(error.explanation)")
+        }
         defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until the call has returned
         let cancellable = UnsafeMutablePointer<GCancellable>(deadline.cancellable)
         var error: UnsafeMutablePointer<GError>?

@@ -10,6 +10,8 @@ import SecretKeychain
 // keychain-probe cycle --group G [--repeats N]: prints `before threads=T fds=F` once one observation has begun and
 // ended, then observes G and seven groups beside it (`during threads=T fds=F`), N times cancels one observation and begins it again, ends them
 // all, begins and ends one alone N/10 times, and prints `after threads=T fds=F` (the tests compare the two).
+// keychain-probe nofile --group G: lowers its descriptor limit to what it has open, then reads an item of G and
+// observes G (`limited read: …`, `limited observation: …`), lifts the limit and does both again (`lifted …`).
 // A KeychainError is one line `keychain-probe: error[CODE]: MESSAGE` on standard error, exit 4
 // when the keyring is unavailable, else 1; a usage error is exit 2.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +32,8 @@ do throws(KeychainError) {
         for _ in 0..<options.repeats { try store.setData(value, for: key, label: "keychain-probe item") }
     case ("cycle", let group?):
         try cycleObservations(of: group, repeats: options.repeats)
+    case ("nofile", let group?):
+        descriptorLimit(group)
     case ("list", let group?):
         for item in try store.items(in: .group(group)) {
             print([item.key.service, item.key.account, item.label].map(\.escapedForTerminal).joined(separator: "  "))
@@ -93,6 +97,36 @@ func cycleObservations(of group: AccessGroup, repeats: Int) throws(KeychainError
     // Alone, each observation starts the watcher and stops it again.
     for round in 0..<repeats / 10 { try store.observeChanges(in: .group(groups[round % groups.count])) { _ in }.cancel() }
     print("after \(resources())")
+}
+
+/// Each keychain call that needs a descriptor, with none to be had and again once the limit is lifted.
+func descriptorLimit(_ group: AccessGroup) {
+    let key = KeychainKey(service: "nofile", account: "probe", accessGroup: group)
+    func attempt(_ label: String) {
+        do throws(KeychainError) {
+            _ = try store.data(for: key)
+            print("\(label) read: answered")
+        } catch {
+            print("\(label) read: \(error.code): \(error.description)")
+        }
+        do throws(KeychainError) {
+            try store.observeChanges(in: .group(group)) { _ in }.cancel()
+            print("\(label) observation: began")
+        } catch {
+            print("\(label) observation: \(error.code): \(error.description)")
+        }
+    }
+    _ = try? store.data(for: key)  // the connection and its session, made while descriptors can be had
+    var limit = rlimit()
+    getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    var lowered = limit
+    // What is open now (less the listing's own) and four more: fewer than a call needs.
+    lowered.rlim_cur = rlim_t(max(0, open - 1 + 4))
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &lowered)
+    attempt("limited")
+    setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+    attempt("lifted")
 }
 
 /// Prints `message` on standard error and exits with `status`.

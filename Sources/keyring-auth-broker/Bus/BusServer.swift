@@ -105,6 +105,7 @@ final class BusServer: Sendable {
     /// The process the bus has for `uniqueName`'s connection: its ID, and a pidfd where the bus gives one
     /// (`ProcessFD`, dbus-broker 34 and later; Debian 12's dbus-daemon gives none), owned by the caller.
     func process(of uniqueName: String) throws(BrokerStartFailure) -> (pid: pid_t, pidfd: Int32?) {
+        try Self.checkDescriptorFree()
         let type = g_variant_type_new("(a{sv})")
         defer { g_variant_type_free(type) }
         var error: UnsafeMutablePointer<GError>?
@@ -181,7 +182,17 @@ final class BusServer: Sendable {
         g_main_loop_quit(loop.pointer)
     }
 
+    /// A synchronous GDBus call makes a main context of its own, and GLib ends the process when it cannot: refused first.
+    private static func checkDescriptorFree() throws(BrokerStartFailure) {
+        do throws(DescriptorShortage) {
+            try MainContexts.checkDescriptorFree()
+        } catch {
+            throw BrokerStartFailure("the bus was not asked: \(error.explanation)")
+        }
+    }
+
     private func callBus(_ method: String, _ parameters: OpaquePointer, replyType: String) throws(BrokerStartFailure) -> OpaquePointer {
+        try Self.checkDescriptorFree()
         let type = g_variant_type_new(replyType)
         defer { g_variant_type_free(type) }
         var error: UnsafeMutablePointer<GError>?

@@ -35,10 +35,10 @@ final class BrokerFollower: Sendable {
         let pointer: OpaquePointer
     }
 
-    private init(store: BrokerKeychainStore, group: AccessGroup?) {
+    private init(store: BrokerKeychainStore, group: AccessGroup?) throws(KeychainError) {
         self.store = store
         self.group = group
-        let context = g_main_context_new()!
+        let context = try MainContexts.forKeychain()
         self.context = ContextReference(context: context, loop: g_main_loop_new(context, 0))
     }
 
@@ -54,7 +54,7 @@ final class BrokerFollower: Sendable {
     static func start(
         store: BrokerKeychainStore, group: AccessGroup?, handler: @escaping @Sendable (KeychainChange) -> Void
     ) throws(KeychainError) -> KeychainObservation {
-        let follower = BrokerFollower(store: store, group: group)
+        let follower = try BrokerFollower(store: store, group: group)
         let observation = KeychainObservation { change in
             guard change.key.accessGroup == group else { return }
             handler(change)

@@ -146,7 +146,8 @@ enum PasswordAPI {
 
     /// One `secret_backend_get`, on a main context of this thread's own, given up after `limit`.
     private static func openBackend(within limit: Duration) -> Attempt {
-        let context = g_main_context_new()!
+        let context: OpaquePointer
+        do throws(KeychainError) { context = try MainContexts.forKeychain() } catch { return .finished(.failure(error)) }
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
         let outcome = Outcome()

@@ -6,11 +6,17 @@ import SystemSupport
 struct CallDeadline {
     private let deadline: CancellableDeadline
 
-    /// Starts the clock.
+    /// Starts the clock, once a descriptor is known to be free for the main context that GLib's and libsecret's
+    /// synchronous calls make for themselves (GLib ends the process when it cannot make one).
     ///
     /// - Throws: ``KeychainError/underlying(domain:code:message:)`` (domain `pthread`) when the process's deadline timer
-    ///   cannot start its thread: the call is not made, since nothing would end it.
+    ///   cannot start its thread, or (domain `descriptors`) when the process is out of descriptors: the call is not made.
     init(limit: Duration) throws(KeychainError) {
+        do throws(DescriptorShortage) {
+            try MainContexts.checkDescriptorFree()
+        } catch {
+            throw .underlying(domain: "descriptors", code: Int(error.code), message: "The keychain call was not made: \(error.explanation).")
+        }
         do throws(OwnThreadFailure) {
             deadline = try CancellableDeadline(limit: limit)
         } catch {

@@ -44,7 +44,7 @@ final class CollectionObservers: Sendable {
             return observation
         }
         let source = KeychainObservation { [weak self] change in self?.dispatch(change) }
-        let watcher = CollectionWatcher(store: store, scope: .all, observation: source)
+        let watcher = try CollectionWatcher(store: store, scope: .all, observation: source)
         try watcher.begin()
         source.whenCancelled { watcher.stop() }
         try watcher.startThread()

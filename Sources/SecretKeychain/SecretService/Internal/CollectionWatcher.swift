@@ -82,11 +82,12 @@ final class CollectionWatcher: @unchecked Sendable {
 
     var logger: Logger { store.configuration.logger }
 
-    init(store: SecretServiceStore, scope: KeychainScope, observation: KeychainObservation) {
+    /// - Throws: ``KeychainError/underlying(domain:code:message:)`` when the process is out of descriptors.
+    init(store: SecretServiceStore, scope: KeychainScope, observation: KeychainObservation) throws(KeychainError) {
         self.store = store
         self.scope = scope
         self.observation = observation
-        context = g_main_context_new()
+        context = try MainContexts.forKeychain()
         loop = g_main_loop_new(context, 0)
     }
 

@@ -1,3 +1,4 @@
+import SystemSupport
 import CSecret
 import FoundationEssentials
 
@@ -32,7 +33,8 @@ extension SecretServiceClient {
     ) throws(SecretServiceFailure) -> QuickRead {
         let table = GLib.makeAttributeTable(attributes)
         defer { g_hash_table_unref(table) }
-        let context = g_main_context_new()
+        let context: OpaquePointer
+        do throws(KeychainError) { context = try MainContexts.forKeychain() } catch { throw .keychain(error) }
         g_main_context_push_thread_default(context)
         defer {
             g_main_context_pop_thread_default(context)

@@ -37,7 +37,8 @@ extension SecretServiceClient {
     ) throws(SecretServiceFailure) -> OpaquePointer? {
         let deadline = start + self.limit
         let limit = max(.zero, deadline - .now)
-        let context = g_main_context_new()!
+        let context: OpaquePointer
+        do throws(KeychainError) { context = try MainContexts.forKeychain() } catch { throw .keychain(error) }
         defer { g_main_context_unref(context) }
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
