@@ -7,6 +7,8 @@
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -212,38 +214,166 @@ struct curl_sockaddr {
     struct sockaddr addr;
 };
 
-/* Why an IPv4 address (host order) is not public, or NULL when it is. */
-static const char *ipv4_non_public(uint32_t a) {
-    if ((a >> 24) == 127) return "loopback";
-    if ((a >> 24) == 10 || (a >> 20) == (172u << 4 | 1) || (a >> 16) == (192u << 8 | 168)) return "private";
-    if ((a >> 16) == (169u << 8 | 254)) return "link-local";
-    if ((a >> 22) == (100u << 2 | 1)) return "shared (carrier-grade NAT)";
-    if ((a >> 24) == 0 || (a >> 28) >= 14) return "not a unicast address";   /* 0/8, multicast 224/4, reserved 240/4 */
-    if ((a >> 8) == (192u << 16)) return "reserved for protocols";           /* 192.0.0.0/24 */
+/*
+ * The special-purpose blocks refused, after RFC 6890 and the IANA IPv4 and IPv6 Special-Purpose Address Registries
+ * (iana.org/assignments/iana-ipv4-special-registry, iana-ipv6-special-registry): every block whose "Globally
+ * Reachable" is False or N/A, and, conservatively, the whole of a block with a few globally reachable entries that name
+ * one protocol's service, never a web server (AS112's DNS sinks 192.31.196.0/24, 192.175.48.0/24 and 2620:4f:8000::/48,
+ * AMT relays 192.52.193.0/24, the deprecated 6to4 relay anycast 192.88.99.0/24 of RFC 7526, the anycast addresses and
+ * ORCHIDv2 identifiers within 192.0.0.0/24 and 2001::/23). Besides: multicast, reserved 240/4 and site-local fec0::/10
+ * (RFC 3879), from the address-space registries; the documentation block 3fff::/20 (RFC 9637); and every IPv6 address
+ * outside 2000::/3, the only space IANA assigns unicast addresses from (RFC 4291), which covers the rest of ::/8, 100::/8
+ * and the SRv6 identifiers 5f00::/16 (RFC 9602). A form that embeds an IPv4 address (IPv4-mapped ::ffff:0:0/96, NAT64
+ * 64:ff9b::/96 of RFC 6052, 6to4 2002::/16 of RFC 3056, in bits 16-48) is judged by the IPv4 address it reaches.
+ */
+struct block {
+    uint8_t prefix[16];
+    unsigned bits;
+    const char *why;         /* what an address in it is (or, for a form that embeds an IPv4 address, what form) */
+    unsigned embeds_ipv4_at; /* where the embedded IPv4 address starts, or 0 */
+};
+
+static const struct block ipv4_blocks[] = {
+    { { 0 }, 8, "not a unicast address (this network, 0.0.0.0/8)", 0 },
+    { { 10 }, 8, "private (10.0.0.0/8)", 0 },
+    { { 100, 64 }, 10, "shared (carrier-grade NAT, 100.64.0.0/10)", 0 },
+    { { 169, 254 }, 16, "link-local (169.254.0.0/16)", 0 },
+    { { 172, 16 }, 12, "private (172.16.0.0/12)", 0 },
+    { { 192, 0, 0 }, 24, "reserved for protocols (192.0.0.0/24)", 0 },
+    { { 192, 0, 2 }, 24, "for documentation (192.0.2.0/24)", 0 },
+    { { 192, 31, 196 }, 24, "an AS112 DNS server (192.31.196.0/24)", 0 },
+    { { 192, 52, 193 }, 24, "an AMT relay (192.52.193.0/24)", 0 },
+    { { 192, 88, 99 }, 24, "the deprecated 6to4 relay anycast (192.88.99.0/24)", 0 },
+    { { 192, 168 }, 16, "private (192.168.0.0/16)", 0 },
+    { { 192, 175, 48 }, 24, "an AS112 DNS server (192.175.48.0/24)", 0 },
+    { { 198, 18 }, 15, "for benchmarking (198.18.0.0/15)", 0 },
+    { { 198, 51, 100 }, 24, "for documentation (198.51.100.0/24)", 0 },
+    { { 203, 0, 113 }, 24, "for documentation (203.0.113.0/24)", 0 },
+    { { 224 }, 4, "not a unicast address (multicast, 224.0.0.0/4)", 0 },
+    { { 255, 255, 255, 255 }, 32, "not a unicast address (limited broadcast, 255.255.255.255)", 0 },
+    { { 240 }, 4, "not a unicast address (reserved, 240.0.0.0/4)", 0 },
+};
+
+/* The first that matches counts: the narrower blocks of 2001::/23 come before it. */
+static const struct block ipv6_blocks[] = {
+    { { 0 }, 128, "not a unicast address (unspecified, ::)", 0 },
+    { { [10] = 0xff, [11] = 0xff }, 96, "an IPv4-mapped form", 12 },
+    { { 0, 0x64, 0xff, 0x9b }, 96, "a NAT64 form", 12 },
+    { { 0, 0x64, 0xff, 0x9b, 0, 1 }, 48, "local-use NAT64 (64:ff9b:1::/48)", 0 },
+    { { 1 }, 64, "discard-only (100::/64)", 0 },
+    { { 0x20, 0x01 }, 32, "Teredo (2001::/32)", 0 },
+    { { 0x20, 0x01, 0, 2, 0, 0 }, 48, "for benchmarking (2001:2::/48)", 0 },
+    { { 0x20, 0x01 }, 23, "reserved for protocols (2001::/23)", 0 },
+    { { 0x20, 0x01, 0x0d, 0xb8 }, 32, "for documentation (2001:db8::/32)", 0 },
+    { { 0x20, 0x02 }, 16, "a 6to4 form", 2 },
+    { { 0x26, 0x20, 0, 0x4f, 0x80, 0 }, 48, "an AS112 DNS server (2620:4f:8000::/48)", 0 },
+    { { 0x3f, 0xff }, 20, "for documentation (3fff::/20)", 0 },
+    { { 0xfc }, 7, "private (unique local, fc00::/7)", 0 },
+    { { 0xfe, 0x80 }, 10, "link-local (fe80::/10)", 0 },
+    { { 0xfe, 0xc0 }, 10, "site-local (fec0::/10)", 0 },
+    { { 0xff }, 8, "not a unicast address (multicast, ff00::/8)", 0 },
+};
+
+/* Whether the address's first `bits` bits are the prefix's. */
+static int in_block(const uint8_t *address, const uint8_t *prefix, unsigned bits) {
+    unsigned whole = bits / 8, rest = bits % 8;
+    if (memcmp(address, prefix, whole) != 0)
+        return 0;
+    return rest == 0 || ((address[whole] ^ prefix[whole]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+static const struct block *block_of(const uint8_t *address, const struct block *blocks, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (in_block(address, blocks[i].prefix, blocks[i].bits))
+            return &blocks[i];
     return NULL;
 }
 
-/* Why the address is not a public one, or NULL when it is. */
-static const char *non_public(const struct curl_sockaddr *address) {
+/* The name of the interface of this machine's that has the address (4 bytes for AF_INET, 16 for AF_INET6), or NULL. */
+static const char *own_interface(const struct ifaddrs *interfaces, int family, const uint8_t *address) {
+    for (const struct ifaddrs *i = interfaces; i != NULL; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family)
+            continue;
+        const void *bytes = family == AF_INET ? (const void *)&((const struct sockaddr_in *)i->ifa_addr)->sin_addr
+                                              : (const void *)&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+        if (memcmp(bytes, address, family == AF_INET ? 4 : 16) == 0)
+            return i->ifa_name;
+    }
+    return NULL;
+}
+
+/*
+ * Whether an IPv4 address (network order) is refused: 1 with what it is in `why`, or 0 for a public address. `own`:
+ * this machine's interfaces; loopback is named as such before them.
+ */
+static int ipv4_refused(const uint8_t *address, const struct ifaddrs *own, char *why, size_t size) {
+    const char *interface;
+    const struct block *block;
+    if (address[0] == 127)
+        snprintf(why, size, "loopback (127.0.0.0/8)");
+    else if ((interface = own_interface(own, AF_INET, address)) != NULL)
+        snprintf(why, size, "this machine's own (interface %s)", interface);
+    else if ((block = block_of(address, ipv4_blocks, sizeof ipv4_blocks / sizeof ipv4_blocks[0])) != NULL)
+        snprintf(why, size, "%s", block->why);
+    else
+        return 0;
+    return 1;
+}
+
+/* ipv4_refused for an IPv6 address. */
+static int ipv6_refused(const uint8_t *address, const struct ifaddrs *own, char *why, size_t size) {
+    static const uint8_t loopback[16] = { [15] = 1 };
+    const char *interface;
+    const struct block *block = block_of(address, ipv6_blocks, sizeof ipv6_blocks / sizeof ipv6_blocks[0]);
+    if (memcmp(address, loopback, 16) == 0) {
+        snprintf(why, size, "loopback (::1)");
+    } else if ((interface = own_interface(own, AF_INET6, address)) != NULL) {
+        snprintf(why, size, "this machine's own (interface %s)", interface);
+    } else if (block != NULL && block->embeds_ipv4_at != 0) {
+        const uint8_t *embedded = address + block->embeds_ipv4_at;
+        char what[256], text[INET_ADDRSTRLEN] = "?";
+        if (!ipv4_refused(embedded, own, what, sizeof what))
+            return 0;   /* reaches a public IPv4 address */
+        inet_ntop(AF_INET, embedded, text, sizeof text);
+        snprintf(why, size, "%s of %s, which is %s", block->why, text, what);
+    } else if (block != NULL) {
+        snprintf(why, size, "%s", block->why);
+    } else if ((address[0] & 0xe0) != 0x20) {
+        snprintf(why, size, "not a global unicast address (outside 2000::/3)");
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Whether the address is refused, with what it is in `why`: every address but a public one, and every address of this
+ * machine's own interfaces, listed here, at each connection (interfaces come and go). When they cannot be listed, an
+ * address that is otherwise public is refused too.
+ */
+static int refused(const struct curl_sockaddr *address, char *why, size_t size) {
+    const uint8_t *bytes;
     if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
-        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&address->addr;
-        return ipv4_non_public(ntohl(v4->sin_addr.s_addr));
+        bytes = (const uint8_t *)&((const struct sockaddr_in *)&address->addr)->sin_addr;
+    } else if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        bytes = ((const struct sockaddr_in6 *)&address->addr)->sin6_addr.s6_addr;
+    } else {
+        snprintf(why, size, "not an internet address");
+        return 1;
     }
-    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
-        const uint8_t *b = ((const struct sockaddr_in6 *)&address->addr)->sin6_addr.s6_addr;
-        static const uint8_t zeros[12] = { 0 };
-        static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-        if (memcmp(b, mapped, 12) == 0)   /* ::ffff:a.b.c.d reaches a.b.c.d */
-            return ipv4_non_public((uint32_t)b[12] << 24 | (uint32_t)b[13] << 16 | (uint32_t)b[14] << 8 | b[15]);
-        if (memcmp(b, zeros, 12) == 0)    /* ::, ::1, and the old IPv4-compatible ::a.b.c.d */
-            return b[15] == 1 && b[12] == 0 && b[13] == 0 && b[14] == 0 ? "loopback" : "not a unicast address";
-        if ((b[0] & 0xfe) == 0xfc) return "private (unique local)";                /* fc00::/7 */
-        if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return "link-local";           /* fe80::/10 */
-        if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return "site-local";           /* fec0::/10 */
-        if (b[0] == 0xff) return "not a unicast address";                          /* multicast */
-        return NULL;
+    struct ifaddrs *own = NULL;
+    int listed = getifaddrs(&own) == 0;
+    int error = listed ? 0 : errno;
+    int refuse = address->family == AF_INET ? ipv4_refused(bytes, listed ? own : NULL, why, size)
+                                            : ipv6_refused(bytes, listed ? own : NULL, why, size);
+    if (listed)
+        freeifaddrs(own);
+    if (!refuse && !listed) {
+        snprintf(why, size, "unchecked: this machine's own addresses could not be listed (errno %d%s)", error,
+                 error == EMFILE || error == ENFILE ? ", too many open files" : error == ENOMEM ? ", out of memory" : "");
+        refuse = 1;
     }
-    return "not an internet address";
+    return refuse;
 }
 
 /*
@@ -254,8 +384,8 @@ static const char *non_public(const struct curl_sockaddr *address) {
 static int on_open_socket(void *context, int purpose, struct curl_sockaddr *address) {
     (void)purpose;
     kra_http_exchange *exchange = context;
-    const char *why = non_public(address);
-    if (why != NULL) {
+    char why[384];
+    if (refused(address, why, sizeof why)) {
         char text[INET6_ADDRSTRLEN] = "?";
         const void *bytes = address->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&address->addr)->sin6_addr
                                                          : (const void *)&((struct sockaddr_in *)&address->addr)->sin_addr;

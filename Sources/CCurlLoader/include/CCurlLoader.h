@@ -40,9 +40,11 @@ void kra_http_exchange_free(kra_http_exchange *exchange);
 void kra_http_exchange_cancel(kra_http_exchange *exchange);
 
 /*
- * With `public_only` non-zero, the exchange's requests connect only to public unicast addresses: never loopback,
- * private (RFC 1918, fc00::/7), link-local, shared (100.64/10) or multicast ones, the check made on the address each
- * connection is made to. Such requests use no proxy (the address checked is the server's own) and no connection
+ * With `public_only` non-zero, the exchange's requests connect only to public unicast addresses: never one of this
+ * machine's own interfaces (listed at each connection), nor loopback, private (RFC 1918, fc00::/7), link-local, shared
+ * (100.64/10), multicast, documentation, benchmarking or any other special-purpose block of RFC 6890 that is not
+ * globally reachable, nor a NAT64, 6to4 or IPv4-mapped form of such an IPv4 address; the check made on the address
+ * each connection is made to. Such requests use no proxy (the address checked is the server's own) and no connection
  * opened before. Kept until set again.
  */
 void kra_http_exchange_set_public_only(kra_http_exchange *exchange, int public_only);

@@ -59,7 +59,8 @@ struct HTTPTransportError: Error, Sendable, CustomStringConvertible {
 /// host (the emulator, a provider in a test), whose plain HTTP must not leave the machine.
 ///
 /// With ``ReachableAddresses/publicOnly`` (the broker's requests to hosts its callers name), every connection is
-/// checked at the address it is made to, after name resolution, and never goes through a proxy.
+/// checked at the address it is made to, after name resolution, against this machine's interfaces as they are then
+/// and the special-purpose blocks, and never goes through a proxy.
 final class CurlTransport: HTTPTransport {
     /// The most of an answer that is read; Identity Toolkit's are a few kilobytes.
     static let maximumResponseBytes = 16 << 20
