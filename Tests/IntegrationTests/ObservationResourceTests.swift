@@ -24,6 +24,23 @@ extension KeyringTests {
             #expect(after.threads == before.threads && after.fds == before.fds, "after 1,100 observations: \(result.output)")
         }
 
+        /// A process out of descriptors gets a typed error from each keychain call that needs one (GLib would end it),
+        /// and the same calls work once descriptors can be had again.
+        @Test func outOfDescriptorsIsAnErrorOfTheCallNeverAnAbort() async throws {
+            let result = try await Subprocess.run(
+                try Harness.product("keychain-probe"), ["nofile", "--group", uniqueGroup().rawValue], limit: .seconds(120))
+            try result.requireSuccess("keychain-probe nofile")
+            let lines = result.output.split(separator: "\n").map(String.init)
+            let refused = "no descriptor could be opened"
+            #expect(lines.count == 4, "\(result.output)\(result.standardError)")
+            for (line, (start, words)) in zip(lines, [
+                ("limited read: underlying: ", refused), ("limited observation: underlying: ", refused),
+                ("lifted read: ", "answered"), ("lifted observation: ", "began"),
+            ]) {
+                #expect(line.hasPrefix(start) && line.contains(words), "\(line)")
+            }
+        }
+
         /// `label threads=T fds=F` lines, by label.
         static func counts(in output: String) throws -> [String: (threads: Int, fds: Int)] {
             var counts: [String: (threads: Int, fds: Int)] = [:]
