@@ -58,10 +58,12 @@ final class Broker: Sendable {
         var lastSent: [String: GVariants.Value] = [:]
     }
 
-    /// One `Auth`: the app as the broker stores it (its private scope keyed by the caller) and the group.
+    /// One `Auth`: the app as the broker stores it (its private scope keyed by the caller), the group, and the
+    /// emulator the app named for its calls (`nil`: Firebase).
     struct Scope: Hashable, Sendable {
         var options: AuthAppOptions
         var group: AccessGroup?
+        var emulatorHost: String? = nil
     }
 
     /// GitHub's address for its flows: github.com, or a GitHub Enterprise Server (`--github-host`).
@@ -132,7 +134,10 @@ final class Broker: Sendable {
         let identity = try await identify(call.sender)
         let caller = identity.caller
         try policy.check(caller, group: request.arguments.group)
-        let scope = Scope(options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group)
+        try Self.checkEmulator(request.arguments, for: identity)
+        let scope = Scope(
+            options: Self.storedOptions(request.arguments.options, for: caller), group: request.arguments.group,
+            emulatorHost: request.arguments.emulatorHost)
         let app = identity.app
         try callsInProgress.begin(app)
         defer { callsInProgress.end(app) }
@@ -150,7 +155,7 @@ final class Broker: Sendable {
         case .signInWithCustomToken(let token):
             call.reply([try await signIn(scope, app, call) { try await auth.signIn(withCustomToken: token) }])
         case .signInWithBrowser(let browser):
-            let (logger, addresses, gitHubHost) = (logger, reachableAddresses, gitHubHost)
+            let (logger, addresses, gitHubHost) = (logger, Self.reachableAddresses(for: scope), gitHubHost)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
                 try await browser.credential(for: caller, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
@@ -227,10 +232,17 @@ final class Broker: Sendable {
         return options
     }
 
-    /// Where the broker's own requests to hosts a caller names may go: anywhere beside the emulator (tests run their
-    /// providers on loopback), else public addresses only, so that no caller reaches this machine's or its network's
-    /// services through the broker.
-    private var reachableAddresses: ReachableAddresses { endpoint.emulatorHost == nil ? .publicOnly : .any }
+    /// Where the broker's own requests to hosts a caller names may go: for an app that named an emulator (a caller
+    /// with the network: its providers in tests run on loopback too), anywhere; else public addresses only, so that no
+    /// caller reaches this machine's or its network's services through the broker.
+    private static func reachableAddresses(for scope: Scope) -> ReachableAddresses { scope.emulatorHost == nil ? .publicOnly : .any }
+
+    /// Refuses an emulator to a caller that could not reach it itself: the broker is no way out of a sandbox.
+    private static func checkEmulator(_ arguments: BrokerArguments, for identity: CallerIdentity) throws(BrokerError) {
+        guard arguments.emulatorHost != nil, !identity.sharesNetwork else { return }
+        throw BrokerError(.accessDenied, "This app (\(identity.caller)) has no network permission (Flatpak's --share=network), so the "
+            + "broker reaches no emulator for it; give the app that permission to use the emulator, or leave emulatorHost out.")
+    }
 
     // MARK: Who is calling
 
@@ -298,8 +310,14 @@ final class Broker: Sendable {
             let released = try self.state.withLock { state throws(BrokerError) in try state.scopes.makeRoom(for: scope, by: app) }
             if released != nil { self.logger.debug("Released the least lately used scope nobody holds") }
             withExtendedLifetime(released) {}
+            let endpoint: IdentityToolkitEndpoint
+            do throws(AuthError) {
+                endpoint = try scope.emulatorHost.map { host throws(AuthError) in try .emulator(hostAndPort: host) } ?? self.endpoint
+            } catch {
+                throw Self.brokerError(from: error)
+            }
             let backend = IdentityToolkitBackend(
-                apiKey: scope.options.apiKey, endpoint: self.endpoint, requestTimeout: .seconds(15), logger: self.logger)
+                apiKey: scope.options.apiKey, endpoint: endpoint, requestTimeout: .seconds(15), logger: self.logger)
             let auth = Auth(configuration: AuthConfiguration(
                 options: scope.options, store: self.store, backend: backend, callbackQueue: self.listenerQueue, logger: self.logger,
                 liveSync: scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),

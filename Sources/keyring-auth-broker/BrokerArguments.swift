@@ -1,3 +1,4 @@
+import Foundation
 import KeyringAuth
 import SecretKeychain
 import SystemSupport
@@ -17,15 +18,17 @@ struct BrokerArguments: Sendable {
     let group: AccessGroup?
     /// The app dictionary as it is sent back in `UserChanged`: the keys the caller gave.
     let appDictionary: [String: GVariants.Value]
+    /// The Auth emulator the app's calls go to (`host:port`, on loopback), or `nil` for Firebase.
+    let emulatorHost: String?
 
     private static let requiredKeys = ["apiKey", "appID", "projectID"]
-    private static let optionalKeys = ["tenantID", "appName"]
+    private static let optionalKeys = ["tenantID", "appName", "emulatorHost"]
 
     /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
     init(app: OpaquePointer, group: String) throws(BrokerError) {
         let strings = try GVariants.strings(
             of: app, name: "app", keys: Self.requiredKeys + Self.optionalKeys, limit: Self.maximumAppValueSize,
-            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID and appName")
+            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName and emulatorHost")
         for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
             throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
         }
@@ -36,6 +39,7 @@ struct BrokerArguments: Sendable {
             appName: strings["appName"] ?? AuthAppOptions.defaultAppName, apiKey: strings["apiKey"]!, appID: strings["appID"]!,
             projectID: strings["projectID"]!, tenantID: strings["tenantID"].flatMap { $0.isEmpty ? nil : $0 })
         appDictionary = strings.mapValues { .string($0) }
+        emulatorHost = try strings["emulatorHost"].flatMap { $0.isEmpty ? nil : $0 }.map { host throws(BrokerError) in try Self.loopbackEmulator(host) }
         if group.isEmpty {
             self.group = nil
         } else {
@@ -45,6 +49,23 @@ struct BrokerArguments: Sendable {
                 throw BrokerError(.invalidArgument, "\(error.description) Pass an access group such as TEAMID.com.example.shared, or \"\" for the app's private scope.")
             }
         }
+    }
+
+    /// `host:port` of an emulator on this machine's loopback (`127.0.0.1:9099`, `[::1]:9099`, `localhost:9099`), as
+    /// `FIREBASE_AUTH_EMULATOR_HOST` names it; any other host is refused: the broker reaches no other service in
+    /// plain HTTP for an app.
+    static func loopbackEmulator(_ value: String) throws(BrokerError) -> String {
+        let endpoint: IdentityToolkitEndpoint
+        do throws(AuthError) {
+            endpoint = try .emulator(hostAndPort: value)
+        } catch {
+            throw BrokerError(.invalidArgument, "app's emulatorHost: \(error.message)")
+        }
+        guard let host = endpoint.emulatorHost, let url = URL(string: "http://\(host)"), url.hasLoopbackHost else {
+            throw BrokerError(.invalidArgument, "app's emulatorHost \(quoted(value)) is not on this machine's loopback; the broker "
+                + "reaches an emulator at 127.0.0.1, [::1] or localhost only, for example 127.0.0.1:9099.")
+        }
+        return host
     }
 
     /// Refuses a string longer than `limit` bytes, or with a control character (a line break would forge a line of the

@@ -12,9 +12,9 @@ struct BrokerCommand: ParsableCommand {
         commandName: "keyring-auth-broker",
         abstract: "Serve Firebase sign-in on the session bus as io.github.keyringauth.Broker1, for apps in any language and sandboxed apps.",
         discussion: """
-            Started by D-Bus activation at the first call; exits when idle. Signs in with Firebase, or with the emulator named by \
-            FIREBASE_AUTH_EMULATOR_HOST; stores users in the Secret Service's default collection, where KeyringAuth's Swift apps \
-            and keyring-auth find them.
+            Started by D-Bus activation at the first call; exits when idle. Signs in with Firebase, or, for an app that names one \
+            in its app dictionary (emulatorHost), with an Auth emulator on loopback; its own environment chooses no emulator. \
+            Stores users in the Secret Service's default collection, where KeyringAuth's Swift apps and keyring-auth find them.
             """)
 
     @Option(help: ArgumentHelp("Exit after this many seconds without a call or a watching client; 0 never exits.", valueName: "seconds"))
@@ -62,12 +62,9 @@ struct BrokerCommand: ParsableCommand {
         }
         var logger = Logger(label: "keyring-auth-broker") { label in EscapingLogHandler(StreamLogHandler.standardError(label: label)) }
         logger.logLevel = verbose ? .debug : .warning
-        let endpoint: IdentityToolkitEndpoint
-        do throws(AuthError) {
-            endpoint = try .fromEnvironment()
-        } catch {
-            throw ValidationError(error.message)
-        }
+        // Firebase for every app that names no emulator of its own: FIREBASE_AUTH_EMULATOR_HOST in the broker's
+        // environment (a developer's, passed on to the session) must not switch every app's calls to plain HTTP.
+        let endpoint = IdentityToolkitEndpoint.production
         let store = SecretServiceStore(configuration: .init(
             timeout: .milliseconds(max(1, Int((keychainTimeout * 1000).rounded()))), logger: logger))
         let broker = Broker(

@@ -15,7 +15,7 @@ struct BrokerDriver {
         let driver = broker.packageRoot.appendingPathComponent("Tests/broker-driver/broker_driver.py").path
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app, options: .sortedKeys), as: UTF8.self)
         let command = ["/usr/bin/python3", driver, appJSON, group]
-        channel = try LineChannel(appID.map { [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", driver, $0] + command } ?? command)
+        channel = try LineChannel(appID.map { broker.sandbox(appID: $0, readOnly: [driver]) + command } ?? command)
         let ready = try Self.object(try await channel.nextLine(within: .seconds(60)))
         name = try #require(ready["ready"] as? String, "\(ready) \(channel.standardError)")
     }

@@ -29,15 +29,19 @@ struct BrokerFixture {
         let address = try await emulator.start()
         let fixture = BrokerFixture(
             harness: harness, emulator: emulator, address: address,
-            app: ["apiKey": "AIza-broker-\(UUID().uuidString.prefix(8))", "appID": "1:42:linux:broker", "projectID": "demo-keyring-auth"],
+            app: [
+                "apiKey": "AIza-broker-\(UUID().uuidString.prefix(8))", "appID": "1:42:linux:broker", "projectID": "demo-keyring-auth",
+                "emulatorHost": address.description,
+            ],
             packageRoot: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
         try await fixture.stopBroker()
         try await fixture.installService(idleTimeout: idleTimeout, emulatorHost: address.description)
         return fixture
     }
 
-    /// The service file, as `scripts/install` writes it, naming the built broker; and the emulator in the
-    /// activation environment.
+    /// The service file, as `scripts/install` writes it, naming the built broker; and `FIREBASE_AUTH_EMULATOR_HOST` in
+    /// the activation environment, as a developer's session may pass it on (the broker heeds only the apps' own
+    /// `emulatorHost`).
     func installService(idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = []) async throws {
         guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
             throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
@@ -51,6 +55,13 @@ struct BrokerFixture {
             .requireSuccess("UpdateActivationEnvironment")
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig", [])
             .requireSuccess("ReloadConfig")
+    }
+
+    /// `dbus/run-as-flatpak` for `appID`, with `readOnly` paths bound in, and the network (the app's emulator is on
+    /// loopback, which the broker reaches for it only when it could itself) unless `network` is false.
+    func sandbox(appID: String, readOnly: [String] = [], network: Bool = true) -> [String] {
+        [harness.scripts.appendingPathComponent("run-as-flatpak").path] + (network ? ["--share=network"] : [])
+            + readOnly.flatMap { ["--ro", $0] } + [appID]
     }
 
     /// The running broker's process ID, or `nil` when none runs.
@@ -77,13 +88,21 @@ struct BrokerFixture {
     }
 
     /// The app as a `gdbus call` argument.
-    var appArgument: String {
+    var appArgument: String { Self.argument(app) }
+
+    /// The app as an app of Firebase's would name it: no emulator.
+    var appWithoutEmulator: [String: String] { app.filter { $0.key != "emulatorHost" } }
+
+    /// `app` as a `gdbus call` argument.
+    static func argument(_ app: [String: String]) -> String {
         "{" + app.sorted { $0.key < $1.key }.map { "'\($0.key)': <'\($0.value)'>" }.joined(separator: ", ") + "}"
     }
 
-    /// Calls one of the broker's methods with `gdbus`, as a shell script does.
-    func call(_ method: String, group: String = group, _ arguments: [String] = []) async throws -> Subprocess.Result {
-        try await busCall(Self.name, "/io/github/keyringauth/Broker1", "\(Self.name).\(method)", [appArgument, group] + arguments)
+    /// Calls one of the broker's methods with `gdbus`, as a shell script does, as `app` (the fixture's by default).
+    func call(
+        _ method: String, group: String = group, _ arguments: [String] = [], app: [String: String]? = nil
+    ) async throws -> Subprocess.Result {
+        try await busCall(Self.name, "/io/github/keyringauth/Broker1", "\(Self.name).\(method)", [Self.argument(app ?? self.app), group] + arguments)
     }
 
     var pythonClient: String { packageRoot.appendingPathComponent("Examples/BrokerClients/python/broker_client.py").path }
@@ -93,7 +112,7 @@ struct BrokerFixture {
     func python(as appID: String?, group: String = group) async throws -> LineChannel {
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app, options: .sortedKeys), as: UTF8.self)
         let command = ["/usr/bin/python3", pythonClient, appJSON, group]
-        let arguments = appID.map { [harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", pythonClient, $0] + command } ?? command
+        let arguments = appID.map { sandbox(appID: $0, readOnly: [pythonClient]) + command } ?? command
         let client = try LineChannel(arguments)
         let ready = try await client.nextLine(within: .seconds(60))
         guard ready == "ready" else { throw BrokerTestFailure(description: "the Python client said \(ready): \(client.standardError)") }

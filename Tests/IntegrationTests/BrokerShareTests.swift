@@ -11,7 +11,7 @@ struct FloodingApp {
         let flood = broker.packageRoot.appendingPathComponent("Tests/broker-driver/broker_flood.py").path
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app, options: .sortedKeys), as: UTF8.self)
         let command = ["/usr/bin/python3", flood, appJSON]
-        channel = try LineChannel(appID.map { [broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", flood, $0] + command } ?? command)
+        channel = try LineChannel(appID.map { broker.sandbox(appID: $0, readOnly: [flood]) + command } ?? command)
         let ready = try await channel.nextLine(within: .seconds(60))
         guard ready == "ready" else { throw BrokerTestFailure(description: "the flooding app said \(ready): \(channel.standardError)") }
         try await ask("connect \(connections)")

@@ -86,8 +86,7 @@ extension KeyringTests {
             defer { swiftApp.removeStateDidChangeListener(handle) }
             #expect(try await log.next() == nil)
 
-            let client = try LineChannel([
-                broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", binary, "com.example.Notes",
+            let client = try LineChannel(broker.sandbox(appID: "com.example.Notes", readOnly: [binary]) + [
                 binary, broker.app["apiKey"]!, broker.app["appID"]!, broker.app["projectID"]!, BrokerFixture.group,
             ])
             let user = try await client.nextLine(within: .seconds(60))
@@ -271,8 +270,10 @@ extension KeyringTests {
                 except GLib.Error as error:
                     print("refused: " + error.message)
                 """.write(to: script, atomically: true, encoding: .utf8)
-            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
             func sandboxed(_ share: [String], issuer: String) async throws -> String {
+                // Without the network, an app names no emulator either: the broker would refuse that first.
+                let app = share.isEmpty ? broker.appWithoutEmulator : broker.app
+                let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app), as: UTF8.self)
                 let result = try await Subprocess.run(broker.harness.scripts.appendingPathComponent("run-as-flatpak").path,
                     share + ["--ro", script.path, "com.example.Notes", "/usr/bin/python3", script.path, appJSON, issuer], limit: .seconds(120))
                 return result.output + result.standardError
@@ -290,21 +291,20 @@ extension KeyringTests {
             #expect(told.standardError.contains("HTTP 404"), "\(told.standardError)")
         }
 
-        /// Unless it runs against the emulator, the broker's requests to a provider a caller names connect only to public
+        /// Unless the app names an emulator, the broker's requests to a provider a caller names connect only to public
         /// addresses: an issuer on this machine, by address or by name, or on a private or link-local network, is refused
         /// before any request, whoever asks.
         @Test func withoutTheEmulatorTheBrokerReachesNoLocalOrPrivateAddress() async throws {
             let broker = try await BrokerFixture.start()
             let provider = try FakeOAuthProvider(user: ["sub": "grace"])
             defer { provider.stop() }
-            try await broker.installService(idleTimeout: 120, emulatorHost: "")
             for (issuer, why) in [
                 (provider.issuer, "loopback"), ("http://localhost:\(provider.port)", "loopback"), ("http://[::1]:\(provider.port)", "loopback"),
                 ("https://10.0.0.1", "private"), ("https://169.254.169.254", "link-local"), ("https://[fd00::1]", "private"),
             ] {
                 let refused = try await broker.call("SignInWithBrowser", group: "", [
                     "{'providerID': <'oidc.example'>, 'issuer': <'\(issuer)'>, 'clientID': <'client'>}",
-                ])
+                ], app: broker.appWithoutEmulator)
                 #expect(refused.standardError.contains("ERROR_INVALID_CONFIGURATION") && refused.standardError.contains(why), "\(issuer): \(refused.standardError)")
             }
             #expect(provider.requests == 0, "no request reached the provider on loopback")
@@ -338,10 +338,7 @@ extension KeyringTests {
                 sys.stdin.readline()
                 """.write(to: script, atomically: true, encoding: .utf8)
             let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
-            let evil = try LineChannel([
-                broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", script.path, "org.evil.App", "/usr/bin/python3",
-                script.path, appJSON,
-            ])
+            let evil = try LineChannel(broker.sandbox(appID: "org.evil.App", readOnly: [script.path]) + ["/usr/bin/python3", script.path, appJSON])
             #expect(try await evil.nextLine(within: .seconds(120)) == "served 70", "\(evil.standardError)")
             let refused = try await evil.nextLine(within: .seconds(120))
             #expect(refused.hasPrefix("seventeenth refused: ") && refused.contains("16 apps and scopes"), "\(refused)\(evil.standardError)")

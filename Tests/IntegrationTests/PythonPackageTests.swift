@@ -59,7 +59,7 @@ extension KeyringTests.Broker {
             """.write(to: script, atomically: true, encoding: .utf8)
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
         let notes = try LineChannel([
-            broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--ro", source, "--ro", jeepney, "--ro", script.path,
+            broker.harness.scripts.appendingPathComponent("run-as-flatpak").path, "--share=network", "--ro", source, "--ro", jeepney, "--ro", script.path,
             "--env", "PYTHONPATH=\(source):\(jeepney)", "com.example.Notes", "/usr/bin/python3", script.path, appJSON, "TEAMID.com.example.shared",
         ])
         #expect(try await notes.nextLine(within: .seconds(60)) == "state none", "\(notes.standardError)")

@@ -182,7 +182,7 @@ private final class CurlExchange: @unchecked Sendable {
 
 extension URL {
     /// Whether the host is this machine's loopback: `localhost`, an address of 127.0.0.0/8, or `::1`.
-    var hasLoopbackHost: Bool {
+    package var hasLoopbackHost: Bool {
         guard var host = host?.lowercased() else { return false }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host == "localhost" || host == "::1" { return true }
