@@ -293,7 +293,7 @@ final class Broker: Sendable {
             }
             return emptied
         }
-        for (auth, handle) in emptied { auth.removeIDTokenDidChangeListener(handle) }
+        for (auth, handle) in emptied { auth.removeUserDidChangeListener(handle) }
         for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
         browserFlows.clientLeft(name)
         pendingSteps.clientLeft(name)
@@ -358,13 +358,13 @@ final class Broker: Sendable {
                 + "and scopes; unwatch one first.")
         }
         guard outcome.isFirst else { return }
-        let handle = auth.addIDTokenDidChangeListener { [weak self] _, user in self?.userChanged(in: scope, to: user) }
+        let handle = auth.addUserDidChangeListener { [weak self] _, user in self?.userChanged(in: scope, to: user) }
         let stale = state.withLock { state -> Bool in
             guard state.watches[scope] != nil else { return true }
             state.watches[scope]!.handle = handle
             return false
         }
-        if stale { auth.removeIDTokenDidChangeListener(handle) }
+        if stale { auth.removeUserDidChangeListener(handle) }
     }
 
     private func unwatch(_ scope: Scope, client: String) {
@@ -377,7 +377,7 @@ final class Broker: Sendable {
             guard let handle = watch.handle, let auth = state.scopes[scope] else { return nil }
             return (auth, handle)
         }
-        if let (auth, handle) = ended { auth.removeIDTokenDidChangeListener(handle) }
+        if let (auth, handle) = ended { auth.removeUserDidChangeListener(handle) }
     }
 
     /// Sends `UserChanged` to each client watching `scope`, when what they were last sent differs.

@@ -109,8 +109,8 @@ struct BrokerFixture {
 
     /// The Python client (Gio), as the Flatpak app `appID` when given (`dbus/run-as-flatpak`), else on the host;
     /// started, and ready when this returns.
-    func python(as appID: String?, group: String = group) async throws -> LineChannel {
-        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app, options: .sortedKeys), as: UTF8.self)
+    func python(as appID: String?, group: String = group, app: [String: String]? = nil) async throws -> LineChannel {
+        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app ?? self.app, options: .sortedKeys), as: UTF8.self)
         let command = ["/usr/bin/python3", pythonClient, appJSON, group]
         let arguments = appID.map { sandbox(appID: $0, readOnly: [pythonClient]) + command } ?? command
         let client = try LineChannel(arguments)

@@ -17,6 +17,19 @@ extension Auth {
         addListener(listener, to: \.tokenListeners)
     }
 
+    /// Calls `listener` on the callback queue now, and whenever anything of the current user changes: who is signed
+    /// in, their token, or any field of their record (profile, address, verification, providers, second factors),
+    /// whoever changed it (this app, or another through the keychain). What the broker's `UserChanged` follows.
+    @discardableResult
+    package func addUserDidChangeListener(_ listener: @escaping Listener) -> AuthListenerHandle {
+        addListener(listener, to: \.userListeners)
+    }
+
+    /// Stops calling a listener added by ``addUserDidChangeListener(_:)``.
+    package func removeUserDidChangeListener(_ handle: AuthListenerHandle) {
+        _ = state.withLock { $0.userListeners.removeValue(forKey: handle.id) }
+    }
+
     /// Stops calling a listener added by ``addStateDidChangeListener(_:)``.
     public func removeStateDidChangeListener(_ handle: AuthListenerHandle) {
         _ = state.withLock { $0.stateListeners.removeValue(forKey: handle.id) }
@@ -57,17 +70,25 @@ extension Auth {
     }
 
     /// Tells listeners about a change of the current user, by Firebase's rules: state listeners
-    /// when the signed-in uid changed, token listeners when the uid or the ID token changed.
-    /// Called with the state locked, so notifications are queued in the order of the changes.
+    /// when the signed-in uid changed, token listeners when the uid or the ID token changed; and user listeners
+    /// when anything of the record changed. Called with the state locked, so notifications are queued in the order
+    /// of the changes.
     func publish(_ state: inout State) {
         let user = state.currentUser
         let uid = user?.uid
-        let token = user?.storedRecord.tokens.idToken
+        let record = user?.storedRecord
+        let token = record?.tokens.idToken
+        let encoded = record?.encoded()
         let uidChanged = uid != state.notifiedUID
         let tokenChanged = uidChanged || token != state.notifiedToken
+        let recordChanged = tokenChanged || encoded != state.notifiedRecord
         state.notifiedUID = uid
         state.notifiedToken = token
+        state.notifiedRecord = encoded
         let queue = configuration.callbackQueue
+        if recordChanged {
+            for (_, listener) in state.userListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
+        }
         if uidChanged {
             for (_, listener) in state.stateListeners.sorted(by: { $0.key < $1.key }) { queue.async { listener(self, user) } }
             for continuation in state.stateStreams.values { continuation.yield(user) }

@@ -27,12 +27,16 @@ public final class Auth: Sendable {
         var userUnread: Bool { unread != .nothing }
         var stateListeners: [Int: Listener] = [:]
         var tokenListeners: [Int: Listener] = [:]
+        /// ``Auth/addUserDidChangeListener(_:)``'s listeners.
+        var userListeners: [Int: Listener] = [:]
         /// The iterators of ``Auth/authStateChanges`` and ``Auth/idTokenChanges``.
         var stateStreams: [Int: AsyncStream<User?>.Continuation] = [:]
         var tokenStreams: [Int: AsyncStream<User?>.Continuation] = [:]
         var nextID = 0
         var notifiedUID: String?
         var notifiedToken: String?
+        /// The current user's record as last told to ``userListeners`` (as stored: `nil` for nobody).
+        var notifiedRecord: Data?
         /// ``Auth/tenantID``: starts as the options' tenant.
         var tenantID: String?
         /// ``Auth/languageCode``.
@@ -169,6 +173,7 @@ public final class Auth: Sendable {
             }
             loaded.notifiedUID = loaded.currentUser?.uid
             loaded.notifiedToken = loaded.currentUser?.storedRecord.tokens.idToken
+            loaded.notifiedRecord = loaded.currentUser?.storedRecord.encoded()
             state.withLock { $0 = loaded }
         }
         let (group, choiceKnown) = state.withLock { ($0.group, !$0.choiceUnknown) }
