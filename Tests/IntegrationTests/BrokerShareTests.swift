@@ -86,6 +86,36 @@ extension KeyringTests.Broker {
             #expect(await evil.finish() == 0, "\(evil.channel.standardError)")
         }
 
+        /// Items: a sandboxed app keeps through `Keychain1` what an `Auth` keeps (8 items a scope, 32 in all, 32 KiB
+        /// each), under labels the broker writes; replacing its items is always allowed, and another app still stores.
+        @Test func theItemInterfaceKeepsWhatAnAuthKeepsUnderFixedLabels() async throws {
+            let broker = try await BrokerFixture.start()
+            let evil = try await FloodingApp(broker, as: "org.evil.App", connections: 1)
+            #expect(try await evil.ask("store - 1 1048576") == "stored")
+            let large = try await evil.results(1)
+            #expect(large.accepted == 0 && large.refusals.contains { $0.contains("at most 32768") }, "\(large)")
+            #expect(try await evil.ask("store - 12 2048") == "stored")
+            let privately = try await evil.results(12)
+            #expect(privately.accepted == 8 && privately.refusals.contains { $0.contains("8 items in its private scope") }, "\(privately)")
+            var grouped = 0
+            for index in 0..<5 {
+                #expect(try await evil.ask("store TEAMID.org.evil.g\(index) 8 2048") == "stored")
+                let round = try await evil.results(8)
+                grouped += round.accepted
+                if index == 4 { #expect(round.refusals.contains { $0.contains("32 items in the scopes it may use") }, "\(round)") }
+            }
+            #expect(grouped == 24, "32 in all, 8 of them private")
+            #expect(try await evil.ask("store - 8 4096") == "stored")
+            #expect(try await evil.results(8).accepted == 8, "its own items are replaced")
+            let labels = try await evil.ask("labels -")
+            #expect(labels == #"["Firebase user of a private scope, kept by keyring-auth-broker for the Flatpak app org.evil.App"]"#)
+
+            let notes = try await FloodingApp(broker, as: "com.example.Notes", connections: 1)
+            #expect(try await notes.ask("store TEAMID.com.example.shared 1 2048") == "stored")
+            #expect(try await notes.results(1).accepted == 1)
+            for app in [evil, notes] { #expect(await app.finish() == 0, "\(app.channel.standardError)") }
+        }
+
         /// Steps: one sandboxed app's GitHub sign-ins over 24 connections send one request at a time to GitHub and
         /// keep at most 4 steps in all; a host process and another app still start theirs; a start whose client
         /// leaves before GitHub answers gives its slot back.

@@ -10,6 +10,9 @@ Commands:
                                 the private scope), with ARG as its one more argument: a JSON object is an a{sv} of
                                 strings, anything else a string; answers "sent N" at once
     follow PREFIX N             on each connection one after another, Keychain1.Follow of N groups PREFIX.cI.gJ
+    store GROUP N SIZE          on the first connection, Keychain1.Store of N items of SIZE bytes in GROUP ("-" for the
+                                private scope), each a key of its own, labelled by the caller "forged label"
+    labels GROUP                the labels of the items Keychain1.List shows in GROUP ("-": the private scope), as JSON
     results N                   waits until N answers of the calls sent have come (five minutes at most), then
                                 answers {"accepted": A, "refused": R, "refusals": [each distinct "Error: message"]}
     close                       closes every connection (the broker sees them leave), answers "closed"
@@ -74,6 +77,22 @@ class Flood:
                 self.call_on(connection, KEYCHAIN, "Follow", "(s)", ("%s.c%d.g%d" % (prefix, index, number),))
         return "followed"
 
+    def store(self, group, count, size):
+        group = "" if group == "-" else group
+        secret = GLib.Variant("ay", b"x" * size)
+        for number in range(count):
+            service, account = ("AIza-flood-%d" % number, "firebase_auth_firebase_user") if group else \
+                ("firebase_auth_1:42:linux:flood", "firebase_auth_1_flood%d_firebase_user" % number)
+            self.call_on(self.connections[0], KEYCHAIN, "Store", "(ssssay)",
+                         (group, service, account, "forged label", secret))
+        return "stored"
+
+    def labels(self, group):
+        scope, group = ("private", "") if group == "-" else ("group", group)
+        reply = self.connections[0].call_sync(NAME, PATH, KEYCHAIN, "List", GLib.Variant("(ss)", (scope, group)), None,
+                                              Gio.DBusCallFlags.NONE, 60000, None)
+        return json.dumps(sorted({item[3] for item in reply.unpack()[0]}))
+
     def results(self, count):
         with self.arrived:
             self.arrived.wait_for(lambda: len(self.answers) >= count, timeout=300)
@@ -102,6 +121,10 @@ def main():
             print(flood.call(words[1], words[2], words[3] if len(words) > 3 else None), flush=True)
         elif command == "follow":
             print(flood.follow(words[1], int(words[2])), flush=True)
+        elif command == "store":
+            print(flood.store(words[1], int(words[2]), int(words[3])), flush=True)
+        elif command == "labels":
+            print(flood.labels(words[1]), flush=True)
         elif command == "results":
             print(flood.results(int(words[1])), flush=True)
         elif command == "close":

@@ -66,8 +66,9 @@ struct KeychainRequest: Sendable {
             let key = try key(in: self.group)
             let label = try string(3, "label")
             let secret = GVariantValues.bytes(at: 4, of: parameters)
-            guard secret.count <= KeychainLimits.maximumSecretSize else {
-                throw BrokerError(.invalidArgument, "The secret is \(secret.count) bytes; the limit is \(KeychainLimits.maximumSecretSize).")
+            guard secret.count <= KeychainQuota.maximumSecretSize else {
+                throw BrokerError(.invalidArgument, "The secret is \(secret.count) bytes; the broker keeps at most \(KeychainQuota.maximumSecretSize) "
+                    + "(a user record is a few KiB).")
             }
             operation = .store(key, label: label, secret: secret)
         case "Remove":
