@@ -32,3 +32,35 @@ extension SessionBusCall {
         return .absent
     }
 }
+
+extension SessionBusCall {
+    /// The connections that hold `name`, its owner first and then those queued for it (`ListQueuedOwners`); none when
+    /// nobody owns it.
+    package static func queuedOwners(of name: String, limit: Duration) throws(Failure) -> [String] {
+        let reply: OpaquePointer
+        do throws(Failure) {
+            reply = try call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "ListQueuedOwners",
+                arguments: GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(as)", limit: limit)
+        } catch let error where error.isServiceUnknown {
+            return []
+        }
+        defer { g_variant_unref(reply) }
+        let names = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(names) }
+        return (0..<g_variant_n_children(names)).map { index in
+            let child = g_variant_get_child_value(names, index)!
+            defer { g_variant_unref(child) }
+            return String(cString: g_variant_get_string(child, nil))
+        }
+    }
+
+    /// The process ID of the connection that owns `name`, a unique or well-known name (`GetConnectionUnixProcessID`).
+    package static func processID(of name: String, limit: Duration) throws(Failure) -> Int32 {
+        let reply = try call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+            arguments: GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(u)", limit: limit)
+        defer { g_variant_unref(reply) }
+        return Int32(bitPattern: GVariantValues.uint32(at: 0, of: reply))
+    }
+}

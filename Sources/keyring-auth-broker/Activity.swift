@@ -3,7 +3,8 @@ import Synchronization
 
 /// When the broker is idle: no call in progress and no client watching, for ``idleTimeout``. Then
 /// the broker gives its name back (the next call activates a new one) and exits once the calls
-/// that reached it meanwhile are answered.
+/// that reached it meanwhile are answered; or, while another connection is queued for the name,
+/// keeps it and starts counting again (``start(onIdle:)``).
 final class Activity: Sendable {
     let idleTimeout: Duration?
     private let queue = DispatchQueue(label: "keyring-auth-broker.idle")

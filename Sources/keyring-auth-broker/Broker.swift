@@ -402,9 +402,25 @@ final class Broker: Sendable {
 
     /// Gives the name back, so that the next call activates a new broker, then exits once every call that
     /// reached this one is answered: calls sent before the release arrive before the bus's reply to it, so
-    /// they are dispatched before ``BusServer/afterPendingMessages(_:)`` runs.
+    /// they are dispatched before ``BusServer/afterPendingMessages(_:)`` runs. While another connection is queued for
+    /// the name, it keeps the name and looks again at the next idle time: released, the name would go to that
+    /// connection, and with it the next app's password.
     private func becameIdle() {
         guard let bus = bus.withLock({ $0 }) else { return }
+        let queued: [String]
+        do throws(BrokerStartFailure) {
+            queued = try bus.othersQueued(for: BrokerInterface.name)
+        } catch {
+            logger.warning("Idle, but keeping the name: the bus did not say who is queued for it", metadata: ["error": "\(error)"])
+            activity.start { [weak self] in self?.becameIdle() }
+            return
+        }
+        guard queued.isEmpty else {
+            logger.warning("Idle, but keeping the name: other connections are queued for it and would receive the calls meant for the broker",
+                metadata: ["queued": "\(queued.joined(separator: " "))"])
+            activity.start { [weak self] in self?.becameIdle() }
+            return
+        }
         logger.info("Idle: giving the name back and exiting")
         bus.releaseName(BrokerInterface.name)
         stopWhenDrained(bus)

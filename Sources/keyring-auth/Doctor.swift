@@ -31,9 +31,11 @@ struct Doctor: AsyncParsableCommand {
         let sandboxReport = sandboxed ? await store.blockingQueue.run { SandboxDiagnosis.diagnose(logger: storeOptions.logger) } : nil
         var checks = sandboxReport.map { Self.sandboxChecks(report.sandbox, $0) } ?? Self.checks(report, collection: storeOptions.collection)
         // On the host: whether the broker (for apps in other languages and sandboxed apps) can be reached.
-        let broker = sandboxed || report.busError != nil ? nil : await store.blockingQueue.run { Self.brokerCheck() }
-        if let broker { checks.append(broker) }
-        let healthy = sandboxReport.map { $0.isHealthy } ?? report.isHealthy
+        let broker = sandboxed || report.busError != nil ? [] : await store.blockingQueue.run { Self.brokerChecks() }
+        checks += broker
+        let keyringHealthy = sandboxReport.map { $0.isHealthy } ?? report.isHealthy
+        // Another program on the broker's name is given the sign-ins meant for it: a problem, though the keyring works.
+        let healthy = keyringHealthy && broker.allSatisfy(\.ok)
         if output.json {
             printJSON([
                 "healthy": healthy,
@@ -51,7 +53,10 @@ struct Doctor: AsyncParsableCommand {
                     for quirk in report.quirks { print("     quirk \(quirk.id): \(quirk.summary)") }
                 }
             }
-            print(healthy ? "The keyring works." : "The keyring does not work; see the fix above.")
+            print(
+                healthy ? "The keyring works."
+                    : keyringHealthy ? "The keyring works, but another program holds or waits for the broker's name; see the fix above."
+                    : "The keyring does not work; see the fix above.")
         }
         if !healthy { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
     }
@@ -112,28 +117,29 @@ struct Doctor: AsyncParsableCommand {
         return checks
     }
 
-    /// Whether the broker runs, would be started at the first call, or is not installed on this bus, and how to
-    /// install it: not a failure of the keyring (Swift apps outside a sandbox do not need it).
-    static func brokerCheck() -> Check {
+    /// Whether the broker runs (and is the installed one, with nobody queued for its name), would be started at the
+    /// first call, or is not installed on this bus, and how to install it. A broker that is not installed is not a
+    /// failure (Swift apps outside a sandbox do not need it); another program on its name is.
+    static func brokerChecks() -> [Check] {
         let name = SandboxDiagnosis.brokerName
         let state: SessionBusCall.NameState
         do throws(SessionBusCall.Failure) {
             state = try SessionBusCall.state(of: name, limit: .seconds(5))
         } catch {
-            return Check(name: "broker", ok: true, detail: "\(name) could not be asked for (\(error.message))")
+            return [Check(name: "broker", ok: true, detail: "\(name) could not be asked for (\(error.message))")]
         }
         switch state {
         case .owned:
-            return Check(name: "broker", ok: true, detail: "\(name) runs on this bus: apps in other languages and Flatpak apps can share groups")
+            return BrokerOwnership.checks(of: name)
         case .activatable:
-            return Check(name: "broker", ok: true, detail: "\(name) is installed: the bus starts it at the first call")
+            return [Check(name: "broker", ok: true, detail: "\(name) is installed: the bus starts it at the first call")]
         case .absent:
-            return Check(
+            return [Check(
                 name: "broker", ok: true,
                 detail: "\(name) is not installed on this bus; apps in other languages and Flatpak apps of a group need it: install "
                     + "the keyring-auth package (sudo apt install ./keyring-auth_VERSION_ARCH.deb), or scripts/install from a checkout, "
                     + "then log in again (or reload the bus: gdbus call --session -d org.freedesktop.DBus -o /org/freedesktop/DBus "
-                    + "-m org.freedesktop.DBus.ReloadConfig)")
+                    + "-m org.freedesktop.DBus.ReloadConfig)")]
         }
     }
 

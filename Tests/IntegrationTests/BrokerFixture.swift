@@ -39,15 +39,17 @@ struct BrokerFixture {
         return fixture
     }
 
-    /// The service file, as `scripts/install` writes it, naming the built broker; and `FIREBASE_AUTH_EMULATOR_HOST` in
-    /// the activation environment, as a developer's session may pass it on (the broker heeds only the apps' own
-    /// `emulatorHost`).
-    func installService(idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = []) async throws {
+    /// The service file, as `scripts/install` writes it, naming the built broker (after `launcher`'s words, a program
+    /// that runs the broker, when given); and `FIREBASE_AUTH_EMULATOR_HOST` in the activation environment, as a
+    /// developer's session may pass it on (the broker heeds only the apps' own `emulatorHost`).
+    func installService(
+        idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = [], launcher: [String] = []
+    ) async throws {
         guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
             throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
         }
-        let file = "[D-BUS Service]\nName=\(Self.name)\nExec=\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)"
-            + arguments.map { " " + $0 }.joined() + "\n"
+        let file = "[D-BUS Service]\nName=\(Self.name)\nExec=" + launcher.map { $0 + " " }.joined()
+            + "\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)" + arguments.map { " " + $0 }.joined() + "\n"
         try Data(file.utf8).write(to: URL(fileURLWithPath: services).appendingPathComponent("\(Self.name).service"))
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
@@ -62,6 +64,18 @@ struct BrokerFixture {
     func sandbox(appID: String, readOnly: [String] = [], network: Bool = true) -> [String] {
         [harness.scripts.appendingPathComponent("run-as-flatpak").path] + (network ? ["--share=network"] : [])
             + readOnly.flatMap { ["--ro", $0] } + [appID]
+    }
+
+    /// A launcher for ``installService(idleTimeout:emulatorHost:path:arguments:launcher:)`` that sends the activated
+    /// broker's standard error (its log) to a file of the harness's, and that file.
+    func loggingLauncher() throws -> (launcher: [String], log: String) {
+        let directory = harness.root.appendingPathComponent("broker-log-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (script, log) = (directory.appendingPathComponent("launch").path, directory.appendingPathComponent("broker.log").path)
+        try Data("#!/bin/sh\nexec \"$@\" 2>>\"\(log)\"\n".utf8).write(to: URL(fileURLWithPath: script))
+        try Data().write(to: URL(fileURLWithPath: log))
+        guard chmod(script, 0o755) == 0 else { throw BrokerTestFailure(description: "chmod \(script) failed") }
+        return ([script], log)
     }
 
     /// The running broker's process ID, or `nil` when none runs.

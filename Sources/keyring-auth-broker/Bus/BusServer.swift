@@ -83,15 +83,49 @@ final class BusServer: Sendable {
             }, userData, nil)
     }
 
-    /// Asks for the well-known name, without queueing behind another owner.
+    /// Asks for the well-known name, never to be replaced by another owner (no `DBUS_NAME_FLAG_ALLOW_REPLACEMENT`)
+    /// and without queueing behind one (`DBUS_NAME_FLAG_DO_NOT_QUEUE`): the broker owns the name or does not start.
     ///
-    /// - Throws: ``BrokerStartFailure`` when another process owns it or the bus refuses.
+    /// - Throws: ``BrokerStartFailure`` when another process owns it (naming that process) or the bus refuses.
     func requestName(_ name: String) throws(BrokerStartFailure) {
-        let reply = try callBus("RequestName", GVariantValues.tuple([g_variant_new_string(name), g_variant_new_uint32(4)]), replyType: "(u)")
+        let doNotQueue: UInt32 = 4
+        let reply = try callBus(
+            "RequestName", GVariantValues.tuple([g_variant_new_string(name), g_variant_new_uint32(doNotQueue)]), replyType: "(u)")
         defer { g_variant_unref(reply) }
+        // DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER, DBUS_REQUEST_NAME_REPLY_ALREADY_OWNER.
         let result = GVariantValues.uint32(at: 0, of: reply)
         guard result == 1 || result == 4 else {
-            throw BrokerStartFailure("\(name) is owned by another process (a broker is already running on this bus).")
+            throw BrokerStartFailure(
+                "\(name) is owned by another process (\(describeOwner(of: name))): a broker already running on this bus, or another "
+                    + "program holding its name, which then receives the calls meant for the broker. Run keyring-auth doctor to see which.")
+        }
+    }
+
+    /// The owner of `name` as "pid 1234, /usr/bin/program", as far as the bus and `/proc` tell.
+    private func describeOwner(of name: String) -> String {
+        guard let reply = try? callBus("GetConnectionUnixProcessID", GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(u)")
+        else { return "which one, the bus did not say" }
+        defer { g_variant_unref(reply) }
+        let pid = GVariantValues.uint32(at: 0, of: reply)
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? "executable unknown"
+        return "pid \(pid), \(executable)"
+    }
+
+    /// The connections queued for `name` behind its owner (`ListQueuedOwners`), other than the broker's own: each would
+    /// receive the name, and the calls sent to it, were the broker to release it.
+    ///
+    /// - Throws: ``BrokerStartFailure`` when the bus does not answer.
+    func othersQueued(for name: String) throws(BrokerStartFailure) -> [String] {
+        let reply = try callBus("ListQueuedOwners", GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(as)")
+        defer { g_variant_unref(reply) }
+        let own = g_dbus_connection_get_unique_name(connection.pointer).map { String(cString: $0) }
+        let names = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(names) }
+        return (0..<g_variant_n_children(names)).compactMap { index -> String? in
+            let child = g_variant_get_child_value(names, index)!
+            defer { g_variant_unref(child) }
+            let queued = String(cString: g_variant_get_string(child, nil))
+            return queued == own ? nil : queued
         }
     }
 
