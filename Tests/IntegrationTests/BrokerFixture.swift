@@ -60,9 +60,11 @@ struct BrokerFixture {
     }
 
     /// `dbus/run-as-flatpak` for `appID`, with `readOnly` paths bound in, and the network (the app's emulator is on
-    /// loopback, which the broker reaches for it only when it could itself) unless `network` is false.
-    func sandbox(appID: String, readOnly: [String] = [], network: Bool = true) -> [String] {
+    /// loopback, which the broker reaches for it only when it could itself) unless `network` is false. With
+    /// `emulatorVariable`, the app's own `FIREBASE_AUTH_EMULATOR_HOST` names the fixture's emulator, as a developer's would.
+    func sandbox(appID: String, readOnly: [String] = [], network: Bool = true, emulatorVariable: Bool = false) -> [String] {
         [harness.scripts.appendingPathComponent("run-as-flatpak").path] + (network ? ["--share=network"] : [])
+            + (emulatorVariable ? ["--env", "FIREBASE_AUTH_EMULATOR_HOST=\(app["emulatorHost"]!)"] : [])
             + readOnly.flatMap { ["--ro", $0] } + [appID]
     }
 

@@ -86,7 +86,7 @@ extension KeyringTests {
             defer { swiftApp.removeStateDidChangeListener(handle) }
             #expect(try await log.next() == nil)
 
-            let client = try LineChannel(broker.sandbox(appID: "com.example.Notes", readOnly: [binary]) + [
+            let client = try LineChannel(broker.sandbox(appID: "com.example.Notes", readOnly: [binary], emulatorVariable: true) + [
                 binary, broker.app["apiKey"]!, broker.app["appID"]!, broker.app["projectID"]!, BrokerFixture.group,
             ])
             let user = try await client.nextLine(within: .seconds(60))

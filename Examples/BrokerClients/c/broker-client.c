@@ -6,6 +6,8 @@
  * Watches the group, uses its user when one is signed in (else signs in anonymously), prints who and the
  * length of a fresh ID token, then waits until another user (or nobody) is signed in to the group, prints it, and exits.
  * Output lines: "user UID", "token N", "watching", "changed UID" ("changed none" when signed out).
+ * With FIREBASE_AUTH_EMULATOR_HOST set (127.0.0.1:9099), the broker sends this app's calls to that Auth emulator
+ * (a sandboxed app needs --share=network for it).
  */
 #include <gio/gio.h>
 #include <stdio.h>
@@ -20,6 +22,10 @@ static GVariant *app_dictionary(const char *api_key, const char *app_id, const c
     g_variant_builder_add(&builder, "{sv}", "apiKey", g_variant_new_string(api_key));
     g_variant_builder_add(&builder, "{sv}", "appID", g_variant_new_string(app_id));
     g_variant_builder_add(&builder, "{sv}", "projectID", g_variant_new_string(project_id));
+    const char *emulator = g_getenv("FIREBASE_AUTH_EMULATOR_HOST");
+    if (emulator != NULL && *emulator != '\0') {
+        g_variant_builder_add(&builder, "{sv}", "emulatorHost", g_variant_new_string(emulator));
+    }
     return g_variant_builder_end(&builder);
 }
 

@@ -4,6 +4,8 @@
     broker_client.py APP_JSON GROUP
 
 APP_JSON holds apiKey, appID and projectID; GROUP is an access group, or "" for the app's private scope.
+With FIREBASE_AUTH_EMULATOR_HOST set (127.0.0.1:9099) and no emulatorHost in APP_JSON, the broker sends the calls
+to that Auth emulator (a sandboxed app needs --share=network for it).
 Reads commands from standard input, one a line, and answers each on standard output:
 
     anonymous | email EMAIL PASSWORD | custom-token TOKEN | user | token [force] | sign-out | watch | unwatch
@@ -15,6 +17,7 @@ Reads commands from standard input, one a line, and answers each on standard out
     changed {...}         UserChanged, whenever the group's user changes (after watch)
 """
 import json
+import os
 import sys
 
 from gi.repository import Gio, GLib
@@ -72,6 +75,8 @@ def say(line):
 
 def main():
     app, group = json.loads(sys.argv[1]), sys.argv[2]
+    if os.environ.get("FIREBASE_AUTH_EMULATOR_HOST") and "emulatorHost" not in app:
+        app["emulatorHost"] = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
     broker = Broker(app, group, on_change=lambda user: say("changed " + json.dumps(user, sort_keys=True)))
     loop = GLib.MainLoop()
 

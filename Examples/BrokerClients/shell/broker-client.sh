@@ -9,10 +9,16 @@
 # then waits until another user (or nobody) is signed in to the group and prints "changed UID" ("changed
 # none"). gdbus holds no connection beyond one call, and the broker's UserChanged goes only to the
 # connection that called Watch, so a shell script follows by asking again, twice a second.
+# With FIREBASE_AUTH_EMULATOR_HOST set (127.0.0.1:9099), the broker sends the calls to that Auth emulator.
 set -euo pipefail
 group=${1?usage: broker-client.sh GROUP [--follow] (GROUP: an access group, or "" for the private scope)}
 follow=${2:-}
 app=${KEYRING_AUTH_APP:?set KEYRING_AUTH_APP to the app dictionary: apiKey, appID and projectID}
+if [[ -n "${FIREBASE_AUTH_EMULATOR_HOST:-}" && "$app" != *"'emulatorHost'"* ]]; then  # host:port only, so no quote reaches the text
+    [[ "$FIREBASE_AUTH_EMULATOR_HOST" =~ ^[][A-Za-z0-9.:-]+$ ]] ||
+        { echo "FIREBASE_AUTH_EMULATOR_HOST is not host:port, such as 127.0.0.1:9099" >&2; exit 2; }
+    app="${app%\}}, 'emulatorHost': <'$FIREBASE_AUTH_EMULATOR_HOST'>}"
+fi
 
 broker() {  # broker METHOD [ARG…]: one call, its answer in GVariant text
     gdbus call --session --dest io.github.keyringauth.Broker1 --object-path /io/github/keyringauth/Broker1 \

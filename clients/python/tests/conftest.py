@@ -1,8 +1,9 @@
 """The package's tests run against KeyringAuth's broker on a private session bus with a real keyring and the Auth
 emulator, as KeyringAuth's integration tests set them up (its PythonPackageTests runs pytest): the bus is
-DBUS_SESSION_BUS_ADDRESS, the broker is D-Bus-activated there signing in with the emulator at
-FIREBASE_AUTH_EMULATOR_HOST, and KEYRING_AUTH_RUN_AS_FLATPAK names dbus/run-as-flatpak. Without them the tests are
-skipped, saying why: they never touch the keyring of the person running them."""
+DBUS_SESSION_BUS_ADDRESS, where the broker is D-Bus-activated; the emulator is at FIREBASE_AUTH_EMULATOR_HOST, which
+every Auth the tests make reads, as an app's own does (the broker heeds the emulator each app names); and
+KEYRING_AUTH_RUN_AS_FLATPAK names dbus/run-as-flatpak. Without them the tests are skipped, saying why: they never touch
+the keyring of the person running them."""
 from __future__ import annotations
 
 import base64
@@ -11,6 +12,7 @@ import hmac
 import json
 import os
 import struct
+import subprocess
 import time
 import urllib.request
 import uuid
@@ -18,6 +20,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
+import keyringauth
 from keyringauth import Auth, FirebaseOptions
 
 REQUIRED = ("DBUS_SESSION_BUS_ADDRESS", "FIREBASE_AUTH_EMULATOR_HOST", "KEYRING_AUTH_HARNESS_ROOT", "KEYRING_AUTH_RUN_AS_FLATPAK")
@@ -77,3 +80,20 @@ def totp(secret: str, at: Optional[float] = None) -> str:
 def app_json(options: FirebaseOptions) -> str:
     values: Dict[str, str] = options.app_dictionary()
     return json.dumps(values)
+
+
+def run_sandboxed(script: str, tmp_path: Any, arguments: List[str], network: bool = True) -> "subprocess.CompletedProcess[str]":
+    """``script`` with its ``arguments`` as the Flatpak app com.example.Notes, with the package on its path and the
+    emulator in its environment as a developer's app has it; with the network unless ``network`` is false."""
+    import jeepney  # type: ignore[import-untyped]
+
+    path = tmp_path / "sandboxed.py"
+    path.write_text(script)
+    source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
+    jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
+    return subprocess.run(
+        [os.environ["KEYRING_AUTH_RUN_AS_FLATPAK"]] + (["--share=network"] if network else [])
+        + ["--ro", source, "--ro", jeepney_path, "--ro", str(tmp_path), "--env", "PYTHONPATH=%s:%s" % (source, jeepney_path),
+           "--env", "FIREBASE_AUTH_EMULATOR_HOST=" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"],
+           "com.example.Notes", "/usr/bin/python3", str(path)] + arguments,
+        capture_output=True, text=True, timeout=120, check=False)

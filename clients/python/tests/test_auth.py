@@ -16,7 +16,7 @@ from keyringauth import (ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOp
                          User)
 
 assert sys.version_info >= (3, 9)
-from conftest import oob_code, totp, unique_email
+from conftest import oob_code, run_sandboxed, totp, unique_email
 
 
 def test_an_anonymous_user_is_signed_in_for_the_whole_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
@@ -215,18 +215,8 @@ for group in sys.argv[2:]:
 
 
 def test_a_sandboxed_app_may_use_its_domains_group_only(options: FirebaseOptions, tmp_path: Any) -> None:
-    import jeepney
-
-    script = tmp_path / "sandboxed.py"
-    script.write_text(SANDBOXED)
-    source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
-    jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
     fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
-    result = subprocess.run(
-        [os.environ["KEYRING_AUTH_RUN_AS_FLATPAK"], "--ro", source, "--ro", jeepney_path, "--ro", str(tmp_path),
-         "--env", "PYTHONPATH=%s:%s" % (source, jeepney_path), "com.example.Notes", "/usr/bin/python3", str(script),
-         json.dumps(fields), "TEAMID.com.example.notes", "TEAMID.org.evil.notes"],
-        capture_output=True, text=True, timeout=120)
+    result = run_sandboxed(SANDBOXED, tmp_path, [json.dumps(fields), "TEAMID.com.example.notes", "TEAMID.org.evil.notes"])
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "TEAMID.com.example.notes signed in True", "TEAMID.org.evil.notes refused auth/access-denied"], result.stderr

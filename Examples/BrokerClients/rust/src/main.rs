@@ -5,6 +5,8 @@
 //! Watches the group, uses its user when one is signed in (else signs in anonymously), prints who and the
 //! length of a fresh ID token, then waits until another user (or nobody) is signed in, prints it, and exits.
 //! Output lines: "user UID", "token N", "watching", "changed UID" ("changed none" when signed out).
+//! With FIREBASE_AUTH_EMULATOR_HOST set (127.0.0.1:9099), the broker sends this app's calls to that Auth emulator
+//! (a sandboxed app needs --share=network for it).
 use std::collections::HashMap;
 use std::convert::TryFrom;
 use zvariant::{OwnedValue, Value};
@@ -28,6 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     app.insert("apiKey", Value::from(args[1].as_str()));
     app.insert("appID", Value::from(args[2].as_str()));
     app.insert("projectID", Value::from(args[3].as_str()));
+    let emulator = std::env::var("FIREBASE_AUTH_EMULATOR_HOST").unwrap_or_default();
+    if !emulator.is_empty() {
+        app.insert("emulatorHost", Value::from(emulator.as_str()));
+    }
     let group = args[4].as_str();
 
     let bus = zbus::Connection::new_session()?;

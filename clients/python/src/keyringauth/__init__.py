@@ -3,6 +3,7 @@ kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Bro
 from .auth import ActionCodeInfo, ActionCodeSettings, Auth, GitHubDeviceAuthorization, UserCredential
 from .credentials import (AuthCredential, EmailAuthProvider, FacebookAuthProvider, GithubAuthProvider, GoogleAuthProvider,
                           OAuthProvider, TwitterAuthProvider)
+from .emulator import EmulatorConfig, EmulatorOptions, connect_auth_emulator
 from .errors import (AccessDeniedError, AuthError, BrokerUnavailableError, EmailAlreadyInUseError, InvalidCredentialError,
                      KeyringUnavailableError, NoCurrentUserError, SecondFactorRequiredError, UserNotFoundError, WrongPasswordError)
 from .glib import glib_dispatch
@@ -13,9 +14,10 @@ from .user import IdTokenResult, MultiFactorInfo, User
 
 __all__ = [
     "AccessDeniedError", "ActionCodeInfo", "ActionCodeSettings", "Auth", "AuthCredential", "AuthError", "BrokerUnavailableError",
-    "EmailAlreadyInUseError", "EmailAuthProvider", "FacebookAuthProvider", "FirebaseOptions", "GitHubDeviceAuthorization", "GithubAuthProvider",
-    "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError", "KeyringUnavailableError", "MultiFactorInfo",
-    "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser", "NoCurrentUserError", "OAuthProvider",
-    "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator", "TotpSecret", "TwitterAuthProvider",
-    "User", "UserCredential", "UserNotFoundError", "WrongPasswordError", "glib_dispatch",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FirebaseOptions",
+    "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
+    "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
+    "NoCurrentUserError", "OAuthProvider", "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserNotFoundError", "WrongPasswordError",
+    "connect_auth_emulator", "glib_dispatch",
 ]

@@ -15,8 +15,11 @@ class Binding:
         self.broker = broker
         self.app = app
         self.group = group
+        #: Whether a call was made: the app (its emulator) is fixed from then on.
+        self.used = False
 
     def call(self, method: str, signature: str = "", *arguments: Any, timeout: Optional[float] = None) -> List[Any]:
+        self.used = True
         try:
             return self.broker.call(method, self.app, self.group, signature, *arguments, timeout=timeout)
         except SecondFactorRequiredError as error:

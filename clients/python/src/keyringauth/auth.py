@@ -6,10 +6,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from . import errors
+from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker, strings
 from .credentials import AuthCredential
+from .emulator import EmulatorConfig
 from .options import FirebaseOptions
 from .user import User
 
@@ -80,15 +81,23 @@ class Auth:
     own app ID's domain. Calls block until the broker answers (at most ``timeout`` seconds, a browser sign-in five
     minutes); listeners are called on a thread of this Auth's, or through ``dispatch`` (``keyringauth.glib_dispatch``
     for a GTK app's main loop). ``close()`` ends the connection; an Auth is also a context manager.
+
+    Its calls go to Firebase, or to the Auth emulator that the app's own ``FIREBASE_AUTH_EMULATOR_HOST`` names
+    (``127.0.0.1:9099``) when the Auth is made, or that ``connect_auth_emulator`` names (``emulator_config``); an
+    emulator on this machine's loopback only. Raises AuthError (``auth/argument-error``) when the variable names another.
     """
 
     def __init__(self, options: Union[FirebaseOptions, str], access_group: Optional[str] = None, *,
                  dispatch: Optional[Dispatch] = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
         self.options = options if isinstance(options, FirebaseOptions) else FirebaseOptions.from_file(options)
         self.access_group = access_group
+        #: The emulator this Auth's calls go to, or ``None`` for Firebase.
+        self.emulator_config: Optional[EmulatorConfig] = emulator.from_environment()
         self._dispatch: Dispatch = dispatch or (lambda function: function())
         self._broker = Broker(bus, timeout)
         self._binding = Binding(self._broker, strings(self.options.app_dictionary()), access_group or "")
+        if self.emulator_config is not None:
+            self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
         self._lock = threading.Lock()
         self._state_listeners: List[Callable[[Optional[User]], None]] = []
         self._user_listeners: List[Callable[[Optional[User]], None]] = []
@@ -224,6 +233,21 @@ class Auth:
                 self._last_uid = uid
             for callback in state + changed:
                 self._dispatch(_bound(callback, user))
+
+    def _use_emulator(self, config: EmulatorConfig) -> None:
+        """``connect_auth_emulator``'s part: the emulator for every call from now on, before the first call only."""
+        with self._lock:
+            if self._binding.used:
+                if self.emulator_config is None or self.emulator_config.host_and_port != config.host_and_port:
+                    raise errors.AuthError(
+                        "auth/emulator-config-failed", "ERROR_EMULATOR_CONFIG_FAILED",
+                        "This Auth has made calls to %s already, so it cannot change to the emulator at %s; call "
+                        "connect_auth_emulator before the Auth's first call." % (
+                            "the emulator at " + self.emulator_config.host_and_port if self.emulator_config else "Firebase",
+                            config.host_and_port))
+                return
+            self.emulator_config = config
+            self._binding.app["emulatorHost"] = ("s", config.host_and_port)
 
     def _credential(self, user: Optional[User], provider_id: Optional[str]) -> UserCredential:
         if user is None:
