@@ -181,7 +181,7 @@ let package = Package(
         // Writes and lists raw items as another client of the Secret Service would, for the integration tests.
         .executableTarget(
             name: "keychain-probe",
-            dependencies: ["SecretKeychain", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["SecretKeychain", "SystemSupport", "KeyringTestSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/keychain-probe",
             swiftSettings: strict
         ),

@@ -142,7 +142,7 @@ final class Broker: Sendable {
         try callsInProgress.begin(app)
         defer { callsInProgress.end(app) }
         let auth = try await auth(for: scope, heldBy: app)
-        defer { state.withLock { $0.scopes.release(scope, by: app) } }
+        defer { letGo(state.withLock { $0.scopes.release(scope, by: app) }) }
         switch request.operation {
         case .signInAnonymously:
             call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
@@ -276,13 +276,13 @@ final class Broker: Sendable {
 
     /// A client left the bus: forget who it was and end its watches.
     func peerLeft(_ name: String) {
-        let emptied = state.withLock { state -> [(Auth, AuthListenerHandle)] in
+        let (emptied, released) = state.withLock { state -> ([(Auth, AuthListenerHandle)], [Auth]) in
             state.departed.insert(name)
-            state.callers[name] = nil
+            let identity = state.callers.removeValue(forKey: name)
             var emptied: [(Auth, AuthListenerHandle)] = []
+            var released: [Auth] = []
             for (scope, var watch) in state.watches {
                 guard let left = watch.clients.removeValue(forKey: name) else { continue }
-                state.scopes.release(scope, by: left.holder)
                 if watch.clients.isEmpty {
                     state.watches[scope] = nil
                     if let handle = watch.handle, let auth = state.scopes[scope] { emptied.append((auth, handle)) }
@@ -290,10 +290,16 @@ final class Broker: Sendable {
                 } else {
                     state.watches[scope] = watch
                 }
+                if let auth = state.scopes.release(scope, by: left.holder) { released.append(auth) }
             }
-            return emptied
+            // The app's last connection: the scopes only it used are given back.
+            if let app = identity?.app, !state.callers.values.contains(where: { $0.app == app }) {
+                released += state.scopes.appLeft(app)
+            }
+            return (emptied, released)
         }
         for (auth, handle) in emptied { auth.removeUserDidChangeListener(handle) }
+        letGo(released)
         for _ in 0..<itemFollows.clientLeft(name) { activity.watchEnded() }
         browserFlows.clientLeft(name)
         pendingSteps.clientLeft(name)
@@ -368,17 +374,28 @@ final class Broker: Sendable {
     }
 
     private func unwatch(_ scope: Scope, client: String) {
-        let ended = state.withLock { state -> (Auth, AuthListenerHandle)? in
-            guard let left = state.watches[scope]?.clients.removeValue(forKey: client) else { return nil }
-            state.scopes.release(scope, by: left.holder)
-            guard state.watches[scope]!.clients.isEmpty else { return nil }
-            let watch = state.watches.removeValue(forKey: scope)!
-            activity.watchEnded()
-            guard let handle = watch.handle, let auth = state.scopes[scope] else { return nil }
-            return (auth, handle)
+        let (ended, released) = state.withLock { state -> ((Auth, AuthListenerHandle)?, Auth?) in
+            guard let left = state.watches[scope]?.clients.removeValue(forKey: client) else { return (nil, nil) }
+            var ended: (Auth, AuthListenerHandle)?
+            if state.watches[scope]!.clients.isEmpty {
+                let watch = state.watches.removeValue(forKey: scope)!
+                activity.watchEnded()
+                if let handle = watch.handle, let auth = state.scopes[scope] { ended = (auth, handle) }
+            }
+            return (ended, state.scopes.release(scope, by: left.holder))
         }
         if let (auth, handle) = ended { auth.removeUserDidChangeListener(handle) }
+        letGo(released)
     }
+
+    /// Lets go of `Auth`s the scope table released, on the registry's queue, outside any lock: an Auth's end may take a
+    /// D-Bus call.
+    private func letGo(_ released: [Auth]) {
+        guard !released.isEmpty else { return }
+        registryQueue.async { withExtendedLifetime(released) {} }
+    }
+
+    private func letGo(_ released: Auth?) { letGo(released.map { [$0] } ?? []) }
 
     /// Sends `UserChanged` to each client watching `scope`, when what they were last sent differs.
     func userChanged(in scope: Scope, to user: User?) {

@@ -5,6 +5,10 @@ import KeyringAuth
 /// the broker keeps at most ``capacity``, and makes room by releasing the one used least lately that nobody holds, so
 /// that no app, however many Firebase apps it names, keeps another out.
 ///
+/// A scope is also kept only while an app that used it is still connected: once the last app that used it has left
+/// and no call holds it, its `Auth` is released (``appLeft(_:)``, ``release(_:by:)``), so that what a client made the
+/// broker hold is given back when it leaves.
+///
 /// An app is a sandboxed caller's verified identity (all its connections), or a host process (``CallerIdentity/app``).
 struct ScopeTable {
     static let capacity = 64
@@ -14,6 +18,8 @@ struct ScopeTable {
         let auth: Auth
         /// How many calls and watches of each app hold the scope.
         var holds: [String: Int] = [:]
+        /// The apps that used the scope and are still connected.
+        var users: Set<String> = []
         var lastUse: UInt64
     }
 
@@ -29,16 +35,37 @@ struct ScopeTable {
         try checkQuota(of: app, adding: scope)
         uses += 1
         entry.holds[app, default: 0] += 1
+        entry.users.insert(app)
         entry.lastUse = uses
         entries[scope] = entry
         return entry.auth
     }
 
-    /// Ends one hold of `app` on the scope.
-    mutating func release(_ scope: Broker.Scope, by app: String) {
-        guard var entry = entries[scope], let count = entry.holds[app] else { return }
+    /// Ends one hold of `app` on the scope; answers the scope's `Auth` when that was the last hold and every app that
+    /// used the scope has left, for the caller to let go of outside any lock.
+    @discardableResult
+    mutating func release(_ scope: Broker.Scope, by app: String) -> Auth? {
+        guard var entry = entries[scope], let count = entry.holds[app] else { return nil }
         entry.holds[app] = count > 1 ? count - 1 : nil
+        if entry.holds.isEmpty && entry.users.isEmpty { return entries.removeValue(forKey: scope)?.auth }
         entries[scope] = entry
+        return nil
+    }
+
+    /// `app` has left (its last connection): the scopes only it used and no call holds are released, and their
+    /// `Auth`s answered for the caller to let go of outside any lock.
+    mutating func appLeft(_ app: String) -> [Auth] {
+        var released: [Auth] = []
+        for (scope, var entry) in entries where entry.users.contains(app) {
+            entry.users.remove(app)
+            if entry.users.isEmpty && entry.holds.isEmpty {
+                entries[scope] = nil
+                released.append(entry.auth)
+            } else {
+                entries[scope] = entry
+            }
+        }
+        return released
     }
 
     /// Checks that `app` may hold one more scope, and makes room for it: when the table is full, the scope used
@@ -57,7 +84,7 @@ struct ScopeTable {
     mutating func insert(_ auth: Auth, for scope: Broker.Scope, by app: String) throws(BrokerError) {
         try checkQuota(of: app, adding: scope)
         uses += 1
-        entries[scope] = Entry(auth: auth, holds: [app: 1], lastUse: uses)
+        entries[scope] = Entry(auth: auth, holds: [app: 1], users: [app], lastUse: uses)
     }
 
     private func checkQuota(of app: String, adding scope: Broker.Scope) throws(BrokerError) {

@@ -20,9 +20,12 @@ struct BrokerFixture {
     let app: [String: String]
     let packageRoot: URL
 
-    /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running.
+    /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running. The
+    /// group starts empty: what earlier tests' apps (each of an API key of its own) left there is removed, as it would
+    /// otherwise take from the share of items the broker keeps for each sandboxed app.
     static func start(idleTimeout: Int = 120, tokenLifetime: Duration = .seconds(3600)) async throws -> BrokerFixture {
         let harness = try Harness.require()
+        _ = try await SecretServiceStore().removeAll(in: AccessGroup(group))
         var logger = Logger(label: "BrokerTests")
         logger.logLevel = .warning
         let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger))

@@ -70,10 +70,7 @@ extension KeyringTests.Broker {
         #expect(doctor.status == 4, "\(doctor.output)")
         #expect(doctor.output.contains("The keyring works, but another program holds or waits for the broker's name"), "\(doctor.output)")
 
-        var environment = ProcessInfo.processInfo.environment
-        environment["FIREBASE_AUTH_EMULATOR_HOST"] = fixture.address.description
-        let start = try await Subprocess.run(
-            try Harness.product("keyring-auth-broker"), ["--idle-timeout", "1"], environment: environment, limit: .seconds(60))
+        let start = try await Subprocess.run(try Harness.product("keyring-auth-broker"), ["--idle-timeout", "1"], limit: .seconds(60))
         #expect(start.status == 1)
         #expect(start.standardError.contains("\(BrokerFixture.name) is owned by another process (pid \(squatter.child.pid), "), "\(start.standardError)")
         #expect(try await fixture.brokerPID() == squatter.child.pid)

@@ -87,7 +87,8 @@ extension KeyringTests.Broker {
         }
 
         /// Items: a sandboxed app keeps through `Keychain1` what an `Auth` keeps (8 items a scope, 32 in all, 32 KiB
-        /// each), under labels the broker writes; replacing its items is always allowed, and another app still stores.
+        /// each, counted among the items the broker stored for it), under labels the broker writes; replacing its items is
+        /// always allowed, and another app still stores, also in a group where a third app has filled its share.
         @Test func theItemInterfaceKeepsWhatAnAuthKeepsUnderFixedLabels() async throws {
             let broker = try await BrokerFixture.start()
             let evil = try await FloodingApp(broker, as: "org.evil.App", connections: 1)
@@ -110,10 +111,14 @@ extension KeyringTests.Broker {
             let labels = try await evil.ask("labels -")
             #expect(labels == #"["Firebase user of a private scope, kept by keyring-auth-broker for the Flatpak app org.evil.App"]"#)
 
+            // Another app of the domain fills its share of a group: Notes's share there is its own.
+            let sibling = try await FloodingApp(broker, as: "com.example.Sibling", connections: 1)
+            #expect(try await sibling.ask("store TEAMID.com.example.shared 9 2048") == "stored")
+            #expect(try await sibling.results(9).accepted == 8)
             let notes = try await FloodingApp(broker, as: "com.example.Notes", connections: 1)
             #expect(try await notes.ask("store TEAMID.com.example.shared 1 2048") == "stored")
             #expect(try await notes.results(1).accepted == 1)
-            for app in [evil, notes] { #expect(await app.finish() == 0, "\(app.channel.standardError)") }
+            for app in [evil, sibling, notes] { #expect(await app.finish() == 0, "\(app.channel.standardError)") }
         }
 
         /// Steps: one sandboxed app's GitHub sign-ins over 24 connections send one request at a time to GitHub and

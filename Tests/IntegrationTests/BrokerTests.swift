@@ -404,19 +404,18 @@ extension KeyringTests {
             let stored = try await broker.call("GetUser")
             let firstPID = try #require(try await broker.brokerPID())
 
-            // A backend that accepts the connection and never answers: the next sign-in waits there.
+            // A backend that accepts the connection and never answers, named as the app's emulator: the sign-in waits there.
             let silent = try SilentBackend()
-            try await broker.stopBroker()
-            try await broker.installService(idleTimeout: 120, emulatorHost: "127.0.0.1:\(silent.port)")
+            var silentApp = broker.app
+            silentApp["emulatorHost"] = "127.0.0.1:\(silent.port)"
             // An email sign-in always asks the backend (an anonymous one returns the anonymous user already signed in).
-            let pending = Task { try await broker.call("SignInWithEmail", ["'ada@example.com'", "'correct horse'"]) }
+            let pending = Task { try await broker.call("SignInWithEmail", ["'ada@example.com'", "'correct horse'"], app: silentApp) }
             try await silent.connected.next(within: .seconds(60))
             let midCallPID = try #require(try await broker.brokerPID())
-            #expect(midCallPID != firstPID)
+            #expect(midCallPID == firstPID)
             kill(midCallPID, SIGKILL)
             #expect(try await pending.value.status != 0)
 
-            try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description)
             let after = try await broker.call("GetUser")
             try after.requireSuccess("GetUser from a new broker")
             #expect(after.standardOutput == stored.standardOutput)
@@ -476,15 +475,15 @@ extension KeyringTests {
             let fixture = try await BrokerFixture.start()
             let forwarder = try GatedForwarder(to: fixture.address)
             defer { forwarder.stop() }
-            var environment = ProcessInfo.processInfo.environment
-            environment["FIREBASE_AUTH_EMULATOR_HOST"] = "127.0.0.1:\(forwarder.port)"
-            let broker = try LineChannel(
-                ["sh", "-c", "exec \"$0\" --verbose --idle-timeout 0 2>&1", try Harness.product("keyring-auth-broker")], environment: environment)
+            // The app names the forwarder as its emulator, for every call.
+            var app = fixture.app
+            app["emulatorHost"] = "127.0.0.1:\(forwarder.port)"
+            let broker = try LineChannel(["sh", "-c", "exec \"$0\" --verbose --idle-timeout 0 2>&1", try Harness.product("keyring-auth-broker")])
             _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Serving") }
-            try await fixture.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+            try await fixture.call("SignInAnonymously", app: app).requireSuccess("SignInAnonymously")
             let before = fixture.emulator.receivedRequests.filter { $0.operation == "token" }.count
 
-            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: fixture.app), as: UTF8.self)
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app), as: UTF8.self)
             let burst = try LineChannel(["/usr/bin/python3", "-c", Self.fiftyForcedRefreshes, appJSON, BrokerFixture.group])
             try await forwarder.refreshes.next(within: .seconds(60))
             for _ in 0..<49 { _ = try await broker.nextLine(within: .seconds(60)) { $0.contains("Joined the token refresh under way") } }
@@ -500,11 +499,8 @@ extension KeyringTests {
         @Test func theBrokerAndSwiftAppsRefreshAboutOncePerExpiryBetweenThem() async throws {
             let fixture = try await BrokerFixture.start(tokenLifetime: .seconds(5))
             let policy = TokenRefreshPolicy(headStart: .milliseconds(500), spread: .seconds(2))
-            var environment = ProcessInfo.processInfo.environment
-            environment["FIREBASE_AUTH_EMULATOR_HOST"] = fixture.address.description
             let broker = try LineChannel(
-                [try Harness.product("keyring-auth-broker"), "--idle-timeout", "0", "--refresh-ahead", "0.5", "--refresh-spread", "2"],
-                environment: environment)
+                [try Harness.product("keyring-auth-broker"), "--idle-timeout", "0", "--refresh-ahead", "0.5", "--refresh-spread", "2"])
             try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "60", BrokerFixture.name]).requireSuccess("gdbus wait")
             let apps = try (0..<3).map { try fixture.swiftApp("swift-app-\($0)", tokenRefresh: policy) }
             let tokens = ListenerLog()

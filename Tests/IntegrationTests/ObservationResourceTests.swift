@@ -24,6 +24,19 @@ extension KeyringTests {
             #expect(after.threads == before.threads && after.fds == before.fds, "after 1,100 observations: \(result.output)")
         }
 
+        /// A Swift app with live sync that switches its group a thousand times (among nine groups and its private
+        /// scope) follows the last one and holds the threads and descriptors it held at the first.
+        @Test func anAppThatSwitchesGroupsAThousandTimesLeavesNothingBehind() async throws {
+            let result = try await Subprocess.run(
+                try Harness.product("auth-probe"),
+                [String(UUID().uuidString.prefix(8)), "A", "switch-groups", uniqueGroup().rawValue, "1000"], limit: .seconds(240))
+            try result.requireSuccess("auth-probe switch-groups")
+            let counts = try Self.counts(in: result.output)
+            let (before, after) = (try #require(counts["before"]), try #require(counts["after"]))
+            #expect(after.threads == before.threads && after.fds == before.fds, "after 1,000 switches: \(result.output)")
+            #expect(result.output.contains("live=true"), "\(result.output)")
+        }
+
         /// A process out of descriptors gets a typed error from each keychain call that needs one (GLib would end it),
         /// and the same calls work once descriptors can be had again.
         @Test func outOfDescriptorsIsAnErrorOfTheCallNeverAnAbort() async throws {

@@ -41,6 +41,29 @@ import Testing
         #expect(table[Self.scope(2)] == nil && table[Self.scope(0)] != nil && table[Self.scope(1)] != nil && table[Self.scope(1000)] != nil)
     }
 
+    @Test func aScopeIsGivenBackOnceEveryAppThatUsedItHasLeftAndNoCallHoldsIt() throws {
+        var table = ScopeTable()
+        try Self.add(0, by: "host:100", to: &table)
+        table.release(Self.scope(0), by: "host:100")
+        _ = try table.hold(Self.scope(0), by: "com.example.Notes")
+        table.release(Self.scope(0), by: "com.example.Notes")
+        try Self.add(1, by: "host:100", to: &table)
+        #expect(table.release(Self.scope(1), by: "host:100") == nil, "its app is still connected")
+
+        // The host process leaves: scope 1 was its alone; scope 0 is still Notes's.
+        let first = try #require(table[Self.scope(1)])
+        let released = table.appLeft("host:100")
+        #expect(released.count == 1 && released.first === first)
+        #expect(table[Self.scope(1)] == nil && table[Self.scope(0)] != nil)
+
+        // Notes leaves while one of its calls holds scope 0: the scope goes when that call ends.
+        _ = try table.hold(Self.scope(0), by: "com.example.Notes")
+        #expect(table.appLeft("com.example.Notes").isEmpty)
+        let zero = try #require(table[Self.scope(0)])
+        #expect(table.release(Self.scope(0), by: "com.example.Notes") === zero)
+        #expect(table[Self.scope(0)] == nil)
+    }
+
     @Test func oneAppHoldsAtMostSixteenScopesWhileOthersAreServed() throws {
         var table = ScopeTable()
         for index in 0..<ScopeTable.maximumHeldPerApp { try Self.add(index, by: "org.evil.App", to: &table) }

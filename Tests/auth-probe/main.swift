@@ -7,7 +7,8 @@ import SecretKeychain
 // auth-probe NAMESPACE APP COMMAND [ARG]: one step of an app of `TwoApps.isolated`, in a process
 // of its own, on the Secret Service. Prints `uid=<uid|none> group=<group|none>` after the step.
 // Commands: show, use-group GROUP|none, sign-in, sign-out, migrate GROUP (the reference's
-// three-step migration of the signed-in user), session GROUP (below) and chaos GROUP SEED [never-prompt] (Chaos.swift).
+// three-step migration of the signed-in user), session GROUP (below), chaos GROUP SEED [never-prompt] (Chaos.swift)
+// and switch-groups GROUP COUNT (below).
 let arguments = CommandLine.arguments.dropFirst()
 // auth-probe browse URL: a stand-in for the user's browser (the desktop sign-in's tests put it behind a fake
 // xdg-open): follows the provider's redirect back to the app and prints the app's page.
@@ -37,6 +38,11 @@ if command == "session", let group = argument {
 if command == "chaos", let group = argument, arguments.count > 4, let seed = UInt64(arguments[arguments.startIndex + 4]) {
     let prompts = !(arguments.count > 5 && arguments[arguments.startIndex + 5] == "never-prompt")
     await runChaos(apps.options(app), group: group, seed: seed, prompts: prompts)
+    exit(0)
+}
+
+if command == "switch-groups", let group = argument, arguments.count > 4, let count = Int(arguments[arguments.startIndex + 4]) {
+    switchGroups(apps.launch(app), around: group, count: count)
     exit(0)
 }
 
@@ -115,5 +121,25 @@ func runSession(_ app: String, group: String) async {
         } catch {
             say("error \(error)")
         }
+    }
+}
+
+/// switch-groups GROUP COUNT: an app with live sync switches its group COUNT times, among GROUP, seven groups beside it
+/// and its private scope, following each, as an app that lets its user choose a group does; prints `before` and `after`
+/// lines of its threads and descriptors, with the first group followed each time, then `live=true|false`.
+func switchGroups(_ auth: Auth, around group: String, count: Int) {
+    let groups: [String?] = [group] + (1..<8).map { "\(group).\($0)" } + [nil]
+    do {
+        try auth.useUserAccessGroup(group)
+        auth.waitForLiveSyncStart()
+        print("before \(processResources())")
+        for round in 1...count { try auth.useUserAccessGroup(groups[round % groups.count]) }
+        try auth.useUserAccessGroup(group)
+        auth.waitForLiveSyncStart()
+        print("after \(processResources())")
+        print("live=\(auth.isLiveSyncActive)")
+    } catch {
+        FileHandle.standardError.write(Data("auth-probe: \(error)\n".utf8))
+        exit(1)
     }
 }

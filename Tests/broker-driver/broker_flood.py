@@ -20,6 +20,7 @@ Commands:
 import json
 import sys
 import threading
+import uuid
 
 from gi.repository import Gio, GLib
 
@@ -38,6 +39,7 @@ class Flood:
         self.answers = []
         self.arrived = threading.Condition()
         self.address = Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None)
+        self.tag = uuid.uuid4().hex[:8]
 
     def connect(self, count):
         flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
@@ -81,7 +83,8 @@ class Flood:
         group = "" if group == "-" else group
         secret = GLib.Variant("ay", b"x" * size)
         for number in range(count):
-            service, account = ("AIza-flood-%d" % number, "firebase_auth_firebase_user") if group else \
+            # A group's items of this process's own API keys: another app's flood in the group replaces none of them.
+            service, account = ("AIza-flood-%s-%d" % (self.tag, number), "firebase_auth_firebase_user") if group else \
                 ("firebase_auth_1:42:linux:flood", "firebase_auth_1_flood%d_firebase_user" % number)
             self.call_on(self.connections[0], KEYCHAIN, "Store", "(ssssay)",
                          (group, service, account, "forged label", secret))

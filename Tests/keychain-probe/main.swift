@@ -1,6 +1,7 @@
 import SystemSupport
 import Foundation
 import Logging
+import KeyringTestSupport
 import SecretKeychain
 
 // keychain-probe write --service S --account A [--group G] [--repeats N]: stores standard input
@@ -73,20 +74,15 @@ struct ProbeOptions {
 }
 
 /// This process's threads and open descriptors, as /proc counts them.
-func resources() -> String {
-    let count = { (path: String) in (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? -1 }
-    return "threads=\(count("/proc/self/task")) fds=\(count("/proc/self/fd"))"
-}
-
 /// Observes `group` and seven groups beside it, then cancels and begins one observation at a time, `repeats` times.
 func cycleObservations(of group: AccessGroup, repeats: Int) throws(KeychainError) {
     var groups: [AccessGroup] = [group]
     for index in 1..<8 { groups.append(try AccessGroup("\(group.rawValue).\(index)")) }
     // One observation begun and ended first: what the first one makes once (libsecret's connection) is then made.
     try store.observeChanges(in: .group(group)) { _ in }.cancel()
-    print("before \(resources())")
+    print("before \(processResources())")
     var observations = try groups.map { group throws(KeychainError) in try store.observeChanges(in: .group(group)) { _ in } }
-    print("during \(resources())")
+    print("during \(processResources())")
     for round in 0..<repeats {
         let index = round % groups.count
         observations[index].cancel()
@@ -96,7 +92,7 @@ func cycleObservations(of group: AccessGroup, repeats: Int) throws(KeychainError
     observations.removeAll()
     // Alone, each observation starts the watcher and stops it again.
     for round in 0..<repeats / 10 { try store.observeChanges(in: .group(groups[round % groups.count])) { _ in }.cancel() }
-    print("after \(resources())")
+    print("after \(processResources())")
 }
 
 /// Each keychain call that needs a descriptor, with none to be had and again once the limit is lifted.

@@ -20,7 +20,7 @@ extension Broker {
             let data = try await keychain { store throws(KeychainError) in try store.data(for: StoredUserKeys.brokered(key, privateNamespace: namespace)) }
             call.reply([GVariants.bool(data != nil), GVariantValues.bytes(data ?? Data())])
         case .store(let key, _, let secret):
-            if caller != .host { try KeychainQuota.check(storing: key, among: try await listing(.all, for: caller)) }
+            if caller != .host { try KeychainQuota.check(storing: key, for: caller, among: try await listing(.all, for: caller)) }
             let label = KeychainQuota.label(of: key, for: caller)
             try await keychain { store throws(KeychainError) in
                 try store.setData(secret, for: StoredUserKeys.brokered(key, privateNamespace: namespace), label: label)

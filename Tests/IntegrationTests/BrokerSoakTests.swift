@@ -1,0 +1,75 @@
+import Foundation
+import KeyringTestSupport
+import Testing
+
+extension BrokerFixture {
+    /// The running broker's resident memory, in KiB (`VmRSS`).
+    func brokerMemory() async throws -> Int {
+        let pid = try #require(try await brokerPID(), "the broker runs")
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
+    }
+
+    /// Waits until the broker holds no more threads and descriptors than `limit` (threads a dispatch queue made for a
+    /// burst end after a few idle seconds), within `within`; answers what it holds then.
+    func brokerResources(settlingAt limit: (threads: Int, fds: Int), within: Duration) async throws -> (threads: Int, fds: Int) {
+        let deadline = ContinuousClock.now + within
+        while true {
+            let now = try await brokerResources()
+            if (now.threads <= limit.threads && now.fds <= limit.fds) || ContinuousClock.now > deadline { return now }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
+
+extension KeyringTests.Broker {
+    /// The broker runs for weeks: thousands of every kind of call, from many clients that come and go, leave it holding
+    /// what it held before.
+    @Suite struct Soak {
+        /// Five apps (four host processes and a sandboxed app), four connections each, through two soaks of every
+        /// operation: follows, watches, sign-in and sign-out, GitHub steps begun and abandoned, connections that leave
+        /// mid-call. After each, once every client has left, the broker's threads and descriptors are back where they
+        /// started, and its memory does not grow from the first soak to the second.
+        @Test func thousandsOfCallsFromClientsThatComeAndGoLeaveNothingBehind() async throws {
+            let broker = try await BrokerFixture.start()
+            let github = try FakeGitHub(user: ["sub": "octo-soak"], answers: [.pending])
+            defer { github.stop() }
+            try await broker.stopBroker()
+            try await broker.installService(
+                idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+            let soak = broker.packageRoot.appendingPathComponent("Tests/broker-driver/broker_soak.py").path
+            let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app, options: .sortedKeys), as: UTF8.self)
+            func run(rounds: Int) async throws -> Int {
+                let clients: [[String]] = (0..<4).map { _ in ["/usr/bin/python3", soak, appJSON, BrokerFixture.group, "\(rounds)", "4"] }
+                    + [broker.sandbox(appID: "com.example.Notes", readOnly: [soak]) + ["/usr/bin/python3", soak, appJSON, BrokerFixture.group, "\(rounds)", "4"]]
+                return try await withThrowingTaskGroup(of: Int.self) { group in
+                    for client in clients {
+                        group.addTask {
+                            let result = try await Subprocess.run(client[0], Array(client.dropFirst()), limit: .seconds(600))
+                            try result.requireSuccess("broker_soak.py")
+                            let line = try #require(result.output.split(separator: "\n").last.map(String.init))
+                            let counts = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                            #expect(counts["errors"] as? Int == 0, "\(line)")
+                            return counts["calls"] as? Int ?? 0
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+            }
+            _ = try await run(rounds: 2)  // warm-up: the Auths, the watcher, the connections to the keyring made once
+            let start = try await broker.brokerResources(settlingAt: (threads: 0, fds: 0), within: .seconds(6))
+            let calls = try await run(rounds: 60)
+            #expect(calls > 5000, "\(calls) calls")
+            let first = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
+            let memoryAfterFirst = try await broker.brokerMemory()
+            #expect(first.threads <= start.threads && first.fds <= start.fds, "threads and descriptors: \(start) → \(first)")
+            _ = try await run(rounds: 60)
+            let second = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
+            let memoryAfterSecond = try await broker.brokerMemory()
+            #expect(second.threads <= start.threads && second.fds <= start.fds, "threads and descriptors: \(start) → \(second)")
+            #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
+            print("soak: \(calls) calls a soak; threads, descriptors \(start) → \(first) → \(second); RSS \(memoryAfterFirst) → \(memoryAfterSecond) KiB")
+        }
+    }
+}
