@@ -11,12 +11,12 @@
 """
 import argparse
 import json
-import os
 import time
 
 from gi.repository import Gio, GLib
 
 from latency_table import row
+from process_figures import cpu_seconds, status
 
 NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
 
@@ -30,20 +30,6 @@ def connection():
 def call(bus, app, group, method, signature="", *args):
     parameters = GLib.Variant("(a{sv}s" + signature + ")", (app, group) + args)
     return bus.call_sync(NAME, PATH, NAME, method, parameters, None, Gio.DBusCallFlags.NONE, 30000, None).unpack()
-
-
-def status(pid, field):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
