@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""An app that watches its user through the broker, for `keyring-auth-bench fan-out`: watches the group, prints
-`ready`, then `fired NANOSECONDS` (CLOCK_MONOTONIC, the machine's one clock) at each UserChanged signal; when its
-standard input ends, `counts fired=N` (how many it had), and exits.
+"""An app that watches its user through the broker, for broker-bench.py and `keyring-auth-bench fan-out`: watches the
+group, prints `ready`, then `fired NANOSECONDS` (CLOCK_MONOTONIC, the machine's one clock) at each UserChanged signal;
+when its standard input ends, `counts fired=N` (how many it had), and exits.
 
     broker-watcher.py APP_JSON GROUP
 """
