@@ -5,8 +5,10 @@
 
 Each attack on a thread and connections of its own, in a loop: Firebase apps without end in its private scope
 (GetUser), sixteen watched scopes held and one more asked for, watches on connections that leave at once, a provider
-it names without the network permission (SignInWithBrowser), an app dictionary of 50,000 entries, strings with
-control characters, a group of another developer's domain. Prints one line a second: how many calls it made.
+it names without the network permission (SignInWithBrowser), the emulator the well-behaved app names (emulatorHost,
+refused to an app without the network), an app dictionary of 50,000 entries, strings with control characters, a group
+of another developer's domain. The other attacks name no emulator, so that each reaches what it attacks. Prints one
+line a second: how many calls it made.
 """
 import json
 import sys
@@ -47,6 +49,7 @@ def forever(attack):
 
 def main():
     base = json.loads(sys.argv[1])
+    emulator = base.pop("emulatorHost", "127.0.0.1:9099")
     counter = iter(range(10**9))
 
     forever(lambda bus: call(bus, "GetUser", "(a{sv}s)", (variant_app(dict(base, appID="1:9:linux:evil%d" % next(counter))), "")))
@@ -66,6 +69,8 @@ def main():
     provider = {"providerID": GLib.Variant("s", "oidc.evil"), "issuer": GLib.Variant("s", "http://127.0.0.1:1"),
                 "clientID": GLib.Variant("s", "x")}
     forever(lambda bus: call(bus, "SignInWithBrowser", "(a{sv}sa{sv})", (variant_app(base), "", provider)))
+
+    forever(lambda bus: call(bus, "GetIDToken", "(a{sv}sb)", (variant_app(dict(base, emulatorHost=emulator)), "", False)))
 
     huge = {"k%d" % index: GLib.Variant("s", "v") for index in range(50000)}
     forever(lambda bus: call(bus, "GetUser", "(a{sv}s)", (huge, "")))

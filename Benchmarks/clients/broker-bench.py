@@ -4,19 +4,22 @@
     broker-bench.py APP_JSON GROUP BROKER_PID [--calls N] [--watchers N] [--changes N]
 
 - GetIDToken of a fresh token: N calls one after another on one connection, each timed on the monotonic clock.
-- UserChanged to many watching clients: W connections of their own (each a client of the bus) watch the group;
-  another connection signs in and out C times; for each change, the time from the call starting to each
-  watcher's signal.
+- UserChanged to many watching clients: W processes (each an app, broker-watcher.py) watch the group; another
+  app signs in and out C times; for each change, the time from the call starting to each watcher's signal, on the
+  machine's monotonic clock; each watcher must have had one signal a change.
 - The broker's memory (VmRSS, VmHWM) and its CPU time over 10 idle seconds (watchers still connected).
 """
 import argparse
 import json
 import os
+import select
+import subprocess
 import time
 
 from gi.repository import Gio, GLib
 
 from latency_table import row
+from process_figures import cpu_seconds, status
 
 NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
 
@@ -30,20 +33,6 @@ def connection():
 def call(bus, app, group, method, signature="", *args):
     parameters = GLib.Variant("(a{sv}s" + signature + ")", (app, group) + args)
     return bus.call_sync(NAME, PATH, NAME, method, parameters, None, Gio.DBusCallFlags.NONE, 30000, None).unpack()
-
-
-def status(pid, field):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main():
@@ -68,41 +57,30 @@ def main():
         call(bus, app, group, "GetIDToken", "b", False)
         tokens.append(time.monotonic() - start)
 
-    loop = GLib.MainLoop()
+    # Each watcher a process of its own (an app: the broker bounds the watches of each), timing its signals itself.
+    watcher = os.path.join(os.path.dirname(os.path.abspath(__file__)), "broker-watcher.py")
+    watchers = [subprocess.Popen(["/usr/bin/python3", watcher, options.app, group], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 text=True) for _ in range(options.watchers)]
+    for process in watchers:
+        if process.stdout.readline().strip() != "ready":
+            raise SystemExit("broker-bench: a watcher did not start")
     arrivals = []
-    pending = {"count": 0, "start": 0.0}
-
-    def arrived(*_):
-        arrivals.append(time.monotonic() - pending["start"])
-        pending["count"] -= 1
-        if pending["count"] == 0:
-            loop.quit()
-
-    watchers = [connection() for _ in range(options.watchers)]
-    for watcher in watchers:
-        watcher.signal_subscribe(NAME, NAME, "UserChanged", PATH, None, Gio.DBusSignalFlags.NONE, arrived)
-        call(watcher, app, group, "Watch")
-    timeout = {"hit": False}
-
-    def give_up():
-        timeout["hit"] = True
-        loop.quit()
-        return False
-
     for change in range(options.changes):
-        pending["count"], pending["start"] = options.watchers, time.monotonic()
+        start = time.monotonic_ns()
         call(bus, app, group, "SignOut" if change % 2 == 0 else "SignInAnonymously")
-        source = GLib.timeout_add_seconds(30, give_up)
-        if pending["count"] > 0:
-            loop.run()
-        GLib.source_remove(source) if not timeout["hit"] else None
-        if timeout["hit"]:
-            raise SystemExit("broker-bench: a change did not reach every watcher within 30 s")
+        for process in watchers:
+            if not select.select([process.stdout], [], [], 30)[0]:
+                raise SystemExit("broker-bench: a change did not reach every watcher within 30 s")
+            arrivals.append((int(process.stdout.readline().split()[1]) - start) / 1e9)
 
     rss, peak = status(options.pid, "VmRSS"), status(options.pid, "VmHWM")
     before = cpu_seconds(options.pid)
     time.sleep(10)  # the measurement itself: ten idle seconds of the broker's CPU time
     idle = cpu_seconds(options.pid) - before
+    for process in watchers:
+        counts, _ = process.communicate()
+        if counts.strip() != "counts fired=%d" % options.changes:
+            raise SystemExit("broker-bench: %d changes, but a watcher reported %s" % (options.changes, counts.strip()))
 
     print("| measurement | samples | median | p90 | p99 | max |")
     print("|---|---:|---:|---:|---:|---:|")

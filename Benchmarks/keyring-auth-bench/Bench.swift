@@ -8,5 +8,5 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keyring-auth-bench",
         abstract: "Benchmarks of KeyringAuth against the real Secret Service (run under dbus/with-keyring).",
-        subcommands: [All.self, Propagation.self, PropagationListener.self, StoreWorker.self, StoreCalls.self])
+        subcommands: [All.self, Propagation.self, PropagationListener.self, FanOut.self, StoreWorker.self, StoreCalls.self])
 }

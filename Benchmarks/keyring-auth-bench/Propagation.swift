@@ -47,13 +47,7 @@ struct Propagation: AsyncParsableCommand {
         let appA = try await BenchApp.signIn(name: "a", store: SecretServiceStore(), liveSync: false)
         let (group, options, address, user) = (appA.group, appA.options, appA.address, appA.user)
 
-        let appB = try LineChannel([
-            "/proc/self/exe", "propagation-listener", "--group", group, "--api-key", options.apiKey,
-            "--emulator", "\(address)",
-        ])
-        guard try await appB.nextLine(within: .seconds(60)) == "ready" else {
-            throw ValidationError("the listening app did not start: \(appB.standardError)")
-        }
+        let appB = try await PropagationListener.start(group: group, apiKey: options.apiKey, emulator: "\(address)")
 
         var latencies: [Double] = []
         var fromStart: [Double] = []
@@ -61,25 +55,13 @@ struct Propagation: AsyncParsableCommand {
             let started = monotonicNanoseconds()
             _ = try await user.getIDToken(forcingRefresh: true)
             let written = monotonicNanoseconds()
-            let line = try await appB.nextLine(within: .seconds(60))
-            guard let fired = line.split(separator: " ").last.flatMap({ UInt64($0) }) else {
-                throw ValidationError("unexpected line from the listening app: \(line)")
-            }
+            let fired = try await PropagationListener.nextFiring(of: appB)
             if index >= warmup {
                 latencies.append((Double(fired) - Double(written)) / 1_000_000)
                 fromStart.append((Double(fired) - Double(started)) / 1_000_000)
             }
         }
-        // A last write of another item of the group: app B reports its counts once it sees it,
-        // after every signal sent before it.
-        let marker = KeychainKey(service: "keyring-auth-bench", account: "end-marker", accessGroup: try AccessGroup(group))
-        try await SecretServiceStore().setData(Data("end".utf8), for: marker, label: "keyring-auth-bench end marker")
-        let counts = try await appB.nextLine(within: .seconds(60))
-        _ = await appB.finish()
-        _ = try? await SecretServiceStore().removeData(for: marker)
-        guard counts == "counts stored=\(warmup + changes) fired=\(warmup + changes)" else {
-            throw ValidationError("\(warmup + changes) writes, but app B reported \(counts)")
-        }
+        try await PropagationListener.finish([appB], group: group, writes: warmup + changes)
         try? appA.auth.signOut()
         await appA.emulator.stop()
         return (latencies, fromStart)
@@ -128,6 +110,45 @@ struct PropagationListener: AsyncParsableCommand {
         armed.store(true, ordering: .releasing)
         FileHandle.standardOutput.write(Data("ready\n".utf8))
         while readLine() != nil {}
+    }
+}
+
+extension PropagationListener {
+    /// Starts a listening app (this program's `propagation-listener`) in `group`, and answers it once it is ready.
+    static func start(group: String, apiKey: String, emulator: String) async throws -> LineChannel {
+        let app = try LineChannel([
+            "/proc/self/exe", "propagation-listener", "--group", group, "--api-key", apiKey, "--emulator", emulator,
+        ])
+        guard try await app.nextLine(within: .seconds(60)) == "ready" else {
+            throw ValidationError("the listening app did not start: \(app.standardError)")
+        }
+        return app
+    }
+
+    /// When a listening app's next `fired NANOSECONDS` line says it was told, on the monotonic clock.
+    static func nextFiring(of app: LineChannel) async throws -> UInt64 {
+        let line = try await app.nextLine(within: .seconds(60))
+        guard line.hasPrefix("fired "), let fired = line.split(separator: " ").last.flatMap({ UInt64($0) }) else {
+            throw ValidationError("unexpected line from a listening app: \(line)")
+        }
+        return fired
+    }
+
+    /// Ends `apps` once each has reported its counts: a last write of another item of the group, which each app
+    /// reports once it sees it, after every signal sent before it. Each must have seen `writes` stores of the user's
+    /// item and fired its listener as often.
+    static func finish(_ apps: [LineChannel], group: String, writes: Int) async throws {
+        let marker = KeychainKey(service: "keyring-auth-bench", account: "end-marker", accessGroup: try AccessGroup(group))
+        try await SecretServiceStore().setData(Data("end".utf8), for: marker, label: "keyring-auth-bench end marker")
+        var reports: [String] = []
+        for app in apps {
+            reports.append(try await app.nextLine(within: .seconds(60)))
+            _ = await app.finish()
+        }
+        _ = try? await SecretServiceStore().removeData(for: marker)
+        for counts in reports where counts != "counts stored=\(writes) fired=\(writes)" {
+            throw ValidationError("\(writes) writes, but a listening app reported \(counts)")
+        }
     }
 }
 
