@@ -1,15 +1,17 @@
 """The broker on the session bus (io.github.keyringauth.Broker1), through jeepney: one connection per Auth, whose
-receiver thread answers calls from any thread and queues the UserChanged signals sent to this connection."""
+receiver thread answers calls from any thread and queues the UserChanged signals sent to this connection. The
+transport: it knows D-Bus and the broker's error names, and nothing of users or second factors."""
 from __future__ import annotations
 
 import concurrent.futures
 import queue
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
-from jeepney import DBusAddress, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
+from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
 from jeepney.io.threading import DBusRouter, open_dbus_connection  # type: ignore[import-untyped]
 
 from . import errors
+from ._variants import Variant, plain
 
 NAME = "io.github.keyringauth.Broker1"
 PATH = "/io/github/keyringauth/Broker1"
@@ -23,24 +25,6 @@ _NO_BROKER = {
     "org.freedesktop.DBus.Error.Spawn.ChildExited",
     "org.freedesktop.DBus.Error.Spawn.ExecFailed",
 }
-
-Variant = Tuple[str, Any]
-
-
-def strings(values: Dict[str, Any]) -> Dict[str, Variant]:
-    """An a{sv} of ``values``: strings, and booleans where given."""
-    return {key: ("b" if isinstance(value, bool) else "s", value) for key, value in values.items() if value is not None}
-
-
-def plain(value: Any) -> Any:
-    """A value read from the bus with its variants unwrapped: an a{sv} as a dict, an aa{sv} as a list of dicts."""
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value[0] in ("s", "b", "x", "aa{sv}", "a{sv}", "u"):
-        return plain(value[1])
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
 
 
 class Broker:
@@ -78,8 +62,6 @@ class Broker:
         return [plain(value) for value in reply.body]
 
     def _error(self, reply: Any) -> errors.AuthError:
-        from jeepney import HeaderFields
-
         name = str(reply.header.fields.get(HeaderFields.error_name, ""))
         body = list(reply.body)
         message = body[0] if body and isinstance(body[0], str) else name
@@ -90,9 +72,7 @@ class Broker:
         if name.startswith(NAME + ".Error."):
             kind = name[len(NAME + ".Error."):]
             if kind == "SecondFactorRequired" and len(body) >= 3:
-                from .multifactor import resolver_error
-
-                return resolver_error(message, str(body[1]), plain(body[2]))
+                return errors.second_factor_required(message, str(body[1]), plain(body[2]))
             return errors.broker_error(kind, message)
         if name == "org.freedesktop.DBus.Error.NoReply":
             return errors.timed_out("KeyringAuth's broker did not answer (%s); try again." % message)

@@ -1,51 +1,24 @@
 """Auth: Firebase Authentication for one app and access group, through KeyringAuth's broker, with the names of
-Firebase's JavaScript SDK in Python's style."""
+Firebase's JavaScript SDK in Python's style; and ``connect_auth_emulator``. The package's top layer: it imports the
+others, and none of them imports it."""
 from __future__ import annotations
 
 import threading
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, List, Optional, Union
 
 from . import emulator, errors
 from ._binding import Binding
-from ._broker import Broker, strings
+from ._broker import Broker
+from ._variants import strings
+from .action_code import ActionCodeInfo, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential
-from .emulator import EmulatorConfig
+from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import User
+from .user import User, UserCredential, credential_dictionary, read_user, sign_in
 
 Dispatch = Callable[[Callable[[], None]], None]
-
-
-@dataclass
-class ActionCodeSettings:
-    """Where an email action's link leads and how it opens; ``url`` and ``handle_code_in_app=True`` for a sign-in link."""
-
-    url: Optional[str] = None
-    handle_code_in_app: bool = False
-    link_domain: Optional[str] = None
-    ios_bundle_id: Optional[str] = None
-    android_package_name: Optional[str] = None
-    android_install_app: bool = False
-    android_minimum_version: Optional[str] = None
-
-    def dictionary(self) -> Dict[str, Any]:
-        return strings({
-            "url": self.url, "handleCodeInApp": self.handle_code_in_app, "linkDomain": self.link_domain,
-            "iOSBundleID": self.ios_bundle_id, "androidPackageName": self.android_package_name,
-            "androidInstallIfNotAvailable": self.android_install_app if self.android_package_name else None,
-            "androidMinimumVersion": self.android_minimum_version,
-        })
-
-
-@dataclass(frozen=True)
-class ActionCodeInfo:
-    """What an email action code is for (``check_action_code``): ``operation`` as Firebase names it
-    (``PASSWORD_RESET``, ``VERIFY_EMAIL``, ``EMAIL_SIGNIN``, …) and the addresses it concerns."""
-
-    operation: str
-    email: str
-    previous_email: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -57,16 +30,6 @@ class GitHubDeviceAuthorization:
     verification_uri: str
     expires_in: int
     _handle: str = field(repr=False, default="")
-
-
-@dataclass(frozen=True)
-class UserCredential:
-    """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
-    ``reauthenticate``)."""
-
-    user: User
-    provider_id: Optional[str]
-    operation_type: str
 
 
 def _bound(callback: Callable[[Optional[User]], None], user: Optional[User]) -> Callable[[], None]:
@@ -109,27 +72,26 @@ class Auth:
     @property
     def current_user(self) -> Optional[User]:
         """The user signed in to this app and group now, as the broker knows it (signed in by any app of the group)."""
-        return self._binding.user("GetUser")
+        return read_user(self._binding, "GetUser")
 
     # Signing in.
     def sign_in_anonymously(self) -> UserCredential:
-        return self._credential(self._binding.user("SignInAnonymously"), None)
+        return sign_in(self._binding, None, "SignInAnonymously")
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithEmail", "ss", email, password), "password")
+        return sign_in(self._binding, "password", "SignInWithEmail", "ss", email, password)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._credential(self._binding.user("CreateUserWithEmail", "ss", email, password), "password")
+        return sign_in(self._binding, "password", "CreateUserWithEmail", "ss", email, password)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithCustomToken", "s", token), None)
+        return sign_in(self._binding, None, "SignInWithCustomToken", "s", token)
 
     def sign_in_with_email_link(self, email: str, email_link: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithEmailLink", "ss", email, email_link), "password")
+        return sign_in(self._binding, "password", "SignInWithEmailLink", "ss", email, email_link)
 
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
-        values = {key: ("s", value) for key, value in credential.dictionary().items()}
-        return self._credential(self._binding.user("SignInWithCredential", "a{sv}", values), credential.provider_id)
+        return sign_in(self._binding, credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
     def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: Optional[str] = None,
                              client_secret: Optional[str] = None) -> UserCredential:
@@ -137,7 +99,7 @@ class Auth:
         ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
         (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
         provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
-        return self._credential(self._binding.user("SignInWithBrowser", "a{sv}", provider, timeout=330.0), provider_id)
+        return sign_in(self._binding, provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
     def start_github_sign_in(self, client_id: str, scopes: Optional[List[str]] = None) -> GitHubDeviceAuthorization:
         """GitHub's device flow, run by the broker: asks GitHub for a code to show the person with its address.
@@ -150,8 +112,8 @@ class Auth:
     def finish_github_sign_in(self, authorization: GitHubDeviceAuthorization) -> UserCredential:
         """Waits until the person has entered the code (at most its ``expires_in``), then signs in with GitHub; the
         person declining raises ``auth/web-user-interaction-failure``, the code expiring ``auth/web-context-cancelled``."""
-        user = self._binding.user("FinishGitHubSignIn", "s", authorization._handle, timeout=authorization.expires_in + 30.0)
-        return self._credential(user, "github.com")
+        return sign_in(self._binding, "github.com", "FinishGitHubSignIn", "s", authorization._handle,
+                       timeout=authorization.expires_in + 30.0)
 
     def is_sign_in_with_email_link(self, email_link: str) -> bool:
         return "mode=signIn" in email_link and "oobCode=" in email_link
@@ -162,7 +124,7 @@ class Auth:
 
     # Email actions.
     def send_password_reset_email(self, email: str, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
-        self._binding.call("SendPasswordReset", "sa{sv}", email, action_code_settings.dictionary() if action_code_settings else {})
+        self._binding.call("SendPasswordReset", "sa{sv}", email, settings_dictionary(action_code_settings))
 
     def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
         self._binding.call("SendSignInLink", "sa{sv}", email, action_code_settings.dictionary())
@@ -249,11 +211,6 @@ class Auth:
             self.emulator_config = config
             self._binding.app["emulatorHost"] = ("s", config.host_and_port)
 
-    def _credential(self, user: Optional[User], provider_id: Optional[str]) -> UserCredential:
-        if user is None:
-            raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "The sign-in answered no user.")
-        return UserCredential(user, provider_id, "signIn")
-
     def close(self) -> None:
         """Ends this Auth's connection and its listeners (the sign-in stays, for the group's other apps)."""
         self._closed.set()
@@ -266,3 +223,25 @@ class Auth:
 
     def __exit__(self, *exception: Any) -> None:
         self.close()
+
+
+def connect_auth_emulator(auth: Auth, url: str, options: Optional[EmulatorOptions] = None) -> None:
+    """Sends every call of ``auth`` (its users' too) to the Auth emulator at ``url``, ``http://host:port`` on this
+    machine's loopback (``http://127.0.0.1:9099``), instead of Firebase; it replaces the one
+    ``FIREBASE_AUTH_EMULATOR_HOST`` named. Call it before ``auth``'s first call: afterwards it may only name the
+    emulator already in use. Warns (``UserWarning``) that the emulator is for testing, unless
+    ``options={"disable_warnings": True}``. A sandboxed app needs the network permission (``--share=network``) to use it.
+
+    Raises AuthError: ``auth/invalid-emulator-scheme`` for a URL that is not ``http://``, ``auth/argument-error`` for a
+    URL with a path, a query or a user, without a port, or of a host not on this machine's loopback, and
+    ``auth/emulator-config-failed`` after the first call for another emulator.
+    """
+    given = dict(options or {})
+    unknown = sorted(set(given) - {"disable_warnings"})
+    if unknown:
+        raise emulator.invalid("connect_auth_emulator's options take disable_warnings only, not %s." % ", ".join(unknown))
+    config = emulator.from_url(url, disable_warnings=bool(given.get("disable_warnings", False)))
+    auth._use_emulator(config)
+    if not config.disable_warnings:
+        warnings.warn("You are using the Auth emulator (%s), which is intended for local testing only. Do not use it with "
+                      "production credentials." % config.host_and_port, stacklevel=2)

@@ -1,11 +1,9 @@
 """The errors of keyringauth: one type, AuthError, carrying Firebase's error name, and subclasses for the
-errors an app branches on."""
+errors an app branches on (SecondFactorRequiredError, which carries a resolver, is the user module's). It imports
+nothing of the package, so that every other module may import it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Type
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .multifactor import MultiFactorResolver
+from typing import Any, Dict, List, Type
 
 
 class AuthError(Exception):
@@ -46,12 +44,15 @@ class NoCurrentUserError(AuthError):
     """Nobody is signed in to this app and group any more (``auth/null-user``): another app signed out."""
 
 
-class SecondFactorRequiredError(AuthError):
-    """The account has a second factor (``auth/multi-factor-auth-required``): ``resolver`` finishes the sign-in."""
+class SecondFactorChallenge(AuthError):
+    """A sign-in met the account's second factor (``auth/multi-factor-auth-required``), as the broker answers it: the
+    handle of the pending sign-in and the account's factors. The user module raises it as SecondFactorRequiredError,
+    with the resolver that finishes the sign-in."""
 
-    def __init__(self, code: str, name: str, message: str, resolver: "MultiFactorResolver") -> None:
-        super().__init__(code, name, message)
-        self.resolver = resolver
+    def __init__(self, message: str, handle: str, factors: List[Dict[str, Any]]) -> None:
+        super().__init__("auth/multi-factor-auth-required", "ERROR_SECOND_FACTOR_REQUIRED", message)
+        self.handle = handle
+        self.factors = factors
 
 
 class KeyringUnavailableError(AuthError):
@@ -113,6 +114,12 @@ def broker_error(kind: str, message: str) -> AuthError:
     return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
 
 
+def second_factor_required(message: str, handle: str, factors: List[Dict[str, Any]]) -> SecondFactorChallenge:
+    """The broker's SecondFactorRequired: its message (``ERROR_SECOND_FACTOR_REQUIRED: …``), handle and factors."""
+    _, _, rest = message.partition(": ")
+    return SecondFactorChallenge(rest or message, handle, factors)
+
+
 def broker_unavailable(message: str) -> BrokerUnavailableError:
     return BrokerUnavailableError("auth/broker-unavailable", "ERROR_BROKER_UNAVAILABLE", message)
 
@@ -123,7 +130,6 @@ def timed_out(message: str) -> AuthError:
 
 __all__ = [
     "AccessDeniedError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
-    "KeyringUnavailableError", "NoCurrentUserError", "SecondFactorRequiredError", "UserNotFoundError",
-    "WrongPasswordError",
+    "KeyringUnavailableError", "NoCurrentUserError", "UserNotFoundError", "WrongPasswordError",
 ]
 
