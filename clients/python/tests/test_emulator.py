@@ -9,9 +9,9 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import run_sandboxed, unique_email
 
 import keyringauth
+from conftest import run_sandboxed, unique_email
 from keyringauth import Auth, EmulatorConfig, FirebaseOptions, connect_auth_emulator
 
 
@@ -32,7 +32,7 @@ def test_connect_auth_emulator_names_it_for_every_call(options: FirebaseOptions,
     url = emulator_url()
     monkeypatch.delenv("FIREBASE_AUTH_EMULATOR_HOST")
     with Auth(options, access_group=group) as auth:
-        assert auth.emulator_config is None, "Firebase, unless the app names an emulator"
+        assert not auth.emulator_config, "Firebase, unless the app names an emulator"
         with pytest.warns(UserWarning, match="Auth emulator"):
             connect_auth_emulator(auth, url + "/")
         config = auth.emulator_config
@@ -75,7 +75,7 @@ def test_an_emulator_off_loopback_or_malformed_is_refused_before_any_call(option
         ]:
             with pytest.raises(keyringauth.AuthError) as refused:
                 connect_auth_emulator(auth, url)
-            assert refused.value.code == code, "%s: %s" % (url, refused.value)
+            assert refused.value.code == code, f"{url}: {refused.value}"
         with pytest.raises(keyringauth.AuthError, match="disable_warnings"):
             connect_auth_emulator(auth, url, {"disableWarnings": True})  # type: ignore[arg-type]
         assert auth.emulator_config is None

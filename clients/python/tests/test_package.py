@@ -43,11 +43,11 @@ def package_imports(tree: ast.Module) -> list[tuple[str, bool]]:
 def test_every_module_imports_only_the_layers_below_its_own() -> None:
     modules = {name[:-3] for name in os.listdir(SOURCE) if name.endswith(".py")}
     layer_of = {module: index for index, layer in enumerate(LAYERS) for module in layer}
-    assert modules == set(layer_of), "every module has its layer: %s" % sorted(modules ^ set(layer_of))
+    assert modules == set(layer_of), f"every module has its layer: {sorted(modules ^ set(layer_of))}"
     for module in sorted(modules):
         with open(os.path.join(SOURCE, module + ".py"), encoding="utf-8") as file:
             tree = ast.parse(file.read())
         for imported, in_function in package_imports(tree):
-            assert not in_function, "%s imports %s inside a function" % (module, imported)
-            assert layer_of[imported] < layer_of[module], "%s (layer %d) imports %s (layer %d)" % (
-                module, layer_of[module], imported, layer_of[imported])
+            assert not in_function, f"{module} imports {imported} inside a function"
+            assert layer_of[imported] < layer_of[module], (
+                f"{module} (layer {layer_of[module]}) imports {imported} (layer {layer_of[imported]})")

@@ -2,21 +2,21 @@
 below the users: it answers the broker's values, and the user module makes users of them."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from ._broker import Broker
 from ._variants import Variant
 
 
 class Binding:
-    def __init__(self, broker: Broker, app: Dict[str, Variant], group: str) -> None:
+    def __init__(self, broker: Broker, app: dict[str, Variant], group: str) -> None:
         self.broker = broker
         self.app = app
         self.group = group
         #: Whether a call was made: the app (its emulator) is fixed from then on.
         self.used = False
 
-    def call(self, method: str, signature: str = "", *arguments: Any, timeout: Optional[float] = None) -> List[Any]:
+    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
         """Calls ``method`` for this app and group; a second factor raises errors.SecondFactorChallenge."""
         self.used = True
         return self.broker.call(method, self.app, self.group, signature, *arguments, timeout=timeout)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
+from jeepney.io import RouterClosed  # type: ignore[import-untyped]
 from jeepney.io.threading import DBusRouter, open_dbus_connection  # type: ignore[import-untyped]
 
 from . import errors
@@ -36,10 +37,10 @@ class Broker:
             self._connection = open_dbus_connection(bus)
         except (OSError, KeyError, ValueError) as error:
             raise errors.broker_unavailable(
-                "There is no session bus to reach KeyringAuth's broker (%s); run the app in a desktop session, or "
-                "under dbus-run-session." % error) from None
+                f"There is no session bus to reach KeyringAuth's broker ({error}); run the app in a desktop session, or "
+                "under dbus-run-session.") from None
         self._router = DBusRouter(self._connection)
-        self._signals: "queue.Queue[Any]" = queue.Queue(maxsize=1024)
+        self._signals: queue.Queue[Any] = queue.Queue(maxsize=1024)
         self._filter = self._router.filter(MatchRule(type="signal", interface=NAME, member="UserChanged", path=PATH),
                                            queue=self._signals)
 
@@ -47,16 +48,16 @@ class Broker:
     def unique_name(self) -> str:
         return str(self._router.unique_name)
 
-    def call(self, method: str, app: Dict[str, Variant], group: str, signature: str = "", *arguments: Any,
-             timeout: Optional[float] = None) -> List[Any]:
+    def call(self, method: str, app: dict[str, Variant], group: str, signature: str = "", *arguments: Any,
+             timeout: float | None = None) -> list[Any]:
         """Calls ``method`` with the app and group first, and answers its out-arguments, their variants unwrapped."""
         message = new_method_call(ADDRESS, method, "a{sv}s" + signature, (app, group) + arguments)
         try:
             reply = self._router.send_and_get_reply(message, timeout=timeout or self.timeout)
         except concurrent.futures.TimeoutError:
-            raise errors.timed_out("KeyringAuth's broker did not answer %s within %g s; try again." % (method, timeout or self.timeout)) from None
-        except Exception as error:  # the router stopped: the bus went away
-            raise errors.broker_unavailable("The session bus connection ended (%s); start the app again." % error) from None
+            raise errors.timed_out(f"KeyringAuth's broker did not answer {method} within {timeout or self.timeout:g} s; try again.") from None
+        except (RouterClosed, OSError) as error:  # the router stopped: the bus went away
+            raise errors.broker_unavailable(f"The session bus connection ended ({error}); start the app again.") from None
         if reply.header.message_type == MessageType.error:
             raise self._error(reply)
         return [plain(value) for value in reply.body]
@@ -67,18 +68,18 @@ class Broker:
         message = body[0] if body and isinstance(body[0], str) else name
         if name in _NO_BROKER:
             return errors.broker_unavailable(
-                "KeyringAuth's broker (%s) is not installed on this machine, or could not start (%s); install it (the "
-                "KeyringAuth package, or scripts/install from its repository)." % (NAME, message))
+                f"KeyringAuth's broker ({NAME}) is not installed on this machine, or could not start ({message}); install it (the "
+                "KeyringAuth package, or scripts/install from its repository).")
         if name.startswith(NAME + ".Error."):
             kind = name[len(NAME + ".Error."):]
             if kind == "SecondFactorRequired" and len(body) >= 3:
                 return errors.second_factor_required(message, str(body[1]), plain(body[2]))
             return errors.broker_error(kind, message)
         if name == "org.freedesktop.DBus.Error.NoReply":
-            return errors.timed_out("KeyringAuth's broker did not answer (%s); try again." % message)
-        return errors.broker_unavailable("The broker could not be called: %s (%s)." % (message, name))
+            return errors.timed_out(f"KeyringAuth's broker did not answer ({message}); try again.")
+        return errors.broker_unavailable(f"The broker could not be called: {message} ({name}).")
 
-    def next_signal(self, timeout: Optional[float]) -> Optional[List[Any]]:
+    def next_signal(self, timeout: float | None) -> list[Any] | None:
         """The next UserChanged sent to this connection, its arguments unwrapped, or ``None`` after ``timeout``."""
         try:
             message = self._signals.get(timeout=timeout)

@@ -4,13 +4,13 @@ variants unwrapped. The package's lowest layer: it imports nothing of the packag
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Union
+from typing import Any
 
 #: A D-Bus variant as jeepney writes one: its signature and its value.
 Variant = tuple[str, Any]
 
 
-def strings(values: Mapping[str, Union[str, bool, None]]) -> dict[str, Variant]:
+def strings(values: Mapping[str, str | bool | None]) -> dict[str, Variant]:
     """An ``a{sv}`` of ``values``: strings, and booleans where given; a ``None`` is left out."""
     return {key: ("b" if isinstance(value, bool) else "s", value) for key, value in values.items() if value is not None}
 

@@ -3,7 +3,7 @@ leads) and ActionCodeInfo (what a code is for)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any
 
 from ._variants import strings
 
@@ -12,15 +12,15 @@ from ._variants import strings
 class ActionCodeSettings:
     """Where an email action's link leads and how it opens; ``url`` and ``handle_code_in_app=True`` for a sign-in link."""
 
-    url: Optional[str] = None
+    url: str | None = None
     handle_code_in_app: bool = False
-    link_domain: Optional[str] = None
-    ios_bundle_id: Optional[str] = None
-    android_package_name: Optional[str] = None
+    link_domain: str | None = None
+    ios_bundle_id: str | None = None
+    android_package_name: str | None = None
     android_install_app: bool = False
-    android_minimum_version: Optional[str] = None
+    android_minimum_version: str | None = None
 
-    def dictionary(self) -> Dict[str, Any]:
+    def dictionary(self) -> dict[str, Any]:
         """The ``actionCodeSettings`` argument of the broker's methods."""
         return strings({
             "url": self.url, "handleCodeInApp": self.handle_code_in_app, "linkDomain": self.link_domain,
@@ -30,7 +30,7 @@ class ActionCodeSettings:
         })
 
 
-def settings_dictionary(settings: Optional[ActionCodeSettings]) -> Dict[str, Any]:
+def settings_dictionary(settings: ActionCodeSettings | None) -> dict[str, Any]:
     """The ``actionCodeSettings`` argument for ``settings``, empty for none."""
     return settings.dictionary() if settings is not None else {}
 
@@ -42,4 +42,4 @@ class ActionCodeInfo:
 
     operation: str
     email: str
-    previous_email: Optional[str] = None
+    previous_email: str | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, Union
+from typing import TYPE_CHECKING, Callable
 
 from . import emulator, errors
 from ._binding import Binding
@@ -17,6 +17,9 @@ from .credentials import AuthCredential
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
 from .user import User, UserCredential, credential_dictionary, read_user, sign_in
+
+if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
+    from typing_extensions import Self
 
 Dispatch = Callable[[Callable[[], None]], None]
 
@@ -32,7 +35,7 @@ class GitHubDeviceAuthorization:
     _handle: str = field(repr=False, default="")
 
 
-def _bound(callback: Callable[[Optional[User]], None], user: Optional[User]) -> Callable[[], None]:
+def _bound(callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
     return lambda: callback(user)
 
 
@@ -50,27 +53,27 @@ class Auth:
     emulator on this machine's loopback only. Raises AuthError (``auth/argument-error``) when the variable names another.
     """
 
-    def __init__(self, options: Union[FirebaseOptions, str], access_group: Optional[str] = None, *,
-                 dispatch: Optional[Dispatch] = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
+    def __init__(self, options: FirebaseOptions | str, access_group: str | None = None, *,
+                 dispatch: Dispatch | None = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
         self.options = options if isinstance(options, FirebaseOptions) else FirebaseOptions.from_file(options)
         self.access_group = access_group
         #: The emulator this Auth's calls go to, or ``None`` for Firebase.
-        self.emulator_config: Optional[EmulatorConfig] = emulator.from_environment()
+        self.emulator_config: EmulatorConfig | None = emulator.from_environment()
         self._dispatch: Dispatch = dispatch or (lambda function: function())
         self._broker = Broker(bus, timeout)
         self._binding = Binding(self._broker, strings(self.options.app_dictionary()), access_group or "")
         if self.emulator_config is not None:
             self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
         self._lock = threading.Lock()
-        self._state_listeners: List[Callable[[Optional[User]], None]] = []
-        self._user_listeners: List[Callable[[Optional[User]], None]] = []
-        self._watching: Optional[threading.Thread] = None
+        self._state_listeners: list[Callable[[User | None], None]] = []
+        self._user_listeners: list[Callable[[User | None], None]] = []
+        self._watching: threading.Thread | None = None
         self._closed = threading.Event()
-        self._last_uid: Optional[str] = None
+        self._last_uid: str | None = None
 
     # The user.
     @property
-    def current_user(self) -> Optional[User]:
+    def current_user(self) -> User | None:
         """The user signed in to this app and group now, as the broker knows it (signed in by any app of the group)."""
         return read_user(self._binding, "GetUser")
 
@@ -93,15 +96,15 @@ class Auth:
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
         return sign_in(self._binding, credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
-    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: Optional[str] = None,
-                             client_secret: Optional[str] = None) -> UserCredential:
+    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,
+                             client_secret: str | None = None) -> UserCredential:
         """Signs in in the person's browser with Google (``google.com``) or an OpenID Connect provider (its ``oidc.``
         ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
         (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
         provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
         return sign_in(self._binding, provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
-    def start_github_sign_in(self, client_id: str, scopes: Optional[List[str]] = None) -> GitHubDeviceAuthorization:
+    def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:
         """GitHub's device flow, run by the broker: asks GitHub for a code to show the person with its address.
         KeyringAuth's own (the JavaScript SDK signs in to GitHub with a popup). ``client_id`` is a GitHub OAuth app's,
         its device flow enabled."""
@@ -123,7 +126,7 @@ class Auth:
         self._binding.call("SignOut")
 
     # Email actions.
-    def send_password_reset_email(self, email: str, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
+    def send_password_reset_email(self, email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
         self._binding.call("SendPasswordReset", "sa{sv}", email, settings_dictionary(action_code_settings))
 
     def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
@@ -144,17 +147,17 @@ class Auth:
         self._binding.call("ApplyActionCode", "s", code)
 
     # Listeners.
-    def on_auth_state_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
         group, by any app of the group. Answers a function that stops it."""
         return self._listen(self._state_listeners, callback)
 
-    def on_user_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
         return self._listen(self._user_listeners, callback)
 
-    def _listen(self, listeners: List[Callable[[Optional[User]], None]], callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def _listen(self, listeners: list[Callable[[User | None], None]], callback: Callable[[User | None], None]) -> Callable[[], None]:
         with self._lock:
             listeners.append(callback)
             if self._watching is None:
@@ -203,8 +206,8 @@ class Auth:
                 if self.emulator_config is None or self.emulator_config.host_and_port != config.host_and_port:
                     raise errors.AuthError(
                         "auth/emulator-config-failed", "ERROR_EMULATOR_CONFIG_FAILED",
-                        "This Auth has made calls to %s already, so it cannot change to the emulator at %s; call "
-                        "connect_auth_emulator before the Auth's first call." % (
+                        "This Auth has made calls to {} already, so it cannot change to the emulator at {}; call "
+                        "connect_auth_emulator before the Auth's first call.".format(
                             "the emulator at " + self.emulator_config.host_and_port if self.emulator_config else "Firebase",
                             config.host_and_port))
                 return
@@ -218,14 +221,14 @@ class Auth:
         self._broker.wake()
         self._broker.close()
 
-    def __enter__(self) -> "Auth":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exception: Any) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
 
 
-def connect_auth_emulator(auth: Auth, url: str, options: Optional[EmulatorOptions] = None) -> None:
+def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None = None) -> None:
     """Sends every call of ``auth`` (its users' too) to the Auth emulator at ``url``, ``http://host:port`` on this
     machine's loopback (``http://127.0.0.1:9099``), instead of Firebase; it replaces the one
     ``FIREBASE_AUTH_EMULATOR_HOST`` named. Call it before ``auth``'s first call: afterwards it may only name the
@@ -239,9 +242,9 @@ def connect_auth_emulator(auth: Auth, url: str, options: Optional[EmulatorOption
     given = dict(options or {})
     unknown = sorted(set(given) - {"disable_warnings"})
     if unknown:
-        raise emulator.invalid("connect_auth_emulator's options take disable_warnings only, not %s." % ", ".join(unknown))
+        raise emulator.invalid("connect_auth_emulator's options take disable_warnings only, not {}.".format(", ".join(unknown)))
     config = emulator.from_url(url, disable_warnings=bool(given.get("disable_warnings", False)))
     auth._use_emulator(config)
     if not config.disable_warnings:
-        warnings.warn("You are using the Auth emulator (%s), which is intended for local testing only. Do not use it with "
-                      "production credentials." % config.host_and_port, stacklevel=2)
+        warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
+                      "production credentials.", stacklevel=2)

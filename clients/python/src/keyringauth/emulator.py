@@ -9,7 +9,7 @@ import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Optional, Tuple, TypedDict
+from typing import TypedDict
 
 from . import errors
 
@@ -38,14 +38,14 @@ class EmulatorConfig:
     @property
     def host_and_port(self) -> str:
         """``host:port``, as ``FIREBASE_AUTH_EMULATOR_HOST`` and the broker's ``emulatorHost`` write it."""
-        return "%s:%d" % (self.host, self.port)
+        return f"{self.host}:{self.port}"
 
 
 def invalid(message: str) -> errors.AuthError:
     return errors.AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
 
 
-def loopback_emulator(value: str, source: str) -> Tuple[str, int]:
+def loopback_emulator(value: str, source: str) -> tuple[str, int]:
     """``host`` and ``port`` of ``value``, ``host:port`` (``[ipv6]:port``) of an emulator on this machine's loopback,
     the host as the broker takes it (``localhost``, an address of 127.0.0.0/8, or ``[::1]``).
 
@@ -54,29 +54,29 @@ def loopback_emulator(value: str, source: str) -> Tuple[str, int]:
     if value.startswith("["):
         close = value.find("]")
         if close < 0 or value[close + 1:close + 2] != ":":
-            raise invalid("%s %r is not [IPv6 address]:port; use for example [::1]:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is not [IPv6 address]:port; use for example [::1]:9099.")
         host, port_text = value[1:close], value[close + 2:]
     else:
         if "/" in value or ":" not in value:
-            raise invalid("%s %r is not host:port (no scheme or path); use for example 127.0.0.1:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is not host:port (no scheme or path); use for example 127.0.0.1:9099.")
         host, _, port_text = value.rpartition(":")
         if ":" in host:
-            raise invalid("%s %r is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:9099.")
     if not (port_text.isascii() and port_text.isdigit()) or not 1 <= int(port_text) <= 65535:
-        raise invalid("%s %r has no port from 1 to 65535; use for example %s." % (source, value, _EXAMPLES))
+        raise invalid(f"{source} {value!r} has no port from 1 to 65535; use for example {_EXAMPLES}.")
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         address = None
     if value.startswith("[") and (address is None or address.version != 6):
-        raise invalid("%s %r has no IPv6 address in its brackets; use for example [::1]:9099." % (source, value))
+        raise invalid(f"{source} {value!r} has no IPv6 address in its brackets; use for example [::1]:9099.")
     if host.lower() == "localhost":
         host = "localhost"
     elif address is not None and address.is_loopback and (address.version == 4 or address == ipaddress.IPv6Address("::1")):
         host = str(address) if address.version == 4 else "[::1]"
     else:
-        raise invalid("%s %r is not on this machine's loopback: the broker reaches an emulator at 127.0.0.1, [::1] or "
-                       "localhost only (it speaks plain HTTP); use for example %s." % (source, value, _EXAMPLES))
+        raise invalid(f"{source} {value!r} is not on this machine's loopback: the broker reaches an emulator at 127.0.0.1, [::1] or "
+                       f"localhost only (it speaks plain HTTP); use for example {_EXAMPLES}.")
     return host, int(port_text)
 
 
@@ -89,23 +89,23 @@ def from_url(url: str, disable_warnings: bool = False) -> EmulatorConfig:
     if not url.startswith("http://"):
         raise errors.AuthError(
             "auth/invalid-emulator-scheme", "ERROR_INVALID_EMULATOR_SCHEME",
-            "The emulator URL %r does not start with http://: the emulator on this machine speaks plain HTTP; use for "
-            "example http://127.0.0.1:9099." % url)
+            f"The emulator URL {url!r} does not start with http://: the emulator on this machine speaks plain HTTP; use for "
+            "example http://127.0.0.1:9099.")
     rest = url[len("http://"):]
     end = min([index for index in (rest.find("/"), rest.find("?"), rest.find("#")) if index >= 0] or [len(rest)])
     authority, remainder = rest[:end], rest[end:]
     if remainder not in ("", "/"):
-        raise invalid("The emulator URL %r has a path, query or fragment (%r); name the emulator only, as in "
-                       "http://127.0.0.1:9099." % (url, remainder))
+        raise invalid(f"The emulator URL {url!r} has a path, query or fragment ({remainder!r}); name the emulator only, as in "
+                       "http://127.0.0.1:9099.")
     if "@" in authority:
-        raise invalid("The emulator URL %r names a user; name the emulator only, as in http://127.0.0.1:9099." % url)
+        raise invalid(f"The emulator URL {url!r} names a user; name the emulator only, as in http://127.0.0.1:9099.")
     if ":" not in authority.rpartition("]")[2]:
-        raise invalid("The emulator URL %r names no port; name the emulator's, as in http://127.0.0.1:9099." % url)
+        raise invalid(f"The emulator URL {url!r} names no port; name the emulator's, as in http://127.0.0.1:9099.")
     host, port = loopback_emulator(authority, "The emulator URL's address")
     return EmulatorConfig(host, port, disable_warnings=disable_warnings)
 
 
-def from_environment(environment: Optional[Mapping[str, str]] = None) -> Optional[EmulatorConfig]:
+def from_environment(environment: Mapping[str, str] | None = None) -> EmulatorConfig | None:
     """The emulator ``FIREBASE_AUTH_EMULATOR_HOST`` names in ``environment`` (the process's by default), or ``None``
     when it is unset or empty.
 
@@ -117,5 +117,5 @@ def from_environment(environment: Optional[Mapping[str, str]] = None) -> Optiona
     try:
         host, port = loopback_emulator(value, ENVIRONMENT_VARIABLE)
     except errors.AuthError as error:
-        raise invalid(error.message + " Or unset %s to use Firebase." % ENVIRONMENT_VARIABLE) from None
+        raise invalid(error.message + f" Or unset {ENVIRONMENT_VARIABLE} to use Firebase.") from None
     return EmulatorConfig(host, port, disable_warnings=True)

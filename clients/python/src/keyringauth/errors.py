@@ -3,7 +3,7 @@ errors an app branches on (SecondFactorRequiredError, which carries a resolver, 
 nothing of the package, so that every other module may import it."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Type
+from typing import Any
 
 
 class AuthError(Exception):
@@ -20,7 +20,7 @@ class AuthError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return "%s: %s" % (self.code, self.message)
+        return f"{self.code}: {self.message}"
 
 
 class WrongPasswordError(AuthError):
@@ -49,7 +49,7 @@ class SecondFactorChallenge(AuthError):
     handle of the pending sign-in and the account's factors. The user module raises it as SecondFactorRequiredError,
     with the resolver that finishes the sign-in."""
 
-    def __init__(self, message: str, handle: str, factors: List[Dict[str, Any]]) -> None:
+    def __init__(self, message: str, handle: str, factors: list[dict[str, Any]]) -> None:
         super().__init__("auth/multi-factor-auth-required", "ERROR_SECOND_FACTOR_REQUIRED", message)
         self.handle = handle
         self.factors = factors
@@ -68,7 +68,7 @@ class BrokerUnavailableError(AuthError):
     """No session bus, or KeyringAuth's broker is not installed (``auth/broker-unavailable``)."""
 
 
-_BY_NAME: Dict[str, Type[AuthError]] = {
+_BY_NAME: dict[str, type[AuthError]] = {
     "ERROR_WRONG_PASSWORD": WrongPasswordError,
     "ERROR_USER_NOT_FOUND": UserNotFoundError,
     "ERROR_INVALID_CREDENTIAL": InvalidCredentialError,
@@ -87,7 +87,7 @@ def js_code(name: str) -> str:
     """``ERROR_WRONG_PASSWORD`` as the JavaScript SDK writes it: ``auth/wrong-password``."""
     if name in _JS_CODES:
         return _JS_CODES[name]
-    words = name[len("ERROR_"):] if name.startswith("ERROR_") else name
+    words = name.removeprefix("ERROR_")
     return "auth/" + words.lower().replace("_", "-")
 
 
@@ -114,7 +114,7 @@ def broker_error(kind: str, message: str) -> AuthError:
     return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
 
 
-def second_factor_required(message: str, handle: str, factors: List[Dict[str, Any]]) -> SecondFactorChallenge:
+def second_factor_required(message: str, handle: str, factors: list[dict[str, Any]]) -> SecondFactorChallenge:
     """The broker's SecondFactorRequired: its message (``ERROR_SECOND_FACTOR_REQUIRED: …``), handle and factors."""
     _, _, rest = message.partition(": ")
     return SecondFactorChallenge(rest or message, handle, factors)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable
 from urllib.parse import parse_qs, quote, urlencode, urlparse
 
 from . import errors
@@ -24,12 +24,12 @@ class MultiFactorInfo:
     """A second factor of the account: its uid, display name, kind (``totp``) and when it was enrolled."""
 
     uid: str
-    display_name: Optional[str]
+    display_name: str | None
     factor_id: str
     enrollment_time: datetime
 
     @classmethod
-    def from_dictionary(cls, values: Dict[str, Any]) -> "MultiFactorInfo":
+    def from_dictionary(cls, values: dict[str, Any]) -> MultiFactorInfo:
         return cls(uid=str(values.get("uid", "")), display_name=values.get("displayName"), factor_id=str(values.get("factorID", "")),
                    enrollment_time=seconds(values.get("enrollmentDate", 0)))
 
@@ -39,8 +39,8 @@ class TotpMultiFactorAssertion:
     """Proof of an authenticator app: the code, for a sign-in (its factor's uid) or an enrollment (its secret)."""
 
     one_time_password: str = field(repr=False)
-    enrollment_id: Optional[str] = None
-    secret: Optional["TotpSecret"] = None
+    enrollment_id: str | None = None
+    secret: TotpSecret | None = None
     factor_id: str = TOTP_FACTOR_ID
 
 
@@ -57,7 +57,7 @@ class TotpSecret:
         self.code_length = int(query.get("digits", ["6"])[0])
         self.code_interval_seconds = int(query.get("period", ["30"])[0])
 
-    def generate_qr_code_url(self, account_name: Optional[str] = None, issuer: Optional[str] = None) -> str:
+    def generate_qr_code_url(self, account_name: str | None = None, issuer: str | None = None) -> str:
         """The ``otpauth://`` URI an authenticator app reads; by default with the user's email and the project."""
         if account_name is None and issuer is None:
             return self._uri
@@ -67,10 +67,10 @@ class TotpSecret:
         account_name = account_name if account_name is not None else old_account
         parameters = {"secret": self.secret_key, "issuer": issuer, "algorithm": self.hashing_algorithm,
                       "digits": self.code_length, "period": self.code_interval_seconds}
-        return "otpauth://totp/%s:%s?%s" % (quote(issuer), quote(account_name), urlencode(parameters))
+        return f"otpauth://totp/{quote(issuer)}:{quote(account_name)}?{urlencode(parameters)}"
 
     def __repr__(self) -> str:  # the secret is a secret
-        return "TotpSecret(%s, %d digits, %d s)" % (self.hashing_algorithm, self.code_length, self.code_interval_seconds)
+        return f"TotpSecret({self.hashing_algorithm}, {self.code_length} digits, {self.code_interval_seconds} s)"
 
 
 class MultiFactorSession:
@@ -103,20 +103,20 @@ class MultiFactorUser:
     """A user's second factors (``user.multi_factor``): ``factors`` reads the user's, ``refresh`` takes the user the
     broker answers after a change."""
 
-    def __init__(self, binding: Binding, factors: Callable[[], List[MultiFactorInfo]],
-                 refresh: Callable[[Optional[Dict[str, Any]]], None]) -> None:
+    def __init__(self, binding: Binding, factors: Callable[[], list[MultiFactorInfo]],
+                 refresh: Callable[[dict[str, Any] | None], None]) -> None:
         self._binding = binding
         self._factors = factors
         self._refresh = refresh
 
     @property
-    def enrolled_factors(self) -> List[MultiFactorInfo]:
+    def enrolled_factors(self) -> list[MultiFactorInfo]:
         return self._factors()
 
     def get_session(self) -> MultiFactorSession:
         return MultiFactorSession(self._binding)
 
-    def enroll(self, assertion: TotpMultiFactorAssertion, display_name: Optional[str] = None) -> None:
+    def enroll(self, assertion: TotpMultiFactorAssertion, display_name: str | None = None) -> None:
         """Enrolls the authenticator app of ``assertion`` (``assertion_for_enrollment``); a wrong code raises and the
         same secret may be tried again."""
         if assertion.secret is None:
@@ -125,6 +125,6 @@ class MultiFactorUser:
         self._refresh(self._binding.call(
             "FinishTOTPEnrollment", "sss", assertion.secret._handle, assertion.one_time_password, display_name or "")[0])
 
-    def unenroll(self, factor: Union[MultiFactorInfo, str]) -> None:
+    def unenroll(self, factor: MultiFactorInfo | str) -> None:
         uid = factor.uid if isinstance(factor, MultiFactorInfo) else factor
         self._refresh(self._binding.call("Unenroll", "s", uid)[0])

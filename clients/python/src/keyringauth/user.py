@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import errors
 from ._binding import Binding
@@ -23,15 +23,15 @@ class IdTokenResult:
     """An ID token and what it says (``get_id_token_result``)."""
 
     token: str
-    claims: Dict[str, Any]
+    claims: dict[str, Any]
     auth_time: datetime
     issued_at_time: datetime
     expiration_time: datetime
     sign_in_provider: str
-    sign_in_second_factor: Optional[str]
+    sign_in_second_factor: str | None
 
     def __repr__(self) -> str:  # the token is a secret
-        return "IdTokenResult(sign_in_provider=%r, expiration_time=%r)" % (self.sign_in_provider, self.expiration_time)
+        return f"IdTokenResult(sign_in_provider={self.sign_in_provider!r}, expiration_time={self.expiration_time!r})"
 
 
 class User:
@@ -41,7 +41,7 @@ class User:
     they raise NoCurrentUserError.
     """
 
-    def __init__(self, binding: Binding, values: Dict[str, Any]) -> None:
+    def __init__(self, binding: Binding, values: dict[str, Any]) -> None:
         self._binding = binding
         self._values = values
 
@@ -51,7 +51,7 @@ class User:
         return str(self._values.get("uid", ""))
 
     @property
-    def email(self) -> Optional[str]:
+    def email(self) -> str | None:
         return self._values.get("email")
 
     @property
@@ -59,15 +59,15 @@ class User:
         return bool(self._values.get("emailVerified", False))
 
     @property
-    def display_name(self) -> Optional[str]:
+    def display_name(self) -> str | None:
         return self._values.get("displayName")
 
     @property
-    def photo_url(self) -> Optional[str]:
+    def photo_url(self) -> str | None:
         return self._values.get("photoURL")
 
     @property
-    def phone_number(self) -> Optional[str]:
+    def phone_number(self) -> str | None:
         return self._values.get("phoneNumber")
 
     @property
@@ -79,11 +79,11 @@ class User:
         return str(self._values.get("providerID", "firebase"))
 
     @property
-    def tenant_id(self) -> Optional[str]:
+    def tenant_id(self) -> str | None:
         return self._values.get("tenantID")
 
     @property
-    def provider_data(self) -> List[str]:
+    def provider_data(self) -> list[str]:
         """The IDs of the sign-in methods linked to the account (``password``, ``google.com``, …)."""
         providers = self._values.get("providers", "")
         return [provider for provider in str(providers).split(",") if provider]
@@ -93,7 +93,7 @@ class User:
         return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._refresh)
 
     @property
-    def enrolled_factors(self) -> List[MultiFactorInfo]:
+    def enrolled_factors(self) -> list[MultiFactorInfo]:
         return [MultiFactorInfo.from_dictionary(factor) for factor in self._values.get("secondFactors", [])]
 
     # Tokens.
@@ -125,11 +125,11 @@ class User:
     def update_password(self, new_password: str) -> None:
         self._binding.call("UpdatePassword", "s", new_password)
 
-    def verify_before_update_email(self, new_email: str, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
+    def verify_before_update_email(self, new_email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
         """Sends a link to ``new_email``; the address changes once it is followed."""
         self._binding.call("VerifyBeforeUpdateEmail", "sa{sv}", new_email, settings_dictionary(action_code_settings))
 
-    def send_email_verification(self, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
+    def send_email_verification(self, action_code_settings: ActionCodeSettings | None = None) -> None:
         self._binding.call("SendEmailVerification", "a{sv}", settings_dictionary(action_code_settings))
 
     def reauthenticate_with_credential(self, credential: AuthCredential) -> UserCredential:
@@ -148,12 +148,12 @@ class User:
         """Deletes the account; nobody is signed in to the group after it."""
         self._binding.call("Delete")
 
-    def _refresh(self, values: Optional[Dict[str, Any]]) -> None:
+    def _refresh(self, values: dict[str, Any] | None) -> None:
         if not values:
             raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "Nobody is signed in any more.")
         self._values = values
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The user's fields as the broker sends them (never a token)."""
         return dict(self._values)
 
@@ -164,7 +164,7 @@ class User:
         return hash(self.uid)
 
     def __repr__(self) -> str:
-        return "User(uid=%r, email=%r, is_anonymous=%r)" % (self.uid, self.email, self.is_anonymous)
+        return f"User(uid={self.uid!r}, email={self.email!r}, is_anonymous={self.is_anonymous!r})"
 
 
 @dataclass(frozen=True)
@@ -173,14 +173,14 @@ class UserCredential:
     ``reauthenticate``)."""
 
     user: User
-    provider_id: Optional[str]
+    provider_id: str | None
     operation_type: str
 
 
 class MultiFactorResolver:
     """Finishes a sign-in that raised SecondFactorRequiredError, within five minutes, on the same Auth."""
 
-    def __init__(self, binding: Binding, handle: str, hints: List[MultiFactorInfo]) -> None:
+    def __init__(self, binding: Binding, handle: str, hints: list[MultiFactorInfo]) -> None:
         self._binding = binding
         self._handle = handle
         self.hints = hints
@@ -202,7 +202,7 @@ class SecondFactorRequiredError(errors.AuthError):
         self.resolver = resolver
 
 
-def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, timeout: Optional[float] = None) -> Optional[Dict[str, Any]]:
+def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> dict[str, Any] | None:
     """The user a method answers, as the broker's values (``None`` when nobody is signed in); a second factor raises
     SecondFactorRequiredError."""
     try:
@@ -213,14 +213,14 @@ def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, 
     return values or None
 
 
-def read_user(binding: Binding, method: str, signature: str = "", *arguments: Any) -> Optional[User]:
+def read_user(binding: Binding, method: str, signature: str = "", *arguments: Any) -> User | None:
     """The user a method answers (``None`` when nobody is signed in)."""
     values = answer(binding, method, signature, *arguments)
     return User(binding, values) if values else None
 
 
-def sign_in(binding: Binding, provider_id: Optional[str], method: str, signature: str = "", *arguments: Any,
-            timeout: Optional[float] = None) -> UserCredential:
+def sign_in(binding: Binding, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
+            timeout: float | None = None) -> UserCredential:
     """The credential of a sign-in by ``method``."""
     values = answer(binding, method, signature, *arguments, timeout=timeout)
     if not values:
@@ -228,6 +228,6 @@ def sign_in(binding: Binding, provider_id: Optional[str], method: str, signature
     return UserCredential(User(binding, values), provider_id, "signIn")
 
 
-def credential_dictionary(credential: AuthCredential) -> Dict[str, Any]:
+def credential_dictionary(credential: AuthCredential) -> dict[str, Any]:
     """The ``credential`` argument of the broker's methods."""
     return {key: ("s", value) for key, value in credential.dictionary().items()}
