@@ -108,6 +108,10 @@ def test_a_custom_token_and_a_credential_sign_in(auth: Auth) -> None:
     assert auth.sign_in_with_custom_token(json.dumps({"uid": "py-custom"})).user.uid == "py-custom"
     google = auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "py-g", "email": "g@example.com"})))
     assert google.user.email == "g@example.com" and google.provider_id == "google.com"
+    email = unique_email("credential")
+    auth.create_user_with_email_and_password(email, "a-password")
+    password = auth.sign_in_with_credential(EmailAuthProvider.credential(email, "a-password"))
+    assert password.user.email == email and password.provider_id == "password", "an address and password, as JavaScript's"
 
 
 def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
@@ -131,10 +135,14 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
     error = required.value
     assert error.code == "auth/multi-factor-auth-required" and error.name == "ERROR_SECOND_FACTOR_REQUIRED"
     assert [hint.uid for hint in error.resolver.hints] == [factor.uid]
+    # The message says how to finish in Python, names the factor, and keeps the broker's handle to itself.
+    assert "e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code))" in error.message
+    assert f"'Phone' (uid {factor.uid})" in error.message and error.resolver._handle not in str(error)
+    assert "ResolveSignInWithTOTP" not in error.message
     assert auth.current_user is None, "nothing is stored before the second factor"
     with pytest.raises(keyringauth.AuthError) as wrong:
         error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, "000000"))
-    assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE"
+    assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE" and "assertion_for_sign_in(hint.uid, code)" in wrong.value.message
     code = totp(secret.secret_key, max(enrolled_at + 30, time.time() - 29))
     signed_in = error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, code)).user
     assert signed_in.email == email and signed_in.get_id_token_result().sign_in_second_factor == "totp"

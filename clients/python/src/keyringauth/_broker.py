@@ -55,29 +55,12 @@ class Broker:
         try:
             reply = self._router.send_and_get_reply(message, timeout=timeout or self.timeout)
         except concurrent.futures.TimeoutError:
-            raise errors.timed_out(f"KeyringAuth's broker did not answer {method} within {timeout or self.timeout:g} s; try again.") from None
+            raise errors.timed_out(method, timeout or self.timeout) from None
         except (RouterClosed, OSError) as error:  # the router stopped: the bus went away
             raise errors.broker_unavailable(f"The session bus connection ended ({error}); start the app again.") from None
         if reply.header.message_type == MessageType.error:
-            raise self._error(reply)
+            raise reply_error(reply, method, timeout or self.timeout)
         return [plain(value) for value in reply.body]
-
-    def _error(self, reply: Any) -> errors.AuthError:
-        name = str(reply.header.fields.get(HeaderFields.error_name, ""))
-        body = list(reply.body)
-        message = body[0] if body and isinstance(body[0], str) else name
-        if name in _NO_BROKER:
-            return errors.broker_unavailable(
-                f"KeyringAuth's broker ({NAME}) is not installed on this machine, or could not start ({message}); install it (the "
-                "KeyringAuth package, or scripts/install from its repository).")
-        if name.startswith(NAME + ".Error."):
-            kind = name[len(NAME + ".Error."):]
-            if kind == "SecondFactorRequired" and len(body) >= 3:
-                return errors.second_factor_required(message, str(body[1]), plain(body[2]))
-            return errors.broker_error(kind, message)
-        if name == "org.freedesktop.DBus.Error.NoReply":
-            return errors.timed_out(f"KeyringAuth's broker did not answer ({message}); try again.")
-        return errors.broker_unavailable(f"The broker could not be called: {message} ({name}).")
 
     def next_signal(self, timeout: float | None) -> list[Any] | None:
         """The next UserChanged sent to this connection, its arguments unwrapped, or ``None`` after ``timeout``."""
@@ -100,3 +83,23 @@ class Broker:
         self._filter.close()
         self._router.close()
         self._connection.close()
+
+
+def reply_error(reply: Any, method: str, timeout: float) -> errors.AuthError:
+    """The error of the broker's error ``reply`` to ``method``, said in Python."""
+    name = str(reply.header.fields.get(HeaderFields.error_name, ""))
+    body = list(reply.body)
+    message = body[0] if body and isinstance(body[0], str) else name
+    if name in _NO_BROKER:
+        return errors.broker_unavailable(
+            f"KeyringAuth's broker ({NAME}) is not installed on this machine, or could not start ({message}); install "
+            "it: the keyring-auth Debian package (sudo apt install ./keyring-auth_VERSION_ARCH.deb, which "
+            "scripts/package-deb builds from KeyringAuth's repository), or scripts/install from a checkout.")
+    if name.startswith(NAME + ".Error."):
+        kind = name[len(NAME + ".Error."):]
+        if kind == "SecondFactorRequired" and len(body) >= 3:
+            return errors.second_factor_required(str(body[1]), plain(body[2]))
+        return errors.broker_error(kind, message)
+    if name == "org.freedesktop.DBus.Error.NoReply":
+        return errors.timed_out(method, timeout)
+    return errors.broker_unavailable(f"The broker could not be called: {message} ({name}).")

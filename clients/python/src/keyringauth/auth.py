@@ -13,7 +13,7 @@ from ._binding import Binding
 from ._broker import Broker
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential
+from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
 from .user import User, UserCredential, credential_dictionary, read_user, sign_in
@@ -94,6 +94,10 @@ class Auth:
         return sign_in(self._binding, "password", "SignInWithEmailLink", "ss", email, email_link)
 
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
+        """Signs in with a provider's credential, or with an address and password (``EmailAuthProvider.credential``)."""
+        if credential.provider_id == EmailAuthProvider.PROVIDER_ID:
+            fields = credential.dictionary()
+            return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))
         return sign_in(self._binding, credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
     def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,

@@ -42,7 +42,7 @@ class EmulatorConfig:
 
 
 def invalid(message: str) -> errors.AuthError:
-    return errors.AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
+    return errors.invalid_argument(message)
 
 
 def loopback_emulator(value: str, source: str) -> tuple[str, int]:

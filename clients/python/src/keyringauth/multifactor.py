@@ -120,8 +120,7 @@ class MultiFactorUser:
         """Enrolls the authenticator app of ``assertion`` (``assertion_for_enrollment``); a wrong code raises and the
         same secret may be tried again."""
         if assertion.secret is None:
-            raise errors.AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT",
-                                   "A factor is enrolled with TotpMultiFactorGenerator.assertion_for_enrollment(secret, code).")
+            raise errors.invalid_argument("A factor is enrolled with TotpMultiFactorGenerator.assertion_for_enrollment(secret, code).")
         self._refresh(self._binding.call(
             "FinishTOTPEnrollment", "sss", assertion.secret._handle, assertion.one_time_password, display_name or "")[0])
 

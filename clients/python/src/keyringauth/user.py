@@ -150,7 +150,7 @@ class User:
 
     def _refresh(self, values: dict[str, Any] | None) -> None:
         if not values:
-            raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "Nobody is signed in any more.")
+            raise errors.no_current_user("Nobody is signed in any more: another app of the group signed out.")
         self._values = values
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,8 +188,7 @@ class MultiFactorResolver:
     def resolve_sign_in(self, assertion: TotpMultiFactorAssertion) -> UserCredential:
         """Signs in with the second factor of ``assertion``; a wrong code raises and may be corrected."""
         if assertion.enrollment_id is None:
-            raise errors.AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT",
-                                   "A sign-in is finished with TotpMultiFactorGenerator.assertion_for_sign_in(factor uid, code).")
+            raise errors.invalid_argument("A sign-in is finished with TotpMultiFactorGenerator.assertion_for_sign_in(factor uid, code).")
         return sign_in(self._binding, None, "ResolveSignInWithTOTP", "sss", self._handle, assertion.enrollment_id,
                        assertion.one_time_password)
 
@@ -224,7 +223,7 @@ def sign_in(binding: Binding, provider_id: str | None, method: str, signature: s
     """The credential of a sign-in by ``method``."""
     values = answer(binding, method, signature, *arguments, timeout=timeout)
     if not values:
-        raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "The sign-in was finished, then signed out at once.")
+        raise errors.no_current_user("The sign-in was finished, then another app of the group signed out at once.")
     return UserCredential(User(binding, values), provider_id, "signIn")
 
 
