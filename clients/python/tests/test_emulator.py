@@ -108,15 +108,3 @@ def test_a_sandboxed_app_reaches_its_emulator_only_with_the_network(options: Fir
     with_network = run_sandboxed(SANDBOXED, tmp_path, [fields, "TEAMID.com.example.notes"])
     assert with_network.returncode == 0, with_network.stderr
     assert with_network.stdout.splitlines() == ["signed in True"], with_network.stderr
-
-
-def test_the_readmes_emulator_example_runs(options: FirebaseOptions, capsys: Any) -> None:
-    """README.md's example, as written but for the emulator's address (the test's own)."""
-    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
-    with open(readme, encoding="utf-8") as file:
-        blocks = file.read().split("```python\n")[1:]
-    [example] = [block.split("```")[0] for block in blocks if "connect_auth_emulator(" in block]
-    assert "http://127.0.0.1:9099" in example
-    exec(compile(example.replace("http://127.0.0.1:9099", emulator_url()), readme, "exec"), {})  # noqa: S102
-    printed = capsys.readouterr().out
-    assert printed.startswith("signed in as ") and len(printed.strip()) > len("signed in as "), printed

@@ -33,6 +33,7 @@ class Broker:
 
     def __init__(self, bus: str = "SESSION", timeout: float = 25.0) -> None:
         self.timeout = timeout
+        self.closed = False
         try:
             self._connection = open_dbus_connection(bus)
         except (OSError, KeyError, ValueError) as error:
@@ -51,12 +52,16 @@ class Broker:
     def call(self, method: str, app: dict[str, Variant], group: str, signature: str = "", *arguments: Any,
              timeout: float | None = None) -> list[Any]:
         """Calls ``method`` with the app and group first, and answers its out-arguments, their variants unwrapped."""
+        if self.closed:
+            raise errors.closed()
         message = new_method_call(ADDRESS, method, "a{sv}s" + signature, (app, group) + arguments)
         try:
             reply = self._router.send_and_get_reply(message, timeout=timeout or self.timeout)
         except concurrent.futures.TimeoutError:
             raise errors.timed_out(method, timeout or self.timeout) from None
-        except (RouterClosed, OSError) as error:  # the router stopped: the bus went away
+        except (RouterClosed, OSError) as error:  # the router stopped: closed meanwhile, or the bus went away
+            if self.closed:
+                raise errors.closed() from None
             raise errors.broker_unavailable(f"The session bus connection ended ({error}); start the app again.") from None
         if reply.header.message_type == MessageType.error:
             raise reply_error(reply, method, timeout or self.timeout)
@@ -80,6 +85,10 @@ class Broker:
             pass
 
     def close(self) -> None:
+        """Ends the connection; calls after it raise errors.closed(). Closing again does nothing."""
+        if self.closed:
+            return
+        self.closed = True
         self._filter.close()
         self._router.close()
         self._connection.close()

@@ -219,7 +219,9 @@ class Auth:
             self._binding.app["emulatorHost"] = ("s", config.host_and_port)
 
     def close(self) -> None:
-        """Ends this Auth's connection and its listeners (the sign-in stays, for the group's other apps)."""
+        """Ends this Auth's connection to the broker and its listeners; the sign-in stays, for the group's apps and for
+        the next Auth. Its calls, and its users', raise AuthError (``auth/app-deleted``) from then on. Closing again
+        does nothing; ``with Auth(…) as auth:`` closes it at the block's end."""
         self._closed.set()
         self._watching = None
         self._broker.wake()

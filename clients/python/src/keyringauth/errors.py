@@ -146,6 +146,13 @@ def broker_unavailable(message: str) -> BrokerUnavailableError:
     return BrokerUnavailableError("auth/broker-unavailable", "ERROR_BROKER_UNAVAILABLE", message)
 
 
+def closed() -> AuthError:
+    """A call of an Auth that was closed (``auth/app-deleted``, as the JavaScript SDK says of a deleted app's)."""
+    return AuthError("auth/app-deleted", "ERROR_APP_DELETED", (
+        "This Auth is closed (by close(), or at the end of its with block), and with it its connection to the broker; make "
+        "a new Auth(options, access_group) to call again."))
+
+
 def timed_out(method: str, seconds: float) -> AuthError:
     """The broker did not answer ``method`` (the broker's name of it) within ``seconds``."""
     return AuthError("auth/timeout", "ERROR_TIMEOUT", (
