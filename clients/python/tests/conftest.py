@@ -3,7 +3,7 @@ emulator, as KeyringAuth's integration tests set them up (its PythonPackageTests
 DBUS_SESSION_BUS_ADDRESS, where the broker is D-Bus-activated; the emulator is at FIREBASE_AUTH_EMULATOR_HOST, which
 every Auth the tests make reads, as an app's own does (the broker heeds the emulator each app names); and
 KEYRING_AUTH_RUN_AS_FLATPAK names dbus/run-as-flatpak. Without them the tests are skipped, saying why: they never touch
-the keyring of the person running them."""
+the keyring of the person running them. Tests marked ``offline`` need none of it, and always run."""
 from __future__ import annotations
 
 import base64
@@ -16,7 +16,7 @@ import subprocess
 import time
 import urllib.request
 import uuid
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 import pytest
 
@@ -27,13 +27,14 @@ REQUIRED = ("DBUS_SESSION_BUS_ADDRESS", "FIREBASE_AUTH_EMULATOR_HOST", "KEYRING_
 PROJECT = "demo-keyring-auth"
 
 
-def pytest_collection_modifyitems(config: Any, items: List[Any]) -> None:
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     missing = [name for name in REQUIRED if not os.environ.get(name)]
     if missing:
         skip = pytest.mark.skip(reason="run by KeyringAuth's integration tests (swift test under dbus/with-keyring); unset: "
                                 + ", ".join(missing))
         for item in items:
-            item.add_marker(skip)
+            if item.get_closest_marker("offline") is None:
+                item.add_marker(skip)
 
 
 @pytest.fixture
@@ -55,34 +56,34 @@ def auth(options: FirebaseOptions, group: str) -> Any:
 
 
 def unique_email(name: str = "ada") -> str:
-    return "%s-%s@example.com" % (name, uuid.uuid4().hex[:8])
+    return f"{name}-{uuid.uuid4().hex[:8]}@example.com"
 
 
 def oob_code(request_type: str, email: str, link: bool = False) -> str:
     """The latest email action code of ``request_type`` for ``email`` the emulator made (it mails nothing)."""
-    url = "http://%s/emulator/v1/projects/%s/oobCodes" % (os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
+    url = "http://{}/emulator/v1/projects/{}/oobCodes".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
     with urllib.request.urlopen(url, timeout=30) as answer:
         codes = json.load(answer)["oobCodes"]
     matching = [code for code in codes if code["requestType"] == request_type and email in (code.get("email"), code.get("newEmail"))]
-    assert matching, "no %s code for %s among %s" % (request_type, email, codes)
+    assert matching, f"no {request_type} code for {email} among {codes}"
     return str(matching[-1]["oobLink" if link else "oobCode"])
 
 
-def totp(secret: str, at: Optional[float] = None) -> str:
+def totp(secret: str, at: float | None = None) -> str:
     """RFC 6238's code of a base32 ``secret`` (SHA-1, six digits, thirty seconds) at ``at``."""
     key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
     counter = int((time.time() if at is None else at) // 30)
     digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
     offset = digest[-1] & 0x0F
-    return "%06d" % ((struct.unpack(">I", digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+    return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
 def app_json(options: FirebaseOptions) -> str:
-    values: Dict[str, str] = options.app_dictionary()
+    values: dict[str, str] = options.app_dictionary()
     return json.dumps(values)
 
 
-def run_sandboxed(script: str, tmp_path: Any, arguments: List[str], network: bool = True) -> "subprocess.CompletedProcess[str]":
+def run_sandboxed(script: str, tmp_path: Any, arguments: list[str], network: bool = True) -> subprocess.CompletedProcess[str]:
     """``script`` with its ``arguments`` as the Flatpak app com.example.Notes, with the package on its path and the
     emulator in its environment as a developer's app has it; with the network unless ``network`` is false."""
     import jeepney  # type: ignore[import-untyped]
@@ -93,7 +94,7 @@ def run_sandboxed(script: str, tmp_path: Any, arguments: List[str], network: boo
     jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
     return subprocess.run(
         [os.environ["KEYRING_AUTH_RUN_AS_FLATPAK"]] + (["--share=network"] if network else [])
-        + ["--ro", source, "--ro", jeepney_path, "--ro", str(tmp_path), "--env", "PYTHONPATH=%s:%s" % (source, jeepney_path),
+        + ["--ro", source, "--ro", jeepney_path, "--ro", str(tmp_path), "--env", f"PYTHONPATH={source}:{jeepney_path}",
            "--env", "FIREBASE_AUTH_EMULATOR_HOST=" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"],
            "com.example.Notes", "/usr/bin/python3", str(path)] + arguments,
         capture_output=True, text=True, timeout=120, check=False)

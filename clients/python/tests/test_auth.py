@@ -7,13 +7,12 @@ import queue
 import subprocess
 import sys
 import time
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
 import keyringauth
-from keyringauth import (ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOptions, GoogleAuthProvider, TotpMultiFactorGenerator,
-                         User)
+from keyringauth import ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOptions, GoogleAuthProvider, TotpMultiFactorGenerator, User
 
 assert sys.version_info >= (3, 9)
 from conftest import oob_code, run_sandboxed, totp, unique_email
@@ -37,7 +36,8 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     created = auth.create_user_with_email_and_password(email, "first-password")
     user = created.user
     assert created.provider_id == "password" and created.operation_type == "signIn"
-    assert user.email == email and not user.email_verified and user.provider_data == ["password"]
+    # Lists, not `and`: mypy would keep a property narrowed across the calls that change it.
+    assert [user.email, user.email_verified, user.provider_data] == [email, False, ["password"]]
 
     result = user.get_id_token_result()
     assert result.claims["email"] == email and result.sign_in_provider == "password" and result.sign_in_second_factor is None
@@ -45,9 +45,9 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     assert "token" not in repr(result) and result.token not in repr(result)
 
     user.update_profile(display_name="Ada", photo_url="https://example.com/ada.png")
-    assert user.display_name == "Ada" and user.photo_url == "https://example.com/ada.png"
+    assert [user.display_name, user.photo_url] == ["Ada", "https://example.com/ada.png"]
     user.update_profile(display_name=None)
-    assert user.display_name is None and user.photo_url == "https://example.com/ada.png"
+    assert [user.display_name, user.photo_url] == [None, "https://example.com/ada.png"]
 
     user.send_email_verification()
     code = oob_code("VERIFY_EMAIL", email)
@@ -86,7 +86,9 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     assert auth.is_sign_in_with_email_link(link)
     assert auth.sign_in_with_email_link(new_email, link).user.email == new_email
 
-    auth.current_user.delete()
+    current = auth.current_user
+    assert current is not None and current.email == new_email
+    current.delete()
     assert auth.current_user is None
     with pytest.raises((keyringauth.UserNotFoundError, keyringauth.InvalidCredentialError)):
         auth.sign_in_with_email_and_password(new_email, "third-password")
@@ -106,6 +108,10 @@ def test_a_custom_token_and_a_credential_sign_in(auth: Auth) -> None:
     assert auth.sign_in_with_custom_token(json.dumps({"uid": "py-custom"})).user.uid == "py-custom"
     google = auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "py-g", "email": "g@example.com"})))
     assert google.user.email == "g@example.com" and google.provider_id == "google.com"
+    email = unique_email("credential")
+    auth.create_user_with_email_and_password(email, "a-password")
+    password = auth.sign_in_with_credential(EmailAuthProvider.credential(email, "a-password"))
+    assert password.user.email == email and password.provider_id == "password", "an address and password, as JavaScript's"
 
 
 def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
@@ -129,10 +135,14 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
     error = required.value
     assert error.code == "auth/multi-factor-auth-required" and error.name == "ERROR_SECOND_FACTOR_REQUIRED"
     assert [hint.uid for hint in error.resolver.hints] == [factor.uid]
+    # The message says how to finish in Python, names the factor, and keeps the broker's handle to itself.
+    assert "e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code))" in error.message
+    assert f"'Phone' (uid {factor.uid})" in error.message and error.resolver._handle not in str(error)
+    assert "ResolveSignInWithTOTP" not in error.message
     assert auth.current_user is None, "nothing is stored before the second factor"
     with pytest.raises(keyringauth.AuthError) as wrong:
         error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, "000000"))
-    assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE"
+    assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE" and "assertion_for_sign_in(hint.uid, code)" in wrong.value.message
     code = totp(secret.secret_key, max(enrolled_at + 30, time.time() - 29))
     signed_in = error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, code)).user
     assert signed_in.email == email and signed_in.get_id_token_result().sign_in_second_factor == "totp"
@@ -142,15 +152,15 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
 
 
 def test_listeners_hear_every_app_of_the_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
-    states: "queue.Queue[Optional[User]]" = queue.Queue()
-    changes: "queue.Queue[Optional[User]]" = queue.Queue()
+    states: queue.Queue[User | None] = queue.Queue()
+    changes: queue.Queue[User | None] = queue.Queue()
     stop = auth.on_auth_state_changed(states.put)
     stop_changes = auth.on_user_changed(changes.put)
     assert states.get(timeout=30) is None and changes.get(timeout=30) is None, "called at once with the state now"
     with Auth(options, access_group=group) as other:
         user = other.sign_in_anonymously().user
         assert states.get(timeout=30) == user
-        other.current_user.update_profile(display_name="Grace")
+        user.update_profile(display_name="Grace")
         changed = changes.get(timeout=30)
         while changed is not None and changed.display_name != "Grace":
             changed = changes.get(timeout=30)
@@ -166,7 +176,7 @@ def test_bad_input_is_an_error_and_the_broker_keeps_serving(auth: Auth, options:
         auth.sign_in_with_email_and_password("ada@example.com\nforged", "x")
     assert refused.value.code == "auth/argument-error" and "control character" in refused.value.message
     with Auth(options, access_group="not a group") as bad, pytest.raises(keyringauth.AuthError) as bad_group:
-        bad.current_user
+        _ = bad.current_user
     assert bad_group.value.code == "auth/argument-error"
     user = auth.sign_in_anonymously().user
     auth.sign_out()
@@ -245,17 +255,17 @@ print(json.dumps(seen))
 
 def test_listeners_reach_a_glib_main_loop(options: FirebaseOptions, group: str, tmp_path: Any) -> None:
     """A GTK app's listeners run on its main loop (``glib_dispatch``): PyGObject's Python, the package on its path."""
-    import jeepney
+    import jeepney  # type: ignore[import-untyped]
 
     script = tmp_path / "gtk_app.py"
     script.write_text(GTK_APP)
     source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
     jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
     fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
-    environment = dict(os.environ, PYTHONPATH="%s:%s" % (source, jeepney_path))
+    environment = dict(os.environ, PYTHONPATH=f"{source}:{jeepney_path}")
     result = subprocess.run(["/usr/bin/python3", str(script), json.dumps(fields), group], capture_output=True, text=True,
-                            timeout=120, env=environment)
+                            timeout=120, env=environment, check=False)
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout)
     assert [uid is None for uid, _ in seen] == [True, False], seen
-    assert all(on_main for _, on_main in seen), "every call on the main loop's thread: %s" % seen
+    assert all(on_main for _, on_main in seen), f"every call on the main loop's thread: {seen}"

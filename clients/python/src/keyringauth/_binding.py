@@ -1,35 +1,22 @@
-"""An Auth's app and group on its broker connection: what every call of its users carries."""
+"""An Auth's app and group on its broker connection: what every call of its users carries. Above the transport,
+below the users: it answers the broker's values, and the user module makes users of them."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import Any
 
-from ._broker import Broker, Variant
-from .errors import SecondFactorRequiredError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .user import User
+from ._broker import Broker
+from ._variants import Variant
 
 
 class Binding:
-    def __init__(self, broker: Broker, app: Dict[str, Variant], group: str) -> None:
+    def __init__(self, broker: Broker, app: dict[str, Variant], group: str) -> None:
         self.broker = broker
         self.app = app
         self.group = group
         #: Whether a call was made: the app (its emulator) is fixed from then on.
         self.used = False
 
-    def call(self, method: str, signature: str = "", *arguments: Any, timeout: Optional[float] = None) -> List[Any]:
+    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
+        """Calls ``method`` for this app and group; a second factor raises errors.SecondFactorChallenge."""
         self.used = True
-        try:
-            return self.broker.call(method, self.app, self.group, signature, *arguments, timeout=timeout)
-        except SecondFactorRequiredError as error:
-            # The handle is good on this connection, for this app and group: the resolver calls through them.
-            error.resolver._binding = self
-            raise
-
-    def user(self, method: str, signature: str = "", *arguments: Any, timeout: Optional[float] = None) -> Optional["User"]:
-        """Calls a method that answers the user, and answers it (``None`` when nobody is signed in)."""
-        from .user import User
-
-        values = self.call(method, signature, *arguments, timeout=timeout)[0]
-        return User(self, values) if values else None
+        return self.broker.call(method, self.app, self.group, signature, *arguments, timeout=timeout)

@@ -1,15 +1,18 @@
 """The broker on the session bus (io.github.keyringauth.Broker1), through jeepney: one connection per Auth, whose
-receiver thread answers calls from any thread and queues the UserChanged signals sent to this connection."""
+receiver thread answers calls from any thread and queues the UserChanged signals sent to this connection. The
+transport: it knows D-Bus and the broker's error names, and nothing of users or second factors."""
 from __future__ import annotations
 
 import concurrent.futures
 import queue
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
-from jeepney import DBusAddress, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
+from jeepney import DBusAddress, HeaderFields, MatchRule, MessageType, new_method_call  # type: ignore[import-untyped]
+from jeepney.io import RouterClosed  # type: ignore[import-untyped]
 from jeepney.io.threading import DBusRouter, open_dbus_connection  # type: ignore[import-untyped]
 
 from . import errors
+from ._variants import Variant, plain
 
 NAME = "io.github.keyringauth.Broker1"
 PATH = "/io/github/keyringauth/Broker1"
@@ -24,38 +27,21 @@ _NO_BROKER = {
     "org.freedesktop.DBus.Error.Spawn.ExecFailed",
 }
 
-Variant = Tuple[str, Any]
-
-
-def strings(values: Dict[str, Any]) -> Dict[str, Variant]:
-    """An a{sv} of ``values``: strings, and booleans where given."""
-    return {key: ("b" if isinstance(value, bool) else "s", value) for key, value in values.items() if value is not None}
-
-
-def plain(value: Any) -> Any:
-    """A value read from the bus with its variants unwrapped: an a{sv} as a dict, an aa{sv} as a list of dicts."""
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value[0] in ("s", "b", "x", "aa{sv}", "a{sv}", "u"):
-        return plain(value[1])
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
-
 
 class Broker:
     """Calls to the broker, each bounded by ``timeout`` seconds (a browser sign-in by its own five minutes)."""
 
     def __init__(self, bus: str = "SESSION", timeout: float = 25.0) -> None:
         self.timeout = timeout
+        self.closed = False
         try:
             self._connection = open_dbus_connection(bus)
         except (OSError, KeyError, ValueError) as error:
             raise errors.broker_unavailable(
-                "There is no session bus to reach KeyringAuth's broker (%s); run the app in a desktop session, or "
-                "under dbus-run-session." % error) from None
+                f"There is no session bus to reach KeyringAuth's broker ({error}); run the app in a desktop session, or "
+                "under dbus-run-session.") from None
         self._router = DBusRouter(self._connection)
-        self._signals: "queue.Queue[Any]" = queue.Queue(maxsize=1024)
+        self._signals: queue.Queue[Any] = queue.Queue(maxsize=1024)
         self._filter = self._router.filter(MatchRule(type="signal", interface=NAME, member="UserChanged", path=PATH),
                                            queue=self._signals)
 
@@ -63,42 +49,25 @@ class Broker:
     def unique_name(self) -> str:
         return str(self._router.unique_name)
 
-    def call(self, method: str, app: Dict[str, Variant], group: str, signature: str = "", *arguments: Any,
-             timeout: Optional[float] = None) -> List[Any]:
+    def call(self, method: str, app: dict[str, Variant], group: str, signature: str = "", *arguments: Any,
+             timeout: float | None = None) -> list[Any]:
         """Calls ``method`` with the app and group first, and answers its out-arguments, their variants unwrapped."""
+        if self.closed:
+            raise errors.closed()
         message = new_method_call(ADDRESS, method, "a{sv}s" + signature, (app, group) + arguments)
         try:
             reply = self._router.send_and_get_reply(message, timeout=timeout or self.timeout)
         except concurrent.futures.TimeoutError:
-            raise errors.timed_out("KeyringAuth's broker did not answer %s within %g s; try again." % (method, timeout or self.timeout)) from None
-        except Exception as error:  # the router stopped: the bus went away
-            raise errors.broker_unavailable("The session bus connection ended (%s); start the app again." % error) from None
+            raise errors.timed_out(method, timeout or self.timeout) from None
+        except (RouterClosed, OSError) as error:  # the router stopped: closed meanwhile, or the bus went away
+            if self.closed:
+                raise errors.closed() from None
+            raise errors.broker_unavailable(f"The session bus connection ended ({error}); start the app again.") from None
         if reply.header.message_type == MessageType.error:
-            raise self._error(reply)
+            raise reply_error(reply, method, timeout or self.timeout)
         return [plain(value) for value in reply.body]
 
-    def _error(self, reply: Any) -> errors.AuthError:
-        from jeepney import HeaderFields
-
-        name = str(reply.header.fields.get(HeaderFields.error_name, ""))
-        body = list(reply.body)
-        message = body[0] if body and isinstance(body[0], str) else name
-        if name in _NO_BROKER:
-            return errors.broker_unavailable(
-                "KeyringAuth's broker (%s) is not installed on this machine, or could not start (%s); install it (the "
-                "KeyringAuth package, or scripts/install from its repository)." % (NAME, message))
-        if name.startswith(NAME + ".Error."):
-            kind = name[len(NAME + ".Error."):]
-            if kind == "SecondFactorRequired" and len(body) >= 3:
-                from .multifactor import resolver_error
-
-                return resolver_error(message, str(body[1]), plain(body[2]))
-            return errors.broker_error(kind, message)
-        if name == "org.freedesktop.DBus.Error.NoReply":
-            return errors.timed_out("KeyringAuth's broker did not answer (%s); try again." % message)
-        return errors.broker_unavailable("The broker could not be called: %s (%s)." % (message, name))
-
-    def next_signal(self, timeout: Optional[float]) -> Optional[List[Any]]:
+    def next_signal(self, timeout: float | None) -> list[Any] | None:
         """The next UserChanged sent to this connection, its arguments unwrapped, or ``None`` after ``timeout``."""
         try:
             message = self._signals.get(timeout=timeout)
@@ -116,6 +85,30 @@ class Broker:
             pass
 
     def close(self) -> None:
+        """Ends the connection; calls after it raise errors.closed(). Closing again does nothing."""
+        if self.closed:
+            return
+        self.closed = True
         self._filter.close()
         self._router.close()
         self._connection.close()
+
+
+def reply_error(reply: Any, method: str, timeout: float) -> errors.AuthError:
+    """The error of the broker's error ``reply`` to ``method``, said in Python."""
+    name = str(reply.header.fields.get(HeaderFields.error_name, ""))
+    body = list(reply.body)
+    message = body[0] if body and isinstance(body[0], str) else name
+    if name in _NO_BROKER:
+        return errors.broker_unavailable(
+            f"KeyringAuth's broker ({NAME}) is not installed on this machine, or could not start ({message}); install "
+            "it: the keyring-auth Debian package (sudo apt install ./keyring-auth_VERSION_ARCH.deb, which "
+            "scripts/package-deb builds from KeyringAuth's repository), or scripts/install from a checkout.")
+    if name.startswith(NAME + ".Error."):
+        kind = name[len(NAME + ".Error."):]
+        if kind == "SecondFactorRequired" and len(body) >= 3:
+            return errors.second_factor_required(str(body[1]), plain(body[2]))
+        return errors.broker_error(kind, message)
+    if name == "org.freedesktop.DBus.Error.NoReply":
+        return errors.timed_out(method, timeout)
+    return errors.broker_unavailable(f"The broker could not be called: {message} ({name}).")

@@ -1,51 +1,27 @@
 """Auth: Firebase Authentication for one app and access group, through KeyringAuth's broker, with the names of
-Firebase's JavaScript SDK in Python's style."""
+Firebase's JavaScript SDK in Python's style; and ``connect_auth_emulator``. The package's top layer: it imports the
+others, and none of them imports it."""
 from __future__ import annotations
 
 import threading
+import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Callable
 
 from . import emulator, errors
 from ._binding import Binding
-from ._broker import Broker, strings
-from .credentials import AuthCredential
-from .emulator import EmulatorConfig
+from ._broker import Broker
+from ._variants import strings
+from .action_code import ActionCodeInfo, ActionCodeSettings, settings_dictionary
+from .credentials import AuthCredential, EmailAuthProvider
+from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import User
+from .user import User, UserCredential, credential_dictionary, read_user, sign_in
+
+if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
+    from typing_extensions import Self
 
 Dispatch = Callable[[Callable[[], None]], None]
-
-
-@dataclass
-class ActionCodeSettings:
-    """Where an email action's link leads and how it opens; ``url`` and ``handle_code_in_app=True`` for a sign-in link."""
-
-    url: Optional[str] = None
-    handle_code_in_app: bool = False
-    link_domain: Optional[str] = None
-    ios_bundle_id: Optional[str] = None
-    android_package_name: Optional[str] = None
-    android_install_app: bool = False
-    android_minimum_version: Optional[str] = None
-
-    def dictionary(self) -> Dict[str, Any]:
-        return strings({
-            "url": self.url, "handleCodeInApp": self.handle_code_in_app, "linkDomain": self.link_domain,
-            "iOSBundleID": self.ios_bundle_id, "androidPackageName": self.android_package_name,
-            "androidInstallIfNotAvailable": self.android_install_app if self.android_package_name else None,
-            "androidMinimumVersion": self.android_minimum_version,
-        })
-
-
-@dataclass(frozen=True)
-class ActionCodeInfo:
-    """What an email action code is for (``check_action_code``): ``operation`` as Firebase names it
-    (``PASSWORD_RESET``, ``VERIFY_EMAIL``, ``EMAIL_SIGNIN``, …) and the addresses it concerns."""
-
-    operation: str
-    email: str
-    previous_email: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -59,17 +35,7 @@ class GitHubDeviceAuthorization:
     _handle: str = field(repr=False, default="")
 
 
-@dataclass(frozen=True)
-class UserCredential:
-    """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
-    ``reauthenticate``)."""
-
-    user: User
-    provider_id: Optional[str]
-    operation_type: str
-
-
-def _bound(callback: Callable[[Optional[User]], None], user: Optional[User]) -> Callable[[], None]:
+def _bound(callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
     return lambda: callback(user)
 
 
@@ -87,59 +53,62 @@ class Auth:
     emulator on this machine's loopback only. Raises AuthError (``auth/argument-error``) when the variable names another.
     """
 
-    def __init__(self, options: Union[FirebaseOptions, str], access_group: Optional[str] = None, *,
-                 dispatch: Optional[Dispatch] = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
+    def __init__(self, options: FirebaseOptions | str, access_group: str | None = None, *,
+                 dispatch: Dispatch | None = None, timeout: float = 25.0, bus: str = "SESSION") -> None:
         self.options = options if isinstance(options, FirebaseOptions) else FirebaseOptions.from_file(options)
         self.access_group = access_group
         #: The emulator this Auth's calls go to, or ``None`` for Firebase.
-        self.emulator_config: Optional[EmulatorConfig] = emulator.from_environment()
+        self.emulator_config: EmulatorConfig | None = emulator.from_environment()
         self._dispatch: Dispatch = dispatch or (lambda function: function())
         self._broker = Broker(bus, timeout)
         self._binding = Binding(self._broker, strings(self.options.app_dictionary()), access_group or "")
         if self.emulator_config is not None:
             self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
         self._lock = threading.Lock()
-        self._state_listeners: List[Callable[[Optional[User]], None]] = []
-        self._user_listeners: List[Callable[[Optional[User]], None]] = []
-        self._watching: Optional[threading.Thread] = None
+        self._state_listeners: list[Callable[[User | None], None]] = []
+        self._user_listeners: list[Callable[[User | None], None]] = []
+        self._watching: threading.Thread | None = None
         self._closed = threading.Event()
-        self._last_uid: Optional[str] = None
+        self._last_uid: str | None = None
 
     # The user.
     @property
-    def current_user(self) -> Optional[User]:
+    def current_user(self) -> User | None:
         """The user signed in to this app and group now, as the broker knows it (signed in by any app of the group)."""
-        return self._binding.user("GetUser")
+        return read_user(self._binding, "GetUser")
 
     # Signing in.
     def sign_in_anonymously(self) -> UserCredential:
-        return self._credential(self._binding.user("SignInAnonymously"), None)
+        return sign_in(self._binding, None, "SignInAnonymously")
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithEmail", "ss", email, password), "password")
+        return sign_in(self._binding, "password", "SignInWithEmail", "ss", email, password)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._credential(self._binding.user("CreateUserWithEmail", "ss", email, password), "password")
+        return sign_in(self._binding, "password", "CreateUserWithEmail", "ss", email, password)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithCustomToken", "s", token), None)
+        return sign_in(self._binding, None, "SignInWithCustomToken", "s", token)
 
     def sign_in_with_email_link(self, email: str, email_link: str) -> UserCredential:
-        return self._credential(self._binding.user("SignInWithEmailLink", "ss", email, email_link), "password")
+        return sign_in(self._binding, "password", "SignInWithEmailLink", "ss", email, email_link)
 
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
-        values = {key: ("s", value) for key, value in credential.dictionary().items()}
-        return self._credential(self._binding.user("SignInWithCredential", "a{sv}", values), credential.provider_id)
+        """Signs in with a provider's credential, or with an address and password (``EmailAuthProvider.credential``)."""
+        if credential.provider_id == EmailAuthProvider.PROVIDER_ID:
+            fields = credential.dictionary()
+            return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))
+        return sign_in(self._binding, credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
-    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: Optional[str] = None,
-                             client_secret: Optional[str] = None) -> UserCredential:
+    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,
+                             client_secret: str | None = None) -> UserCredential:
         """Signs in in the person's browser with Google (``google.com``) or an OpenID Connect provider (its ``oidc.``
         ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
         (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
         provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
-        return self._credential(self._binding.user("SignInWithBrowser", "a{sv}", provider, timeout=330.0), provider_id)
+        return sign_in(self._binding, provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
-    def start_github_sign_in(self, client_id: str, scopes: Optional[List[str]] = None) -> GitHubDeviceAuthorization:
+    def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:
         """GitHub's device flow, run by the broker: asks GitHub for a code to show the person with its address.
         KeyringAuth's own (the JavaScript SDK signs in to GitHub with a popup). ``client_id`` is a GitHub OAuth app's,
         its device flow enabled."""
@@ -150,8 +119,8 @@ class Auth:
     def finish_github_sign_in(self, authorization: GitHubDeviceAuthorization) -> UserCredential:
         """Waits until the person has entered the code (at most its ``expires_in``), then signs in with GitHub; the
         person declining raises ``auth/web-user-interaction-failure``, the code expiring ``auth/web-context-cancelled``."""
-        user = self._binding.user("FinishGitHubSignIn", "s", authorization._handle, timeout=authorization.expires_in + 30.0)
-        return self._credential(user, "github.com")
+        return sign_in(self._binding, "github.com", "FinishGitHubSignIn", "s", authorization._handle,
+                       timeout=authorization.expires_in + 30.0)
 
     def is_sign_in_with_email_link(self, email_link: str) -> bool:
         return "mode=signIn" in email_link and "oobCode=" in email_link
@@ -161,8 +130,8 @@ class Auth:
         self._binding.call("SignOut")
 
     # Email actions.
-    def send_password_reset_email(self, email: str, action_code_settings: Optional[ActionCodeSettings] = None) -> None:
-        self._binding.call("SendPasswordReset", "sa{sv}", email, action_code_settings.dictionary() if action_code_settings else {})
+    def send_password_reset_email(self, email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
+        self._binding.call("SendPasswordReset", "sa{sv}", email, settings_dictionary(action_code_settings))
 
     def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
         self._binding.call("SendSignInLink", "sa{sv}", email, action_code_settings.dictionary())
@@ -182,17 +151,17 @@ class Auth:
         self._binding.call("ApplyActionCode", "s", code)
 
     # Listeners.
-    def on_auth_state_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
         group, by any app of the group. Answers a function that stops it."""
         return self._listen(self._state_listeners, callback)
 
-    def on_user_changed(self, callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
         return self._listen(self._user_listeners, callback)
 
-    def _listen(self, listeners: List[Callable[[Optional[User]], None]], callback: Callable[[Optional[User]], None]) -> Callable[[], None]:
+    def _listen(self, listeners: list[Callable[[User | None], None]], callback: Callable[[User | None], None]) -> Callable[[], None]:
         with self._lock:
             listeners.append(callback)
             if self._watching is None:
@@ -241,28 +210,47 @@ class Auth:
                 if self.emulator_config is None or self.emulator_config.host_and_port != config.host_and_port:
                     raise errors.AuthError(
                         "auth/emulator-config-failed", "ERROR_EMULATOR_CONFIG_FAILED",
-                        "This Auth has made calls to %s already, so it cannot change to the emulator at %s; call "
-                        "connect_auth_emulator before the Auth's first call." % (
+                        "This Auth has made calls to {} already, so it cannot change to the emulator at {}; call "
+                        "connect_auth_emulator before the Auth's first call.".format(
                             "the emulator at " + self.emulator_config.host_and_port if self.emulator_config else "Firebase",
                             config.host_and_port))
                 return
             self.emulator_config = config
             self._binding.app["emulatorHost"] = ("s", config.host_and_port)
 
-    def _credential(self, user: Optional[User], provider_id: Optional[str]) -> UserCredential:
-        if user is None:
-            raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "The sign-in answered no user.")
-        return UserCredential(user, provider_id, "signIn")
-
     def close(self) -> None:
-        """Ends this Auth's connection and its listeners (the sign-in stays, for the group's other apps)."""
+        """Ends this Auth's connection to the broker and its listeners; the sign-in stays, for the group's apps and for
+        the next Auth. Its calls, and its users', raise AuthError (``auth/app-deleted``) from then on. Closing again
+        does nothing; ``with Auth(…) as auth:`` closes it at the block's end."""
         self._closed.set()
         self._watching = None
         self._broker.wake()
         self._broker.close()
 
-    def __enter__(self) -> "Auth":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exception: Any) -> None:
+    def __exit__(self, *exception: object) -> None:
         self.close()
+
+
+def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None = None) -> None:
+    """Sends every call of ``auth`` (its users' too) to the Auth emulator at ``url``, ``http://host:port`` on this
+    machine's loopback (``http://127.0.0.1:9099``), instead of Firebase; it replaces the one
+    ``FIREBASE_AUTH_EMULATOR_HOST`` named. Call it before ``auth``'s first call: afterwards it may only name the
+    emulator already in use. Warns (``UserWarning``) that the emulator is for testing, unless
+    ``options={"disable_warnings": True}``. A sandboxed app needs the network permission (``--share=network``) to use it.
+
+    Raises AuthError: ``auth/invalid-emulator-scheme`` for a URL that is not ``http://``, ``auth/argument-error`` for a
+    URL with a path, a query or a user, without a port, or of a host not on this machine's loopback, and
+    ``auth/emulator-config-failed`` after the first call for another emulator.
+    """
+    given = dict(options or {})
+    unknown = sorted(set(given) - {"disable_warnings"})
+    if unknown:
+        raise emulator.invalid("connect_auth_emulator's options take disable_warnings only, not {}.".format(", ".join(unknown)))
+    config = emulator.from_url(url, disable_warnings=bool(given.get("disable_warnings", False)))
+    auth._use_emulator(config)
+    if not config.disable_warnings:
+        warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
+                      "production credentials.", stacklevel=2)

@@ -3,7 +3,6 @@ for ``sign_in_with_credential``, ``link_with_credential`` and ``reauthenticate_w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Optional
 
 
 @dataclass(frozen=True)
@@ -11,14 +10,14 @@ class AuthCredential:
     """A provider's proof of the person: its provider ID and tokens (never printed)."""
 
     provider_id: str
-    _fields: Dict[str, str] = field(default_factory=dict, repr=False)
+    _fields: dict[str, str] = field(default_factory=dict, repr=False)
 
-    def dictionary(self) -> Dict[str, str]:
+    def dictionary(self) -> dict[str, str]:
         """The ``credential`` argument of the broker's methods."""
         return dict(self._fields, providerID=self.provider_id)
 
 
-def _credential(provider_id: str, **tokens: Optional[str]) -> AuthCredential:
+def _credential(provider_id: str, **tokens: str | None) -> AuthCredential:
     return AuthCredential(provider_id, {key: value for key, value in tokens.items() if value})
 
 
@@ -35,7 +34,7 @@ class GoogleAuthProvider:
     PROVIDER_ID = "google.com"
 
     @staticmethod
-    def credential(id_token: Optional[str] = None, access_token: Optional[str] = None) -> AuthCredential:
+    def credential(id_token: str | None = None, access_token: str | None = None) -> AuthCredential:
         return _credential("google.com", idToken=id_token, accessToken=access_token)
 
 
@@ -69,6 +68,6 @@ class OAuthProvider:
     def __init__(self, provider_id: str) -> None:
         self.provider_id = provider_id
 
-    def credential(self, id_token: Optional[str] = None, access_token: Optional[str] = None,
-                   raw_nonce: Optional[str] = None) -> AuthCredential:
+    def credential(self, id_token: str | None = None, access_token: str | None = None,
+                   raw_nonce: str | None = None) -> AuthCredential:
         return _credential(self.provider_id, idToken=id_token, accessToken=access_token, rawNonce=raw_nonce)

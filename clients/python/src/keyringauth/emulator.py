@@ -1,20 +1,17 @@
 """The Auth emulator an app's calls go to: ``connect_auth_emulator`` as Firebase's JavaScript SDK names it, or the
 app's own ``FIREBASE_AUTH_EMULATOR_HOST`` as Firebase's server SDKs read it. Either puts ``emulatorHost`` into the app
 dictionary of every call the Auth makes; the broker serves an emulator on this machine's loopback only, and only to an
-app that could reach it itself (a Flatpak app with ``--share=network``)."""
+app that could reach it itself (a Flatpak app with ``--share=network``). ``connect_auth_emulator`` itself is the auth
+module's, which this one is below."""
 from __future__ import annotations
 
 import ipaddress
 import os
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional, Tuple, TypedDict
+from typing import TypedDict
 
 from . import errors
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .auth import Auth
 
 #: The environment variable Firebase's server SDKs read: ``host:port`` of the Auth emulator.
 ENVIRONMENT_VARIABLE = "FIREBASE_AUTH_EMULATOR_HOST"
@@ -41,14 +38,14 @@ class EmulatorConfig:
     @property
     def host_and_port(self) -> str:
         """``host:port``, as ``FIREBASE_AUTH_EMULATOR_HOST`` and the broker's ``emulatorHost`` write it."""
-        return "%s:%d" % (self.host, self.port)
+        return f"{self.host}:{self.port}"
 
 
-def _invalid(message: str) -> errors.AuthError:
-    return errors.AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
+def invalid(message: str) -> errors.AuthError:
+    return errors.invalid_argument(message)
 
 
-def loopback_emulator(value: str, source: str) -> Tuple[str, int]:
+def loopback_emulator(value: str, source: str) -> tuple[str, int]:
     """``host`` and ``port`` of ``value``, ``host:port`` (``[ipv6]:port``) of an emulator on this machine's loopback,
     the host as the broker takes it (``localhost``, an address of 127.0.0.0/8, or ``[::1]``).
 
@@ -57,29 +54,29 @@ def loopback_emulator(value: str, source: str) -> Tuple[str, int]:
     if value.startswith("["):
         close = value.find("]")
         if close < 0 or value[close + 1:close + 2] != ":":
-            raise _invalid("%s %r is not [IPv6 address]:port; use for example [::1]:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is not [IPv6 address]:port; use for example [::1]:9099.")
         host, port_text = value[1:close], value[close + 2:]
     else:
         if "/" in value or ":" not in value:
-            raise _invalid("%s %r is not host:port (no scheme or path); use for example 127.0.0.1:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is not host:port (no scheme or path); use for example 127.0.0.1:9099.")
         host, _, port_text = value.rpartition(":")
         if ":" in host:
-            raise _invalid("%s %r is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:9099." % (source, value))
+            raise invalid(f"{source} {value!r} is ambiguous: put an IPv6 address in brackets before the port, as in [::1]:9099.")
     if not (port_text.isascii() and port_text.isdigit()) or not 1 <= int(port_text) <= 65535:
-        raise _invalid("%s %r has no port from 1 to 65535; use for example %s." % (source, value, _EXAMPLES))
+        raise invalid(f"{source} {value!r} has no port from 1 to 65535; use for example {_EXAMPLES}.")
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         address = None
     if value.startswith("[") and (address is None or address.version != 6):
-        raise _invalid("%s %r has no IPv6 address in its brackets; use for example [::1]:9099." % (source, value))
+        raise invalid(f"{source} {value!r} has no IPv6 address in its brackets; use for example [::1]:9099.")
     if host.lower() == "localhost":
         host = "localhost"
     elif address is not None and address.is_loopback and (address.version == 4 or address == ipaddress.IPv6Address("::1")):
         host = str(address) if address.version == 4 else "[::1]"
     else:
-        raise _invalid("%s %r is not on this machine's loopback: the broker reaches an emulator at 127.0.0.1, [::1] or "
-                       "localhost only (it speaks plain HTTP); use for example %s." % (source, value, _EXAMPLES))
+        raise invalid(f"{source} {value!r} is not on this machine's loopback: the broker reaches an emulator at 127.0.0.1, [::1] or "
+                       f"localhost only (it speaks plain HTTP); use for example {_EXAMPLES}.")
     return host, int(port_text)
 
 
@@ -92,23 +89,23 @@ def from_url(url: str, disable_warnings: bool = False) -> EmulatorConfig:
     if not url.startswith("http://"):
         raise errors.AuthError(
             "auth/invalid-emulator-scheme", "ERROR_INVALID_EMULATOR_SCHEME",
-            "The emulator URL %r does not start with http://: the emulator on this machine speaks plain HTTP; use for "
-            "example http://127.0.0.1:9099." % url)
+            f"The emulator URL {url!r} does not start with http://: the emulator on this machine speaks plain HTTP; use for "
+            "example http://127.0.0.1:9099.")
     rest = url[len("http://"):]
     end = min([index for index in (rest.find("/"), rest.find("?"), rest.find("#")) if index >= 0] or [len(rest)])
     authority, remainder = rest[:end], rest[end:]
     if remainder not in ("", "/"):
-        raise _invalid("The emulator URL %r has a path, query or fragment (%r); name the emulator only, as in "
-                       "http://127.0.0.1:9099." % (url, remainder))
+        raise invalid(f"The emulator URL {url!r} has a path, query or fragment ({remainder!r}); name the emulator only, as in "
+                       "http://127.0.0.1:9099.")
     if "@" in authority:
-        raise _invalid("The emulator URL %r names a user; name the emulator only, as in http://127.0.0.1:9099." % url)
+        raise invalid(f"The emulator URL {url!r} names a user; name the emulator only, as in http://127.0.0.1:9099.")
     if ":" not in authority.rpartition("]")[2]:
-        raise _invalid("The emulator URL %r names no port; name the emulator's, as in http://127.0.0.1:9099." % url)
+        raise invalid(f"The emulator URL {url!r} names no port; name the emulator's, as in http://127.0.0.1:9099.")
     host, port = loopback_emulator(authority, "The emulator URL's address")
     return EmulatorConfig(host, port, disable_warnings=disable_warnings)
 
 
-def from_environment(environment: Optional[Mapping[str, str]] = None) -> Optional[EmulatorConfig]:
+def from_environment(environment: Mapping[str, str] | None = None) -> EmulatorConfig | None:
     """The emulator ``FIREBASE_AUTH_EMULATOR_HOST`` names in ``environment`` (the process's by default), or ``None``
     when it is unset or empty.
 
@@ -120,27 +117,5 @@ def from_environment(environment: Optional[Mapping[str, str]] = None) -> Optiona
     try:
         host, port = loopback_emulator(value, ENVIRONMENT_VARIABLE)
     except errors.AuthError as error:
-        raise _invalid(error.message + " Or unset %s to use Firebase." % ENVIRONMENT_VARIABLE) from None
+        raise invalid(error.message + f" Or unset {ENVIRONMENT_VARIABLE} to use Firebase.") from None
     return EmulatorConfig(host, port, disable_warnings=True)
-
-
-def connect_auth_emulator(auth: "Auth", url: str, options: Optional[EmulatorOptions] = None) -> None:
-    """Sends every call of ``auth`` (its users' too) to the Auth emulator at ``url``, ``http://host:port`` on this
-    machine's loopback (``http://127.0.0.1:9099``), instead of Firebase; it replaces the one
-    ``FIREBASE_AUTH_EMULATOR_HOST`` named. Call it before ``auth``'s first call: afterwards it may only name the
-    emulator already in use. Warns (``UserWarning``) that the emulator is for testing, unless
-    ``options={"disable_warnings": True}``. A sandboxed app needs the network permission (``--share=network``) to use it.
-
-    Raises AuthError: ``auth/invalid-emulator-scheme`` for a URL that is not ``http://``, ``auth/argument-error`` for a
-    URL with a path, a query or a user, without a port, or of a host not on this machine's loopback, and
-    ``auth/emulator-config-failed`` after the first call for another emulator.
-    """
-    given = dict(options or {})
-    unknown = sorted(set(given) - {"disable_warnings"})
-    if unknown:
-        raise _invalid("connect_auth_emulator's options take disable_warnings only, not %s." % ", ".join(unknown))
-    config = from_url(url, disable_warnings=bool(given.get("disable_warnings", False)))
-    auth._use_emulator(config)
-    if not config.disable_warnings:
-        warnings.warn("You are using the Auth emulator (%s), which is intended for local testing only. Do not use it with "
-                      "production credentials." % config.host_and_port, stacklevel=2)

@@ -1,18 +1,20 @@
 """The errors of keyringauth: one type, AuthError, carrying Firebase's error name, and subclasses for the
-errors an app branches on."""
+errors an app branches on (SecondFactorRequiredError, which carries a resolver, is the user module's). Each message
+says what happened and the way on in Python (_messages says the broker's messages so); each error carries Firebase's
+code and name. It imports only _messages, so that every other module may import it."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Type
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .multifactor import MultiFactorResolver
+from ._messages import METHODS, firebase_message, in_python
 
 
 class AuthError(Exception):
     """An error of Firebase Authentication, or of the broker that runs it for this app.
 
     ``code`` is Firebase's error code as the JavaScript SDK writes it (``auth/wrong-password``), ``name`` as Firebase's
-    Apple SDK and the broker write it (``ERROR_WRONG_PASSWORD``); ``message`` says what to do.
+    Apple SDK and the broker write it (``ERROR_WRONG_PASSWORD``); ``message`` says what happened and the way on in Python
+    (``Check the password, or send a reset with auth.send_password_reset_email(email).``).
     """
 
     def __init__(self, code: str, name: str, message: str) -> None:
@@ -22,7 +24,7 @@ class AuthError(Exception):
         self.message = message
 
     def __str__(self) -> str:
-        return "%s: %s" % (self.code, self.message)
+        return f"{self.code}: {self.message}"
 
 
 class WrongPasswordError(AuthError):
@@ -46,12 +48,15 @@ class NoCurrentUserError(AuthError):
     """Nobody is signed in to this app and group any more (``auth/null-user``): another app signed out."""
 
 
-class SecondFactorRequiredError(AuthError):
-    """The account has a second factor (``auth/multi-factor-auth-required``): ``resolver`` finishes the sign-in."""
+class SecondFactorChallenge(AuthError):
+    """A sign-in met the account's second factor (``auth/multi-factor-auth-required``), as the broker answers it: the
+    handle of the pending sign-in and the account's factors. The user module raises it as SecondFactorRequiredError,
+    with the resolver that finishes the sign-in."""
 
-    def __init__(self, code: str, name: str, message: str, resolver: "MultiFactorResolver") -> None:
-        super().__init__(code, name, message)
-        self.resolver = resolver
+    def __init__(self, message: str, handle: str, factors: list[dict[str, Any]]) -> None:
+        super().__init__("auth/multi-factor-auth-required", "ERROR_SECOND_FACTOR_REQUIRED", message)
+        self.handle = handle
+        self.factors = factors
 
 
 class KeyringUnavailableError(AuthError):
@@ -67,7 +72,7 @@ class BrokerUnavailableError(AuthError):
     """No session bus, or KeyringAuth's broker is not installed (``auth/broker-unavailable``)."""
 
 
-_BY_NAME: Dict[str, Type[AuthError]] = {
+_BY_NAME: dict[str, type[AuthError]] = {
     "ERROR_WRONG_PASSWORD": WrongPasswordError,
     "ERROR_USER_NOT_FOUND": UserNotFoundError,
     "ERROR_INVALID_CREDENTIAL": InvalidCredentialError,
@@ -86,44 +91,77 @@ def js_code(name: str) -> str:
     """``ERROR_WRONG_PASSWORD`` as the JavaScript SDK writes it: ``auth/wrong-password``."""
     if name in _JS_CODES:
         return _JS_CODES[name]
-    words = name[len("ERROR_"):] if name.startswith("ERROR_") else name
+    words = name.removeprefix("ERROR_")
     return "auth/" + words.lower().replace("_", "-")
 
 
 def from_name(name: str, message: str) -> AuthError:
-    """The error of Firebase's error name ``name``, of its subclass where it has one."""
-    return _BY_NAME.get(name, AuthError)(js_code(name), name, message)
+    """The error of Firebase's error name ``name``, of its subclass where it has one, saying ``message`` of the broker
+    in Python."""
+    return _BY_NAME.get(name, AuthError)(js_code(name), name, firebase_message(name, message))
 
 
 def broker_error(kind: str, message: str) -> AuthError:
-    """The error for the broker's D-Bus error ``kind`` (its name's last element) and message."""
+    """The error for the broker's D-Bus error ``kind`` (its name's last element) and message, said in Python."""
     if kind == "Backend":
         name, _, rest = message.partition(": ")
         if name.startswith("ERROR_") and rest:
             return from_name(name, rest)
-        return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
+        return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", in_python(message))
     if kind == "AccessDenied":
-        return AccessDeniedError("auth/access-denied", "ERROR_ACCESS_DENIED", message)
+        if "may not use the access group" in message:
+            message += (" Make the Auth with an access_group under the app's own domain, or access_group=None for the app's "
+                        "private scope.")
+        return AccessDeniedError("auth/access-denied", "ERROR_ACCESS_DENIED", in_python(message))
     if kind == "KeychainUnavailable":
-        return KeyringUnavailableError("auth/keychain-error", "ERROR_KEYCHAIN_ERROR", message)
+        return KeyringUnavailableError("auth/keychain-error", "ERROR_KEYCHAIN_ERROR", firebase_message("ERROR_KEYCHAIN_ERROR", message))
     if kind == "NotSignedIn":
-        return NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", message)
+        return no_current_user(message)
     if kind == "InvalidArgument":
-        return AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
-    return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", message)
+        return invalid_argument(in_python(message))
+    return AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", in_python(message))
+
+
+def second_factor_required(handle: str, factors: list[dict[str, Any]]) -> SecondFactorChallenge:
+    """The broker's SecondFactorRequired: the pending sign-in's handle and the account's factors (which the message
+    names, never the handle)."""
+    named = ", ".join(f"{factor.get('factorID', '')} {factor.get('displayName') or 'unnamed'!r} (uid {factor.get('uid', '')})"
+                      for factor in factors)
+    return SecondFactorChallenge(
+        "The account has a second factor: ask the person for their authenticator app's code, and finish the sign-in within "
+        "five minutes with e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code)), hint "
+        f"being one of e.resolver.hints: {named}.", handle, factors)
+
+
+def no_current_user(message: str) -> NoCurrentUserError:
+    """NoCurrentUserError saying ``message`` and how to sign in."""
+    return NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", firebase_message("ERROR_NULL_USER", message))
+
+
+def invalid_argument(message: str) -> AuthError:
+    return AuthError("auth/argument-error", "ERROR_INVALID_ARGUMENT", message)
 
 
 def broker_unavailable(message: str) -> BrokerUnavailableError:
     return BrokerUnavailableError("auth/broker-unavailable", "ERROR_BROKER_UNAVAILABLE", message)
 
 
-def timed_out(message: str) -> AuthError:
-    return AuthError("auth/timeout", "ERROR_TIMEOUT", message)
+def closed() -> AuthError:
+    """A call of an Auth that was closed (``auth/app-deleted``, as the JavaScript SDK says of a deleted app's)."""
+    return AuthError("auth/app-deleted", "ERROR_APP_DELETED", (
+        "This Auth is closed (by close(), or at the end of its with block), and with it its connection to the broker; make "
+        "a new Auth(options, access_group) to call again."))
+
+
+def timed_out(method: str, seconds: float) -> AuthError:
+    """The broker did not answer ``method`` (the broker's name of it) within ``seconds``."""
+    return AuthError("auth/timeout", "ERROR_TIMEOUT", (
+        f"KeyringAuth's broker did not answer {METHODS.get(method, method)} within {seconds:g} s; call it again, or make the Auth "
+        "with a longer timeout (Auth(options, timeout=60))."))
 
 
 __all__ = [
     "AccessDeniedError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
-    "KeyringUnavailableError", "NoCurrentUserError", "SecondFactorRequiredError", "UserNotFoundError",
-    "WrongPasswordError",
+    "KeyringUnavailableError", "NoCurrentUserError", "UserNotFoundError", "WrongPasswordError",
 ]
 

@@ -1,25 +1,21 @@
-"""The signed-in user, as Firebase's JavaScript SDK shapes it, in Python's style."""
+"""The signed-in user as Firebase's JavaScript SDK shapes it, in Python's style, and what signing in answers: a
+UserCredential, or SecondFactorRequiredError with the resolver that finishes the sign-in. Above the transport and the
+second factors; Auth, on top, makes its users here."""
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from datetime import datetime
+from typing import Any
 
 from . import errors
 from ._binding import Binding
+from .action_code import ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .auth import ActionCodeSettings, UserCredential
-    from .multifactor import MultiFactorUser
+from .multifactor import MultiFactorInfo, MultiFactorUser, TotpMultiFactorAssertion, seconds
 
 #: ``update_profile``'s "leave this field as it is".
 KEEP: Any = object()
-
-
-def _seconds(value: Any) -> datetime:
-    return datetime.fromtimestamp(int(value), tz=timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -27,30 +23,15 @@ class IdTokenResult:
     """An ID token and what it says (``get_id_token_result``)."""
 
     token: str
-    claims: Dict[str, Any]
+    claims: dict[str, Any]
     auth_time: datetime
     issued_at_time: datetime
     expiration_time: datetime
     sign_in_provider: str
-    sign_in_second_factor: Optional[str]
+    sign_in_second_factor: str | None
 
     def __repr__(self) -> str:  # the token is a secret
-        return "IdTokenResult(sign_in_provider=%r, expiration_time=%r)" % (self.sign_in_provider, self.expiration_time)
-
-
-@dataclass(frozen=True)
-class MultiFactorInfo:
-    """A second factor of the account: its uid, display name, kind (``totp``) and when it was enrolled."""
-
-    uid: str
-    display_name: Optional[str]
-    factor_id: str
-    enrollment_time: datetime
-
-    @classmethod
-    def from_dictionary(cls, values: Dict[str, Any]) -> "MultiFactorInfo":
-        return cls(uid=str(values.get("uid", "")), display_name=values.get("displayName"), factor_id=str(values.get("factorID", "")),
-                   enrollment_time=_seconds(values.get("enrollmentDate", 0)))
+        return f"IdTokenResult(sign_in_provider={self.sign_in_provider!r}, expiration_time={self.expiration_time!r})"
 
 
 class User:
@@ -60,7 +41,7 @@ class User:
     they raise NoCurrentUserError.
     """
 
-    def __init__(self, binding: Binding, values: Dict[str, Any]) -> None:
+    def __init__(self, binding: Binding, values: dict[str, Any]) -> None:
         self._binding = binding
         self._values = values
 
@@ -70,7 +51,7 @@ class User:
         return str(self._values.get("uid", ""))
 
     @property
-    def email(self) -> Optional[str]:
+    def email(self) -> str | None:
         return self._values.get("email")
 
     @property
@@ -78,15 +59,15 @@ class User:
         return bool(self._values.get("emailVerified", False))
 
     @property
-    def display_name(self) -> Optional[str]:
+    def display_name(self) -> str | None:
         return self._values.get("displayName")
 
     @property
-    def photo_url(self) -> Optional[str]:
+    def photo_url(self) -> str | None:
         return self._values.get("photoURL")
 
     @property
-    def phone_number(self) -> Optional[str]:
+    def phone_number(self) -> str | None:
         return self._values.get("phoneNumber")
 
     @property
@@ -98,23 +79,21 @@ class User:
         return str(self._values.get("providerID", "firebase"))
 
     @property
-    def tenant_id(self) -> Optional[str]:
+    def tenant_id(self) -> str | None:
         return self._values.get("tenantID")
 
     @property
-    def provider_data(self) -> List[str]:
+    def provider_data(self) -> list[str]:
         """The IDs of the sign-in methods linked to the account (``password``, ``google.com``, …)."""
         providers = self._values.get("providers", "")
         return [provider for provider in str(providers).split(",") if provider]
 
     @property
-    def multi_factor(self) -> "MultiFactorUser":
-        from .multifactor import MultiFactorUser
-
-        return MultiFactorUser(self)
+    def multi_factor(self) -> MultiFactorUser:
+        return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._refresh)
 
     @property
-    def enrolled_factors(self) -> List[MultiFactorInfo]:
+    def enrolled_factors(self) -> list[MultiFactorInfo]:
         return [MultiFactorInfo.from_dictionary(factor) for factor in self._values.get("secondFactors", [])]
 
     # Tokens.
@@ -125,14 +104,14 @@ class User:
     def get_id_token_result(self, force_refresh: bool = False) -> IdTokenResult:
         values = self._binding.call("GetIDTokenResult", "b", force_refresh)[0]
         return IdTokenResult(
-            token=values["token"], claims=json.loads(values.get("claims", "{}")), auth_time=_seconds(values["authDate"]),
-            issued_at_time=_seconds(values["issuedAtDate"]), expiration_time=_seconds(values["expirationDate"]),
+            token=values["token"], claims=json.loads(values.get("claims", "{}")), auth_time=seconds(values["authDate"]),
+            issued_at_time=seconds(values["issuedAtDate"]), expiration_time=seconds(values["expirationDate"]),
             sign_in_provider=values.get("signInProvider", ""), sign_in_second_factor=values.get("signInSecondFactor"))
 
     # The account.
     def reload(self) -> None:
         """Reads the user again from Firebase, and updates this object."""
-        self._refresh(self._binding.user("Reload"))
+        self._refresh(answer(self._binding, "Reload"))
 
     def update_profile(self, display_name: Any = KEEP, photo_url: Any = KEEP) -> None:
         """Sets the display name and photo URL; ``None`` removes one, a field not given is kept."""
@@ -141,45 +120,40 @@ class User:
             profile["displayName"] = display_name or ""
         if photo_url is not KEEP:
             profile["photoURL"] = photo_url or ""
-        self._refresh(self._binding.user("UpdateProfile", "a{sv}", {key: ("s", value) for key, value in profile.items()}))
+        self._refresh(answer(self._binding, "UpdateProfile", "a{sv}", {key: ("s", value) for key, value in profile.items()}))
 
     def update_password(self, new_password: str) -> None:
         self._binding.call("UpdatePassword", "s", new_password)
 
-    def verify_before_update_email(self, new_email: str, action_code_settings: Optional["ActionCodeSettings"] = None) -> None:
+    def verify_before_update_email(self, new_email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
         """Sends a link to ``new_email``; the address changes once it is followed."""
-        self._binding.call("VerifyBeforeUpdateEmail", "sa{sv}", new_email, _settings(action_code_settings))
+        self._binding.call("VerifyBeforeUpdateEmail", "sa{sv}", new_email, settings_dictionary(action_code_settings))
 
-    def send_email_verification(self, action_code_settings: Optional["ActionCodeSettings"] = None) -> None:
-        self._binding.call("SendEmailVerification", "a{sv}", _settings(action_code_settings))
+    def send_email_verification(self, action_code_settings: ActionCodeSettings | None = None) -> None:
+        self._binding.call("SendEmailVerification", "a{sv}", settings_dictionary(action_code_settings))
 
-    def reauthenticate_with_credential(self, credential: AuthCredential) -> "UserCredential":
-        from .auth import UserCredential
-
-        user = self._binding.user("Reauthenticate", "a{sv}", _credential(credential))
-        self._refresh(user)
+    def reauthenticate_with_credential(self, credential: AuthCredential) -> UserCredential:
+        self._refresh(answer(self._binding, "Reauthenticate", "a{sv}", credential_dictionary(credential)))
         return UserCredential(self, credential.provider_id, "reauthenticate")
 
-    def link_with_credential(self, credential: AuthCredential) -> "UserCredential":
-        from .auth import UserCredential
-
-        self._refresh(self._binding.user("Link", "a{sv}", _credential(credential)))
+    def link_with_credential(self, credential: AuthCredential) -> UserCredential:
+        self._refresh(answer(self._binding, "Link", "a{sv}", credential_dictionary(credential)))
         return UserCredential(self, credential.provider_id, "link")
 
-    def unlink(self, provider_id: str) -> "User":
-        self._refresh(self._binding.user("Unlink", "s", provider_id))
+    def unlink(self, provider_id: str) -> User:
+        self._refresh(answer(self._binding, "Unlink", "s", provider_id))
         return self
 
     def delete(self) -> None:
         """Deletes the account; nobody is signed in to the group after it."""
         self._binding.call("Delete")
 
-    def _refresh(self, user: Optional["User"]) -> None:
-        if user is None:
-            raise errors.NoCurrentUserError("auth/null-user", "ERROR_NULL_USER", "Nobody is signed in any more.")
-        self._values = user._values
+    def _refresh(self, values: dict[str, Any] | None) -> None:
+        if not values:
+            raise errors.no_current_user("Nobody is signed in any more: another app of the group signed out.")
+        self._values = values
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The user's fields as the broker sends them (never a token)."""
         return dict(self._values)
 
@@ -190,12 +164,69 @@ class User:
         return hash(self.uid)
 
     def __repr__(self) -> str:
-        return "User(uid=%r, email=%r, is_anonymous=%r)" % (self.uid, self.email, self.is_anonymous)
+        return f"User(uid={self.uid!r}, email={self.email!r}, is_anonymous={self.is_anonymous!r})"
 
 
-def _settings(settings: Optional["ActionCodeSettings"]) -> Dict[str, Any]:
-    return settings.dictionary() if settings is not None else {}
+@dataclass(frozen=True)
+class UserCredential:
+    """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
+    ``reauthenticate``)."""
+
+    user: User
+    provider_id: str | None
+    operation_type: str
 
 
-def _credential(credential: AuthCredential) -> Dict[str, Any]:
+class MultiFactorResolver:
+    """Finishes a sign-in that raised SecondFactorRequiredError, within five minutes, on the same Auth."""
+
+    def __init__(self, binding: Binding, handle: str, hints: list[MultiFactorInfo]) -> None:
+        self._binding = binding
+        self._handle = handle
+        self.hints = hints
+
+    def resolve_sign_in(self, assertion: TotpMultiFactorAssertion) -> UserCredential:
+        """Signs in with the second factor of ``assertion``; a wrong code raises and may be corrected."""
+        if assertion.enrollment_id is None:
+            raise errors.invalid_argument("A sign-in is finished with TotpMultiFactorGenerator.assertion_for_sign_in(factor uid, code).")
+        return sign_in(self._binding, None, "ResolveSignInWithTOTP", "sss", self._handle, assertion.enrollment_id,
+                       assertion.one_time_password)
+
+
+class SecondFactorRequiredError(errors.AuthError):
+    """The account has a second factor (``auth/multi-factor-auth-required``): ``resolver`` finishes the sign-in."""
+
+    def __init__(self, code: str, name: str, message: str, resolver: MultiFactorResolver) -> None:
+        super().__init__(code, name, message)
+        self.resolver = resolver
+
+
+def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> dict[str, Any] | None:
+    """The user a method answers, as the broker's values (``None`` when nobody is signed in); a second factor raises
+    SecondFactorRequiredError."""
+    try:
+        values = binding.call(method, signature, *arguments, timeout=timeout)[0]
+    except errors.SecondFactorChallenge as challenge:
+        resolver = MultiFactorResolver(binding, challenge.handle, [MultiFactorInfo.from_dictionary(factor) for factor in challenge.factors])
+        raise SecondFactorRequiredError(challenge.code, challenge.name, challenge.message, resolver) from None
+    return values or None
+
+
+def read_user(binding: Binding, method: str, signature: str = "", *arguments: Any) -> User | None:
+    """The user a method answers (``None`` when nobody is signed in)."""
+    values = answer(binding, method, signature, *arguments)
+    return User(binding, values) if values else None
+
+
+def sign_in(binding: Binding, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
+            timeout: float | None = None) -> UserCredential:
+    """The credential of a sign-in by ``method``."""
+    values = answer(binding, method, signature, *arguments, timeout=timeout)
+    if not values:
+        raise errors.no_current_user("The sign-in was finished, then another app of the group signed out at once.")
+    return UserCredential(User(binding, values), provider_id, "signIn")
+
+
+def credential_dictionary(credential: AuthCredential) -> dict[str, Any]:
+    """The ``credential`` argument of the broker's methods."""
     return {key: ("s", value) for key, value in credential.dictionary().items()}

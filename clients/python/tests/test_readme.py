@@ -1,0 +1,120 @@
+"""README.md's examples run as written: each Python block, in a working directory holding the options file it names,
+against the broker and the emulator the app itself names (FIREBASE_AUTH_EMULATOR_HOST, or the block's own
+connect_auth_emulator with the test's emulator's address). The article "Signing in from any language" shows the same
+first app."""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pytest
+
+import keyringauth
+from keyringauth import Auth, FirebaseOptions
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+README = os.path.join(PACKAGE, "README.md")
+ARTICLE = os.path.join(PACKAGE, "..", "..", "Sources", "KeyringAuth", "KeyringAuth.docc", "SigningInFromAnyLanguage.md")
+
+#: What tells each of the README's Python blocks apart, and so the test that runs it.
+FIRST_APP, OPTIONS, LIFETIME, EMULATOR = "sign_in_with_email_and_password(", 'from_file("google-services.json", app_id=', "stop()", "connect_auth_emulator("
+
+
+def python_blocks(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as file:
+        return [block.split("```")[0] for block in file.read().split("```python\n")[1:]]
+
+
+def example(marker: str) -> str:
+    [block] = [block for block in python_blocks(README) if marker in block]
+    return block
+
+
+def run(block: str, **names: Any) -> dict[str, Any]:
+    namespace = dict(names)
+    exec(compile(block, README, "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+def google_services(directory: Any, apps: list[FirebaseOptions]) -> None:
+    """A google-services.json of ``apps``, as the Firebase console writes one, in ``directory``."""
+    (directory / "google-services.json").write_text(json.dumps({
+        "project_info": {"project_id": apps[0].project_id, "project_number": "1234567890"},
+        "client": [{"client_info": {"mobilesdk_app_id": app.app_id, "android_client_info": {"package_name": "com.example.notes"}},
+                    "api_key": [{"current_key": app.api_key}]} for app in apps],
+    }))
+
+
+@pytest.mark.offline
+def test_every_python_block_is_run_by_a_test() -> None:
+    for block in python_blocks(README):
+        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR)) == 1, block
+
+
+@pytest.mark.offline
+def test_the_article_shows_the_readmes_first_app() -> None:
+    if not os.path.exists(ARTICLE):
+        pytest.skip("the article is KeyringAuth's, beside the package in its repository")
+    assert example(FIRST_APP) in python_blocks(ARTICLE)
+
+
+@pytest.mark.offline
+def test_the_options_example_picks_one_app_of_several(tmp_path: Any, monkeypatch: Any, capsys: Any) -> None:
+    chosen = FirebaseOptions("AIza-chosen", "1:1234567890:android:0a1b2c3d4e5f", "demo-notes")
+    google_services(tmp_path, [FirebaseOptions("AIza-other", "1:1234567890:android:ffff", "demo-notes"), chosen])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GOOGLE_APP_ID", raising=False)
+    assert run(example(OPTIONS))["options"] == chosen
+    assert capsys.readouterr().out == "demo-notes 1:1234567890:android:0a1b2c3d4e5f\n"
+    with pytest.raises(keyringauth.AuthError) as several:
+        FirebaseOptions.from_file("google-services.json")
+    assert several.value.code == "auth/invalid-app-options" and "app_id" in several.value.message
+    monkeypatch.setenv("GOOGLE_APP_ID", chosen.app_id)
+    assert FirebaseOptions.from_file("google-services.json") == chosen, "$GOOGLE_APP_ID chooses when app_id is not given"
+
+
+def test_the_first_app_runs_as_written_with_a_wrong_password_and_the_right_one(
+        options: FirebaseOptions, group: str, tmp_path: Any, monkeypatch: Any, capsys: Any) -> None:
+    block = example(FIRST_APP)
+    google_services(tmp_path, [options])
+    monkeypatch.chdir(tmp_path)
+    # Ada's account, made by another app (of another group), with another password than the example's.
+    with Auth(options, access_group=group) as other:
+        other.create_user_with_email_and_password("ada@example.com", "another password")
+        other.sign_out()
+
+    run(block)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "signed in as nobody", printed
+    assert ("The password is wrong. Check the password, or send a reset with auth.send_password_reset_email(email). "
+            "(INVALID_PASSWORD)") in printed, printed
+
+    with Auth(options, access_group=group) as other:
+        ada = other.sign_in_with_email_and_password("ada@example.com", "another password").user
+        ada.update_password("a password")
+        run(block)
+        printed = capsys.readouterr().out.splitlines()
+        assert printed[0] == "signed in as nobody", printed
+        assert any(line.count(".") == 2 and " " not in line for line in printed), f"an ID token: {printed}"
+        ada.delete()
+    with Auth(options, access_group="TEAMID.com.example.shared") as shared:
+        shared.sign_out()  # the example's sign-in, of an account now gone
+
+
+def test_the_lifetime_example_runs_and_a_closed_auth_says_so(capsys: Any) -> None:
+    auth = run(example(LIFETIME))["auth"]
+    assert capsys.readouterr().out == "the user is nobody\n"
+    with pytest.raises(keyringauth.AuthError) as closed:
+        auth.sign_in_anonymously()
+    assert closed.value.code == "auth/app-deleted" and "make a new Auth" in closed.value.message
+    auth.close()  # again: nothing happens
+
+
+def test_the_emulator_example_runs(capsys: Any) -> None:
+    """As written but for the emulator's address (the test's own)."""
+    block = example(EMULATOR)
+    assert "http://127.0.0.1:9099" in block
+    run(block.replace("http://127.0.0.1:9099", "http://" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"]))
+    printed = capsys.readouterr().out
+    assert printed.startswith("signed in as ") and len(printed.strip()) > len("signed in as "), printed
