@@ -97,10 +97,15 @@ final class LoopbackRedirectListener: @unchecked Sendable {
     /// `http://127.0.0.1:PORT/path`.
     var redirectURI: String { "http://127.0.0.1:\(port)\(path)" }
 
-    /// Stops listening: connections not yet accepted are reset, later ones refused. Idempotent.
+    /// Stops listening: connections not yet accepted are reset, later ones refused, at once. Idempotent.
     func close() {
         descriptors.withLock { ends in
-            if ends.listener >= 0 { Glibc.close(ends.listener) }
+            // Shut down first: a thread still polling the descriptor keeps the socket open past `close` until its poll
+            // returns, and the port would go on accepting meanwhile.
+            if ends.listener >= 0 {
+                _ = shutdown(ends.listener, Int32(SHUT_RDWR))
+                Glibc.close(ends.listener)
+            }
             ends.listener = -1
         }
     }
