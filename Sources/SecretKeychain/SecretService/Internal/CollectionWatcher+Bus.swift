@@ -100,7 +100,10 @@ extension CollectionWatcher {
         ) { Unmanaged<CollectionWatcher>.fromOpaque($0!).release() }
     }
 
-    /// Follows the item signals of the provider `owner` (a unique bus name), or of none.
+    /// Follows the item signals of the provider `owner` (a unique bus name), or of none: those of the watched
+    /// collection's path only, once it is resolved. KWallet and KeePassXC send each signal once more for every alias
+    /// the collection is exported at (`/org/freedesktop/secrets/aliases/default`), and KeePassXC a dozen for one
+    /// write: the bus leaves out the alias's copies, so that they never wait in this watcher's queue.
     func follow(_ owner: String?) {
         preconditionOwnsContext()
         if let bus {
@@ -112,7 +115,7 @@ extension CollectionWatcher {
         self.owner = owner
         guard let owner else { return }
         itemSubscription = subscribe(
-            sender: owner, interface: "org.freedesktop.Secret.Collection", member: nil, path: nil, arg0: nil
+            sender: owner, interface: "org.freedesktop.Secret.Collection", member: nil, path: collectionPath, arg0: nil
         ) { _, _, collection, _, member, parameters, watcher in
             guard let collection, let member, let parameters, let watcher, GVariantValues.hasType(parameters, "(o)") else { return }
             let item = g_variant_get_child_value(parameters, 0)!

@@ -133,7 +133,10 @@ final class CollectionWatcher: @unchecked Sendable {
             (attempt.collectionPath, try attempt.client.collectionIsLocked(attempt.collectionPath),
              store.provider(using: attempt.client) == .keePassXC)
         }
+        let before = collectionPath
         collectionPath = path
+        // The item signals are followed at the collection's path: at its new one from now on.
+        if before != path, itemSubscription != 0 { follow(owner) }
         return path
     }
 
