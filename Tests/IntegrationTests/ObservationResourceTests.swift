@@ -37,6 +37,26 @@ extension KeyringTests {
             #expect(result.output.contains("live=true"), "\(result.output)")
         }
 
+        /// Five thousand reads of one item leave the process's memory where it was (each read's reply released; the
+        /// read libsecret offers keeps about a kilobyte of every reply).
+        @Test func fiveThousandReadsLeaveTheMemoryWhereItWas() async throws {
+            let group = uniqueGroup()
+            let key = KeychainKey(service: "reads", account: "probe", accessGroup: group)
+            try await SecretServiceStore().setData(Data(repeating: 0x61, count: 1400), for: key, label: "keychain-probe reads")
+            defer { _ = try? SecretServiceStore().removeAll(in: group) }
+            let result = try await Subprocess.run(
+                try Harness.product("keychain-probe"), ["read", "--service", "reads", "--account", "probe", "--group", group.rawValue,
+                "--repeats", "5000"], limit: .seconds(240))
+            try result.requireSuccess("keychain-probe read")
+            let resident = Dictionary(uniqueKeysWithValues: result.output.split(separator: "\n").compactMap { line -> (String, Int)? in
+                let words = line.split(separator: " ")
+                guard words.count == 2, let value = Int(words[1].dropFirst("rss=".count)) else { return nil }
+                return (String(words[0]), value)
+            })
+            let (before, after) = (try #require(resident["before"]), try #require(resident["after"]))
+            #expect(after - before < 1024, "resident KiB before and after 5,000 reads: \(before) → \(after)")
+        }
+
         /// A process out of descriptors gets a typed error from each keychain call that needs one (GLib would end it),
         /// and the same calls work once descriptors can be had again.
         @Test func outOfDescriptorsIsAnErrorOfTheCallNeverAnAbort() async throws {

@@ -6,6 +6,8 @@ import SecretKeychain
 
 // keychain-probe write --service S --account A [--group G] [--repeats N]: stores standard input
 // under the key N times (default 1), as another client of the Secret Service would.
+// keychain-probe read --service S --account A [--group G] [--repeats N]: reads the key N times after ten reads
+// not counted, and prints `before rss=K` and `after rss=K` (resident KiB), which the tests compare.
 // keychain-probe list --group G: one line per item of G, its service, account and label
 // separated by two spaces and escaped for the terminal (stored values are untrusted).
 // keychain-probe cycle --group G [--repeats N]: prints `before threads=T fds=F` once one observation has begun and
@@ -31,6 +33,13 @@ do throws(KeychainError) {
         let key = KeychainKey(service: service, account: account, accessGroup: options.group)
         let value = FileHandle.standardInput.readDataToEndOfFile()
         for _ in 0..<options.repeats { try store.setData(value, for: key, label: "keychain-probe item") }
+    case ("read", _):
+        guard let service = options.service, let account = options.account else { fail("read needs --service and --account", status: 2) }
+        let key = KeychainKey(service: service, account: account, accessGroup: options.group)
+        for _ in 0..<10 { _ = try store.data(for: key) }  // what the first reads make once (the connection, the session)
+        print("before rss=\(residentKiB())")
+        for _ in 0..<options.repeats { _ = try store.data(for: key) }
+        print("after rss=\(residentKiB())")
     case ("cycle", let group?):
         try cycleObservations(of: group, repeats: options.repeats)
     case ("nofile", let group?):
@@ -129,4 +138,11 @@ func descriptorLimit(_ group: AccessGroup) {
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("keychain-probe: \(message)\n".utf8))
     exit(status)
+}
+
+/// This process's resident memory in KiB (`VmRSS`), or -1 when it cannot be read.
+func residentKiB() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
 }

@@ -2,12 +2,10 @@ import SystemSupport
 import CSecret
 import FoundationEssentials
 
-/// The answers of the calls made together (a search and a secret's read), each a `GAsyncResult`
-/// with a reference of its own. Only touched on the thread that iterates the call's main context.
+/// The search's answer, a `GAsyncResult` with a reference of its own. Only touched on the thread that iterates the
+/// call's main context.
 private final class PendingAnswers {
     var search: UnsafeMutableRawPointer?
-    /// The secret read's answer.
-    var secret: UnsafeMutableRawPointer?
 }
 
 extension SecretServiceClient {
@@ -22,15 +20,16 @@ extension SecretServiceClient {
         case undecided
     }
 
-    /// The common read in one go: the search, then (when it finds exactly one unlocked item of
-    /// `collectionPath`) that item's secret, both answered in one main context of this call's own
-    /// and bounded by one deadline of ``limit``, as libsecret's own lookup chains them.
+    /// The common read in one go: the search, answered in a main context of this call's own, then
+    /// (when it finds exactly one unlocked item of `collectionPath`) that item's secret
+    /// (``secretValue(at:limit:)``), both within ``limit``, as libsecret's own lookup chains them.
     ///
     /// - Throws: A failure of either call; ``KeychainError/oversizedItem(_:size:limit:)`` (as
     ///   `.keychain`) for a secret over `sizeLimit` bytes.
     func searchAndReadSecret(
         matching attributes: [String: String], in collectionPath: String, sizeLimit: Int
     ) throws(SecretServiceFailure) -> QuickRead {
+        let start = ContinuousClock.now
         let table = GLib.makeAttributeTable(attributes)
         defer { g_hash_table_unref(table) }
         let context: OpaquePointer
@@ -42,7 +41,7 @@ extension SecretServiceClient {
         }
         let deadline: CallDeadline
         do throws(KeychainError) { deadline = try CallDeadline(limit: limit) } catch { throw .keychain(error) }
-        defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until both calls have returned
+        defer { withExtendedLifetime(deadline) {} }  // the cancellable lives until the search has returned
         func failure(_ error: GLibError, _ call: SecretServiceCall) -> SecretServiceFailure {
             error.isCancelled && deadline.hasExpired ? .expired(call: call, limit: limit) : .glib(error, call: call)
         }
@@ -73,23 +72,12 @@ extension SecretServiceClient {
         let foundLocked = GLib.takeStringArray(locked).filter { $0.hasPrefix(prefix) }
         guard found.count == 1, foundLocked.isEmpty else { return found.isEmpty && foundLocked.isEmpty ? .nothing : .undecided }
 
-        secret_service_get_secret_for_dbus_path(
-            service.pointer, found[0], deadline.cancellable,
-            { _, result, pending in
-                Unmanaged<PendingAnswers>.fromOpaque(pending!).takeUnretainedValue().secret = g_object_ref(UnsafeMutableRawPointer(result))
-            },
-            answer.toOpaque())
-        while pending.secret == nil { g_main_context_iteration(context, 1) }
-        defer { g_object_unref(pending.secret) }
+        // The secret, read within what the search left of the limit.
         let value: OpaquePointer?
         do {
-            value = try GLib.withError { error in
-                secret_service_get_secret_for_dbus_path_finish(service.pointer, OpaquePointer(pending.secret), error)
-            }
-        } catch where error.isNoSuchObject {
+            value = try secretValue(at: found[0], limit: max(.zero, limit - (ContinuousClock.now - start)))
+        } catch .glib(let error, _) where error.isNoSuchObject {
             return .undecided
-        } catch {
-            throw failure(error, .getSecret)
         }
         // libsecret answers no secret and no error for an item deleted since the search.
         guard let value else { return .undecided }

@@ -110,14 +110,39 @@ struct SecretServiceClient {
     private func withSecretValue<Result>(
         at path: String, _ body: (OpaquePointer, Int) throws(SecretServiceFailure) -> Result
     ) throws(SecretServiceFailure) -> Result? {
-        let value = try bounded(.getSecret) { cancellable, error in
-            secret_service_get_secret_for_dbus_path_sync(service.pointer, path, cancellable, error)
-        }
-        guard let value else { return nil }
+        guard let value = try secretValue(at: path) else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         var length: gsize = 0
         _ = secret_value_get(value, &length)
         return try body(value, Int(length))
+    }
+
+    /// libsecret's value of the secret of the item at `path` (the caller releases it with `secret_value_unref`), or `nil`
+    /// when the provider returned none: the item is locked, or was deleted since it was found. Read as libsecret reads
+    /// it (the service's `GetSecrets` for one path, decoded for libsecret's session), but with the reply released
+    /// here: libsecret 0.20's own read (`secret_service_get_secret_for_dbus_path`) keeps every reply it decodes, a
+    /// kilobyte or so a read, which a service reading all day cannot afford.
+    func secretValue(at path: String, limit: Duration? = nil) throws(SecretServiceFailure) -> OpaquePointer? {
+        guard let session = secret_service_get_session_dbus_path(service.pointer) else {
+            throw .brokenSession(detail: "libsecret has no session with the provider")
+        }
+        let paths = path.withCString { item in
+            var items: [UnsafePointer<gchar>?] = [item]
+            return g_variant_new_objv(&items, 1)
+        }
+        let reply = try callProvider(
+            .getSecret, path: "/org/freedesktop/secrets", interface: "org.freedesktop.Secret.Service", method: "GetSecrets",
+            arguments: GVariantValues.tuple([paths, g_variant_new_object_path(session)]), replyType: "(a{o(oayays)})",
+            limit: limit)
+        defer { g_variant_unref(reply) }
+        let secrets = g_variant_get_child_value(reply, 0)!
+        defer { g_variant_unref(secrets) }
+        guard g_variant_n_children(secrets) > 0 else { return nil }
+        let entry = g_variant_get_child_value(secrets, 0)!
+        defer { g_variant_unref(entry) }
+        let encoded = g_variant_get_child_value(entry, 1)!
+        defer { g_variant_unref(encoded) }
+        return secret_service_decode_dbus_secret(service.pointer, encoded)
     }
 
     /// Stores an item in `collectionPath`, replacing the item with the same attributes unless
