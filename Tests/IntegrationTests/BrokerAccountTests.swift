@@ -195,9 +195,7 @@ extension KeyringTests.Broker {
         let broker = try await BrokerFixture.start()
         let github = try FakeGitHub(user: ["sub": "octo-broker", "email": "octo-broker@example.com"], answers: [.pending, .slowDown(interval: 0), .token])
         defer { github.stop() }
-        try await broker.stopBroker()
-        try await broker.installService(
-            idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+        try await broker.serveGitHub(github)
         let app = try await BrokerDriver(broker)
         _ = try await app.call("SignOut")
         let started = try await app.call("StartGitHubSignIn", "a{sv}", [["clientID": "Iv1.broker", "scope": "read:user"]])

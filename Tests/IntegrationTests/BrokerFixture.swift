@@ -92,6 +92,12 @@ struct BrokerFixture {
         return pid_t(text.filter(\.isNumber).dropFirst(text.hasPrefix("(uint32") ? 2 : 0))
     }
 
+    /// Activates brokers that take `github` as GitHub's host (`--github-host`) from now on, stopping the one running.
+    func serveGitHub(_ github: FakeGitHub) async throws {
+        try await stopBroker()
+        try await installService(idleTimeout: 120, emulatorHost: address.description, arguments: ["--github-host", github.base.absoluteString])
+    }
+
     /// Kills the running broker, if any (SIGKILL: nothing of it runs after), and waits until its name is free.
     func stopBroker() async throws {
         guard let pid = try await brokerPID() else { return }

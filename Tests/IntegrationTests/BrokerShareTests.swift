@@ -128,9 +128,7 @@ extension KeyringTests.Broker {
             let broker = try await BrokerFixture.start()
             let github = try FakeGitHub(user: ["sub": "octo-share"], answers: [.pending])
             defer { github.stop() }
-            try await broker.stopBroker()
-            try await broker.installService(
-                idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+            try await broker.serveGitHub(github)
 
             let evil = try await FloodingApp(broker, as: "org.evil.App", connections: 24)
             github.holdingCodes = true

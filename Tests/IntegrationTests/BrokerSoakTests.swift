@@ -6,9 +6,7 @@ extension BrokerFixture {
     /// The running broker's resident memory, in KiB (`VmRSS`).
     func brokerMemory() async throws -> Int {
         let pid = try #require(try await brokerPID(), "the broker runs")
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? ""))
+        return try #require(residentKiB(of: "\(pid)"), "the broker's VmRSS")
     }
 
     /// Waits until the broker holds no more threads and descriptors than `limit` (threads a dispatch queue made for a
@@ -35,9 +33,7 @@ extension KeyringTests.Broker {
             let broker = try await BrokerFixture.start()
             let github = try FakeGitHub(user: ["sub": "octo-soak"], answers: [.pending])
             defer { github.stop() }
-            try await broker.stopBroker()
-            try await broker.installService(
-                idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+            try await broker.serveGitHub(github)
             let soak = broker.packageRoot.appendingPathComponent("Tests/broker-driver/broker_soak.py").path
             let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app, options: .sortedKeys), as: UTF8.self)
             func run(rounds: Int) async throws -> Int {

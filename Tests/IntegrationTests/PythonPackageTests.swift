@@ -12,9 +12,7 @@ extension KeyringTests.Broker {
         // GitHub's device flow through the broker, against a fake GitHub the broker is told of.
         let github = try FakeGitHub(user: ["sub": "octo-python", "email": "octo-python@example.com"], answers: [.pending, .token])
         defer { github.stop() }
-        try await broker.stopBroker()
-        try await broker.installService(
-            idleTimeout: 120, emulatorHost: broker.address.description, arguments: ["--github-host", github.base.absoluteString])
+        try await broker.serveGitHub(github)
         let environmentScript = broker.packageRoot.appendingPathComponent("scripts/python-client-env").path
         let made = try await Subprocess.run(environmentScript, [], limit: .seconds(600))
         try made.requireSuccess("scripts/python-client-env")

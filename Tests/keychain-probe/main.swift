@@ -37,9 +37,9 @@ do throws(KeychainError) {
         guard let service = options.service, let account = options.account else { fail("read needs --service and --account", status: 2) }
         let key = KeychainKey(service: service, account: account, accessGroup: options.group)
         for _ in 0..<10 { _ = try store.data(for: key) }  // what the first reads make once (the connection, the session)
-        print("before rss=\(residentKiB())")
+        print("before rss=\(residentKiB() ?? -1)")
         for _ in 0..<options.repeats { _ = try store.data(for: key) }
-        print("after rss=\(residentKiB())")
+        print("after rss=\(residentKiB() ?? -1)")
     case ("cycle", let group?):
         try cycleObservations(of: group, repeats: options.repeats)
     case ("nofile", let group?):
@@ -138,11 +138,4 @@ func descriptorLimit(_ group: AccessGroup) {
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("keychain-probe: \(message)\n".utf8))
     exit(status)
-}
-
-/// This process's resident memory in KiB (`VmRSS`), or -1 when it cannot be read.
-func residentKiB() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
 }
