@@ -64,14 +64,7 @@ extension KeyringTests.Broker {
             let second = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
             let memoryAfterSecond = try await broker.brokerMemory()
             #expect(second.threads <= start.threads && second.fds <= start.fds, "threads and descriptors: \(start) → \(second)")
-            // On KeePassXC the resident memory can still rise from one soak to the next: KeePassXC announces each write with
-            // a dozen signals, which wait in the watcher's queue while KeePassXC, saturated by the soak, answers its reads
-            // slowly; heaptrack shows them freed once handled, but the process keeps the pages. Known there, not mended.
-            withKnownIssue("KeePassXC's signals queue up under the soak and raise the peak", isIntermittent: true) {
-                #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
-            } when: {
-                broker.harness.provider == .keepassxc
-            }
+            #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
             print("soak: \(calls) calls a soak; threads, descriptors \(start) → \(first) → \(second); RSS \(memoryAfterFirst) → \(memoryAfterSecond) KiB")
         }
     }

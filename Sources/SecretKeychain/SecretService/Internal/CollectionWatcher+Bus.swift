@@ -141,6 +141,7 @@ extension CollectionWatcher {
     private func collectionChanged(_ path: String) {
         preconditionOwnsContext()
         guard path == collectionPath || path.hasPrefix("/org/freedesktop/secrets/aliases/") else { return }
+        removalsBelieved = nil
         guard let locked = isCollectionLocked(), locked != collectionLocked else { return }
         collectionLocked = locked
         logger.info(locked ? "The watched collection was locked" : "The watched collection was unlocked; listing its items again",

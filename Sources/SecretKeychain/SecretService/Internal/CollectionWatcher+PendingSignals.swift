@@ -14,14 +14,33 @@ extension CollectionWatcher {
     /// `ItemChanged`) or deleted (`ItemDeleted`).
     struct ItemSignal {
         let path: String
-        let stored: Bool
+        var stored: Bool
         /// Until when an `ItemChanged` waits for the `ItemCreated` it may announce (`nil`: handle it now).
         var heldUntil: ContinuousClock.Instant?
+        /// When the first of the signals this entry stands for arrived: no hold lasts past ``longestHold`` after it.
+        let since: ContinuousClock.Instant
+
+        /// This entry, told of another signal of its item: `stored` is what the item is now, and an `ItemCreated`
+        /// or `ItemDeleted` among them ends the hold; otherwise the hold ends with the last, at most ``longestHold``
+        /// after the first.
+        func merged(stored: Bool, heldUntil: ContinuousClock.Instant?) -> ItemSignal {
+            var merged = self
+            merged.stored = stored
+            if let held = self.heldUntil, let heldUntil, stored {
+                merged.heldUntil = min(max(held, heldUntil), since + CollectionWatcher.longestHold)
+            } else {
+                merged.heldUntil = nil
+            }
+            return merged
+        }
     }
 
     /// How long an `ItemChanged` waits for an `ItemCreated` of the same item before it is handled
     /// on its own. KWallet sends its signals of one write within a millisecond.
     static let itemChangedHold = Duration.milliseconds(100)
+
+    /// The longest an item written again and again is held: it is read and reported at least this often.
+    static let longestHold = Duration.seconds(1)
 
     /// Queues an item signal of the collection, so that each write is reported once on every
     /// provider. gnome-keyring announces a new or replaced item with one `ItemCreated`; KWallet
@@ -33,6 +52,10 @@ extension CollectionWatcher {
     /// signal) is held until ``itemChangedHold`` has passed with no other signal of the item. (KWallet and KeePassXC also send every signal once per path the collection is
     /// exported at, such as `/org/freedesktop/secrets/aliases/default`: only the resolved path is
     /// followed.)
+    ///
+    /// The queue holds one entry per item: a signal of an item already queued moves its entry to the end (it is read
+    /// after every signal that came before), so however fast a provider announces, the queue is never longer than the
+    /// number of items that changed since it was last handled.
     func itemSignal(_ member: String, collection: String, item path: String) {
         preconditionOwnsContext()
         logger.trace("Item signal", metadata: ["signal": "\(member)", "item": "\(path)"])
@@ -45,15 +68,17 @@ extension CollectionWatcher {
         case "ItemDeleted": (stored, heldUntil) = (false, nil)
         default: return
         }
-        if let last = pending.last, last.stored == stored, last.path == path {
-            // One write (or one deletion) announced again: an ItemCreated among them ends the hold.
-            if let lastHeld = last.heldUntil, let heldUntil {
-                pending[pending.count - 1].heldUntil = max(lastHeld, heldUntil)
+        if pendingPaths.contains(path), let index = pending.lastIndex(where: { $0.path == path }) {
+            let merged = pending[index].merged(stored: stored, heldUntil: heldUntil)
+            if index == pending.count - 1 {
+                pending[index] = merged
             } else {
-                pending[pending.count - 1].heldUntil = nil
+                pending.remove(at: index)
+                pending.append(merged)
             }
         } else {
-            pending.append(ItemSignal(path: path, stored: stored, heldUntil: heldUntil))
+            pending.append(ItemSignal(path: path, stored: stored, heldUntil: heldUntil, since: .now))
+            pendingPaths.insert(path)
         }
         schedulePending(after: nil)
     }
@@ -89,33 +114,52 @@ extension CollectionWatcher {
         }
         pendingSources = (0, 0)
         pending = []
+        pendingPaths = []
     }
 
-    /// Handles the queued signals in order, up to the first one still held. Removals are not
-    /// believed from a locked collection, nor from a provider that cannot say whether it is
-    /// locked (KeePassXC announces every item deleted as it quits, and its collection object is
-    /// gone by then): the items are listed again instead, which reports what really went.
+    /// Handles the first queued signal unless it is still held, then lets the signals that came
+    /// meanwhile join the queue before the next (an idle source, below the priority GDBus
+    /// dispatches signals at): each read of an item can take long on a busy provider, and the
+    /// signals that arrive during it then fold into the entries already queued, instead of waiting
+    /// as messages of their own. Removals are not believed from a locked collection, nor from a
+    /// provider that cannot say whether it is locked (KeePassXC announces every item deleted as it
+    /// quits, and its collection object is gone by then): the items are listed again instead, which
+    /// reports what really went.
     private func handlePending(timer: Bool) {
         preconditionOwnsContext()
         if timer { pendingSources.timer = 0 } else { pendingSources.idle = 0 }
-        var believeRemovals: Bool?
-        while let signal = pending.first {
-            if let heldUntil = signal.heldUntil, heldUntil > .now {
-                schedulePending(after: heldUntil - .now)
-                return
-            }
-            pending.removeFirst()
-            if signal.stored {
-                itemStored(at: signal.path)
-                continue
-            }
-            if believeRemovals == nil { believeRemovals = removalsAreBelieved() }
-            if believeRemovals == true { forget(signal.path) }
+        guard let signal = pending.first else { return }
+        if let heldUntil = signal.heldUntil, heldUntil > .now {
+            schedulePending(after: heldUntil - .now)
+            return
+        }
+        pending.removeFirst()
+        pendingPaths.remove(signal.path)
+        if signal.stored {
+            itemStored(at: signal.path)
+        } else if removalsBelievedNow() {
+            forget(signal.path)
+        }
+        if pending.isEmpty {
+            removalsBelieved = nil
+        } else {
+            schedulePending(after: nil)
         }
     }
 
-    /// Whether the removals announced now are believed: the collection is unlocked. Asked once per
-    /// batch that has any, not taken from the last CollectionChanged (gnome-keyring announces an
+    /// ``removalsAreBelieved()``, asked again once the queue was empty, the collection said it changed, or
+    /// ``longestHold`` passed: a provider that announces every item deleted (KeePassXC locking or quitting) is asked
+    /// once for all of them, not once for each.
+    private func removalsBelievedNow() -> Bool {
+        preconditionOwnsContext()
+        if let (believed, until) = removalsBelieved, until > .now { return believed }
+        let believed = removalsAreBelieved()
+        removalsBelieved = (believed, .now + Self.longestHold)
+        return believed
+    }
+
+    /// Whether the removals announced now are believed: the collection is unlocked. Asked of the
+    /// provider, not taken from the last CollectionChanged (gnome-keyring announces an
     /// unlock with ItemChanged for every item only). When the provider cannot tell, the items are
     /// listed again instead.
     func removalsAreBelieved() -> Bool {

@@ -68,6 +68,10 @@ final class CollectionWatcher: @unchecked Sendable {
     var known: [String: KeychainKey] = [:]
     /// Item signals received and not handled yet, in order (see ``itemSignal(_:collection:item:)``).
     var pending: [ItemSignal] = []
+    /// The paths of the items in ``pending``, each there once.
+    var pendingPaths: Set<String> = []
+    /// Whether removals were believed when last asked, and until when that answer stands.
+    var removalsBelieved: (Bool, until: ContinuousClock.Instant)?
 
     /// The attached sources that handle the queue, at once (idle) or when a hold ends; 0 for none.
     var pendingSources: (idle: guint, timer: guint) = (0, 0)
