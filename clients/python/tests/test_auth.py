@@ -171,13 +171,36 @@ def test_listeners_hear_every_app_of_the_group(auth: Auth, options: FirebaseOpti
     stop_changes()
 
 
+def test_current_user_is_a_value_kept_live_by_the_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    assert auth.auth_state_ready(timeout=0) and [auth.current_user] == [None], "ready when made"
+    changes: queue.Queue[User | None] = queue.Queue()
+    auth.on_user_changed(changes.put)
+    assert changes.get(timeout=30) is None
+    with Auth(options, access_group=group) as other:
+        user = other.sign_in_anonymously().user
+        assert changes.get(timeout=30) == user and auth.current_user == user, "another app's sign-in reaches this Auth"
+        held = auth.current_user
+        assert held is not None
+        user.update_profile(display_name="Ada")
+        changed = changes.get(timeout=30)
+        while changed is not None and changed.display_name != "Ada":
+            changed = changes.get(timeout=30)
+        assert auth.current_user is held and held.display_name == "Ada", "the same object, kept up to date"
+    signed_in = auth.sign_in_anonymously().user
+    assert signed_in is auth.current_user, "a sign-in answers the user the Auth holds"
+    auth.sign_out()
+    assert [auth.current_user] == [None], "signed out at once"  # a list: mypy keeps a property narrowed across calls
+    auth.close()
+    assert [auth.current_user] == [None], "read without a call: a closed Auth answers it too"
+
+
 def test_bad_input_is_an_error_and_the_broker_keeps_serving(auth: Auth, options: FirebaseOptions) -> None:
     with pytest.raises(keyringauth.AuthError) as refused:
         auth.sign_in_with_email_and_password("ada@example.com\nforged", "x")
     assert refused.value.code == "auth/argument-error" and "control character" in refused.value.message
-    with Auth(options, access_group="not a group") as bad, pytest.raises(keyringauth.AuthError) as bad_group:
-        _ = bad.current_user
-    assert bad_group.value.code == "auth/argument-error"
+    with pytest.raises(keyringauth.AuthError) as bad_group:
+        Auth(options, access_group="not a group")
+    assert bad_group.value.code == "auth/argument-error", "an Auth checks its group when it is made"
     user = auth.sign_in_anonymously().user
     auth.sign_out()
     with pytest.raises(keyringauth.NoCurrentUserError):

@@ -147,8 +147,8 @@ def test_the_main_errors_name_the_python_way_on(auth: Auth, options: FirebaseOpt
           "photo_url is not a URL; give one such as https://example.com/me.png, or None to remove it")
     check(lambda: auth.send_sign_in_link_to_email(email, ActionCodeSettings(url="https://example.com/finish")), keyringauth.AuthError,
           "auth/argument-error", "ActionCodeSettings(url=…, handle_code_in_app=True)")
-    with Auth(options, access_group="not a group") as bad:
-        check(bad.sign_in_anonymously, keyringauth.AuthError, "auth/argument-error", "or access_group=None for the app's private scope")
+    check(lambda: Auth(options, access_group="not a group"), keyringauth.AuthError, "auth/argument-error",
+          "or access_group=None for the app's private scope")
     auth.sign_out()
     check(user.get_id_token, keyringauth.NoCurrentUserError, "auth/null-user", "auth's sign_in_ methods, signs in")
     assert len(raised) == 8

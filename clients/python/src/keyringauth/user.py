@@ -90,7 +90,7 @@ class User:
 
     @property
     def multi_factor(self) -> MultiFactorUser:
-        return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._refresh)
+        return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._took)
 
     @property
     def enrolled_factors(self) -> list[MultiFactorInfo]:
@@ -147,6 +147,12 @@ class User:
     def delete(self) -> None:
         """Deletes the account; nobody is signed in to the group after it."""
         self._binding.call("Delete")
+        self._binding.answered({})
+
+    def _took(self, values: dict[str, Any] | None) -> None:
+        """Takes the user a change of this one answered, and tells the Auth."""
+        self._binding.answered(values or {})
+        self._refresh(values)
 
     def _refresh(self, values: dict[str, Any] | None) -> None:
         if not values:
@@ -209,13 +215,8 @@ def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, 
     except errors.SecondFactorChallenge as challenge:
         resolver = MultiFactorResolver(binding, challenge.handle, [MultiFactorInfo.from_dictionary(factor) for factor in challenge.factors])
         raise SecondFactorRequiredError(challenge.code, challenge.name, challenge.message, resolver) from None
+    binding.answered(values or {})
     return values or None
-
-
-def read_user(binding: Binding, method: str, signature: str = "", *arguments: Any) -> User | None:
-    """The user a method answers (``None`` when nobody is signed in)."""
-    values = answer(binding, method, signature, *arguments)
-    return User(binding, values) if values else None
 
 
 def sign_in(binding: Binding, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
