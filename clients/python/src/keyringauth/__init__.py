@@ -1,7 +1,14 @@
 """Firebase Authentication for Linux desktop apps in Python: one sign-in shared by every app of an access group,
 kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Broker1)."""
-from .action_code import ActionCodeInfo, ActionCodeSettings
-from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator
+from .action_code import (
+    ActionCodeInfo,
+    ActionCodeInfoData,
+    ActionCodeOperation,
+    ActionCodeSettings,
+    ActionCodeURL,
+    parse_action_code_url,
+)
+from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator, get_multi_factor_resolver
 from .credentials import (
     AuthCredential,
     EmailAuthProvider,
@@ -12,6 +19,7 @@ from .credentials import (
     TwitterAuthProvider,
 )
 from .emulator import EmulatorConfig, EmulatorOptions
+from .error_codes import AuthErrorCodes
 from .errors import (
     AccessDeniedError,
     AuthError,
@@ -33,14 +41,24 @@ from .multifactor import (
     TotpSecret,
 )
 from .options import FirebaseOptions
-from .user import IdTokenResult, MultiFactorResolver, SecondFactorRequiredError, User, UserCredential
+from .user import (
+    AdditionalUserInfo,
+    IdTokenResult,
+    MultiFactorResolver,
+    SecondFactorRequiredError,
+    User,
+    UserCredential,
+    UserInfo,
+    get_additional_user_info,
+)
 
 __all__ = [
-    "AccessDeniedError", "ActionCodeInfo", "ActionCodeSettings", "Auth", "AuthCredential", "AuthError", "BrokerUnavailableError",
+    "AccessDeniedError", "ActionCodeInfo", "ActionCodeInfoData", "ActionCodeOperation", "ActionCodeSettings", "ActionCodeURL",
+    "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError",
     "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
     "NoCurrentUserError", "OAuthProvider", "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
-    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserNotFoundError", "WrongPasswordError",
-    "connect_auth_emulator", "glib_dispatch",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserNotFoundError", "WrongPasswordError",
+    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url",
 ]

@@ -12,11 +12,11 @@ from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
 from ._variants import strings
-from .action_code import ActionCodeInfo, ActionCodeSettings, settings_dictionary
+from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import User, UserCredential, credential_dictionary, sign_in
+from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, credential_dictionary, sign_in
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -67,6 +67,7 @@ class Auth:
         self._lock = threading.RLock()
         self._state_listeners: list[Callable[[User | None], None]] = []
         self._user_listeners: list[Callable[[User | None], None]] = []
+        self._token_listeners: list[Callable[[User | None], None]] = []
         self._closed = threading.Event()
         self._ready = threading.Event()
         self._user: User | None = None
@@ -94,6 +95,21 @@ class Auth:
         at once: it is here for code written as JavaScript's is."""
         return self._ready.wait(timeout)
 
+    @property
+    def tenant_id(self) -> str | None:
+        """The tenant this Auth signs in to (``None``: the project's own users). A group holds one sign-in, of one
+        tenant: setting it while another tenant's user is signed in raises AuthError (``auth/tenant-id-mismatch``)
+        and keeps the tenant as it was."""
+        return self.options.tenant_id
+
+    @tenant_id.setter
+    def tenant_id(self, tenant_id: str | None) -> None:
+        with self._lock:
+            if tenant_id == self.options.tenant_id:
+                return
+            self._rewatch("tenantID", tenant_id or None)
+            self.options = replace(self.options, tenant_id=tenant_id or None)
+
     def _watch_scope(self) -> None:
         """Watches this app and group, which checks them (the group, the keyring, the emulator), and takes the user."""
         self._broker.call("Watch", self._binding.app, self._binding.group)
@@ -115,22 +131,28 @@ class Auth:
             return self._user
 
     def _sign_in(self, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
-                 timeout: float | None = None) -> UserCredential:
+                 timeout: float | None = None, is_new_user: bool | None = None) -> UserCredential:
         """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in."""
-        credential = sign_in(self._binding, provider_id, method, signature, *arguments, timeout=timeout)
+        with self._lock:
+            before = self._last_uid
+        credential = sign_in(self._binding, provider_id, method, signature, *arguments, timeout=timeout, is_new_user=is_new_user)
         with self._lock:
             held = self._user
+            # The user signed in before, signed in again, has a new token, which no UserChanged tells of.
+            again = list(self._token_listeners) if held is not None and held.uid == credential.user.uid == before else []
+        for callback in again:
+            self._dispatch(_bound(callback, held))
         return replace(credential, user=held) if held is not None and held.uid == credential.user.uid else credential
 
     # Signing in.
     def sign_in_anonymously(self) -> UserCredential:
-        return self._sign_in(None, "SignInAnonymously")
+        return self._sign_in(None, "SignInAnonymously", is_new_user=True)
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "SignInWithEmail", "ss", email, password)
+        return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "CreateUserWithEmail", "ss", email, password)
+        return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
         return self._sign_in(None, "SignInWithCustomToken", "s", token)
@@ -190,8 +212,9 @@ class Auth:
         self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
 
     def check_action_code(self, code: str) -> ActionCodeInfo:
+        """What ``code`` is for and which addresses it concerns (``info.data.email``)."""
         values = self._binding.call("CheckActionCode", "s", code)[0]
-        return ActionCodeInfo(values.get("operation", ""), values.get("email", ""), values.get("previousEmail"))
+        return ActionCodeInfo(values.get("operation", ""), ActionCodeInfoData(values.get("email"), values.get("previousEmail")))
 
     def apply_action_code(self, code: str) -> None:
         self._binding.call("ApplyActionCode", "s", code)
@@ -201,6 +224,13 @@ class Auth:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
         group, by any app of the group. Answers a function that stops it."""
         return self._listen(self._state_listeners, callback)
+
+    def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
+        """Calls ``callback`` with the user now, then whenever its ID token is another: when another user (or nobody) is
+        signed in by any app of the group, and when this Auth signs in again. Not when a token is refreshed (the broker
+        refreshes tokens as they are asked for, and tells no one): a backend's token is ``get_id_token()``'s, which
+        refreshes it when it has expired. Answers a function that stops it."""
+        return self._listen(self._token_listeners, callback)
 
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
@@ -233,7 +263,7 @@ class Auth:
             with self._lock:
                 user = self._answered(values)
                 uid = user.uid if user else None
-                state = list(self._state_listeners) if uid != self._last_uid else []
+                state = list(self._state_listeners) + list(self._token_listeners) if uid != self._last_uid else []
                 changed = list(self._user_listeners)
                 self._last_uid = uid
             for callback in state + changed:
@@ -260,11 +290,20 @@ class Auth:
             self._broker.call("Unwatch", self._binding.app, self._binding.group)
         except errors.AuthError:
             pass
+        before = self._binding.app.get(key)
         if value is None:
             self._binding.app.pop(key, None)
         else:
             self._binding.app[key] = ("s", value)
-        self._watch_scope()
+        try:
+            self._watch_scope()
+        except errors.AuthError:  # the scope before stays
+            if before is None:
+                self._binding.app.pop(key, None)
+            else:
+                self._binding.app[key] = before
+            self._watch_scope()
+            raise
 
     def close(self) -> None:
         """Ends this Auth's connection to the broker and its listeners; the sign-in stays, for the group's apps and for
@@ -307,3 +346,11 @@ def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None 
     if not config.disable_warnings:
         warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
                       "production credentials.", stacklevel=2)
+
+
+def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFactorResolver:
+    """The resolver that finishes the sign-in that raised ``error`` (``error.resolver``), as the JavaScript SDK's."""
+    if not isinstance(error, SecondFactorRequiredError):
+        raise errors.invalid_argument(
+            f"get_multi_factor_resolver takes the SecondFactorRequiredError of a sign-in, not {type(error).__name__} ({error.code}).")
+    return error.resolver
