@@ -28,3 +28,9 @@ def test_a_sign_in_method_is_a_user_info() -> None:
     info = UserInfo(uid="ada@example.com", display_name=None, email="ada@example.com", phone_number=None, photo_url=None,
                     provider_id="password")
     assert info.to_json()["providerId"] == "password" and info.to_json()["uid"] == "ada@example.com"
+
+
+def test_the_constant_maps_are_javascripts() -> None:
+    assert [keyringauth.FactorId.TOTP, keyringauth.ProviderId.GOOGLE, keyringauth.SignInMethod.EMAIL_LINK] == ["totp", "google.com", "emailLink"]
+    assert [keyringauth.OperationType.SIGN_IN, keyringauth.OperationType.LINK] == ["signIn", "link"]
+    assert keyringauth.TotpMultiFactorGenerator.FACTOR_ID == keyringauth.FactorId.TOTP

@@ -16,6 +16,8 @@ from .credentials import (
     GithubAuthProvider,
     GoogleAuthProvider,
     OAuthProvider,
+    ProviderId,
+    SignInMethod,
     TwitterAuthProvider,
 )
 from .emulator import EmulatorConfig, EmulatorOptions
@@ -33,6 +35,7 @@ from .errors import (
 )
 from .glib import glib_dispatch
 from .multifactor import (
+    FactorId,
     MultiFactorInfo,
     MultiFactorSession,
     MultiFactorUser,
@@ -45,6 +48,7 @@ from .user import (
     AdditionalUserInfo,
     IdTokenResult,
     MultiFactorResolver,
+    OperationType,
     SecondFactorRequiredError,
     User,
     UserCredential,
@@ -55,10 +59,10 @@ from .user import (
 __all__ = [
     "AccessDeniedError", "ActionCodeInfo", "ActionCodeInfoData", "ActionCodeOperation", "ActionCodeSettings", "ActionCodeURL",
     "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError",
-    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FirebaseOptions",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
-    "NoCurrentUserError", "OAuthProvider", "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
+    "NoCurrentUserError", "OAuthProvider", "OperationType", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
     "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserNotFoundError", "WrongPasswordError",
     "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url",
 ]

@@ -206,6 +206,14 @@ class User:
         return f"User(uid={self.uid!r}, email={self.email!r}, is_anonymous={self.is_anonymous!r})"
 
 
+class OperationType:
+    """What a sign-in was (``UserCredential.operation_type``), as the JavaScript SDK's ``OperationType``."""
+
+    LINK = "link"
+    REAUTHENTICATE = "reauthenticate"
+    SIGN_IN = "signIn"
+
+
 @dataclass(frozen=True)
 class UserCredential:
     """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
