@@ -66,7 +66,7 @@ def test_the_brokers_methods_and_arguments_are_named_as_the_package_names_them()
             "photo_url is not a URL; give one such as https://example.com/me.png, or None to remove it.",
         "newPassword contains the control character U+000A; the broker takes none.": "new_password contains",
         "This app already uses 16 apps and scopes in calls and watches, the most the broker gives one app; unwatch one, or "
-        "call again when a call has ended.": "stop one of its listeners (call the function on_auth_state_changed",
+        "call again when a call has ended.": "close one of its Auths (each watches its app and group: auth.close()",
     }
     for message, said in cases.items():
         error = errors.broker_error("InvalidArgument", message)
