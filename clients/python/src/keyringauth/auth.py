@@ -281,8 +281,8 @@ class Auth:
                             "the emulator at " + self.emulator_config.host_and_port if self.emulator_config else "Firebase",
                             config.host_and_port))
                 return
-            self.emulator_config = config
             self._rewatch("emulatorHost", config.host_and_port)
+            self.emulator_config = config
 
     def _rewatch(self, key: str, value: str | None) -> None:
         """Sets ``key`` of the app dictionary, and watches the scope it makes instead of the one before (under the lock)."""
