@@ -48,6 +48,11 @@ class Auth:
     minutes); listeners are called on a thread of this Auth's, or through ``dispatch`` (``keyringauth.glib_dispatch``
     for a GTK app's main loop). ``close()`` ends the connection; an Auth is also a context manager.
 
+    Making it reaches the broker, checks the app and group, and reads the user (``current_user`` from then on), or
+    raises the error that says what to do: BrokerUnavailableError (no bus, no broker), AccessDeniedError (a group the
+    app may not use), KeyringUnavailableError (a locked or missing keyring), AuthError (``auth/argument-error``: a
+    malformed group or option).
+
     Its calls go to Firebase, or to the Auth emulator that the app's own ``FIREBASE_AUTH_EMULATOR_HOST`` names
     (``127.0.0.1:9099``) when the Auth is made, or that ``connect_auth_emulator`` names (``emulator_config``); an
     emulator on this machine's loopback only. Raises AuthError (``auth/argument-error``) when the variable names another.
