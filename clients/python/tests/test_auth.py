@@ -37,7 +37,9 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     user = created.user
     assert created.provider_id == "password" and created.operation_type == "signIn"
     # Lists, not `and`: mypy would keep a property narrowed across the calls that change it.
-    assert [user.email, user.email_verified, user.provider_data] == [email, False, ["password"]]
+    assert [user.email, user.email_verified, user.provider_id] == [email, False, "firebase"]
+    [password_info] = user.provider_data
+    assert (password_info.provider_id, password_info.uid, password_info.email) == ("password", email, email)
 
     result = user.get_id_token_result()
     assert result.claims["email"] == email and result.sign_in_provider == "password" and result.sign_in_second_factor is None
@@ -52,7 +54,7 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     user.send_email_verification()
     code = oob_code("VERIFY_EMAIL", email)
     info = auth.check_action_code(code)
-    assert info.operation == "VERIFY_EMAIL" and info.email == email
+    assert info.operation == keyringauth.ActionCodeOperation.VERIFY_EMAIL and info.data.email == email and info.data.previous_email is None
     auth.apply_action_code(code)
     user.reload()
     assert user.email_verified
@@ -71,8 +73,9 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
 
     assert user.reauthenticate_with_credential(EmailAuthProvider.credential(email, "third-password")).operation_type == "reauthenticate"
     linked = user.link_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": "ada-g", "email": "ada@gmail.example"})))
-    assert "google.com" in linked.user.provider_data
-    assert user.unlink("google.com").provider_data == ["password"]
+    assert "google.com" in [info.provider_id for info in linked.user.provider_data]
+    assert [info.provider_id for info in user.unlink("google.com").provider_data] == ["password"]
+    assert user.to_json()["providerData"] == [password_info.to_json()] and user.to_json()["providerId"] == "firebase"
 
     new_email = "new-" + email
     user.verify_before_update_email(new_email)
@@ -100,7 +103,7 @@ def test_github_device_flow_through_the_broker(auth: Auth) -> None:
     assert authorization.user_code == "ABCD-1234" and authorization.verification_uri.endswith("/login/device")
     assert authorization._handle not in repr(authorization)
     signed_in = auth.finish_github_sign_in(authorization)
-    assert signed_in.provider_id == "github.com" and signed_in.user.provider_data == ["github.com"]
+    assert signed_in.provider_id == "github.com" and [info.provider_id for info in signed_in.user.provider_data] == ["github.com"]
     assert auth.current_user == signed_in.user
 
 
@@ -135,6 +138,7 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
     error = required.value
     assert error.code == "auth/multi-factor-auth-required" and error.name == "ERROR_SECOND_FACTOR_REQUIRED"
     assert [hint.uid for hint in error.resolver.hints] == [factor.uid]
+    assert keyringauth.get_multi_factor_resolver(auth, error) is error.resolver
     # The message says how to finish in Python, names the factor, and keeps the broker's handle to itself.
     assert "e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code))" in error.message
     assert f"'Phone' (uid {factor.uid})" in error.message and error.resolver._handle not in str(error)
@@ -171,13 +175,70 @@ def test_listeners_hear_every_app_of_the_group(auth: Auth, options: FirebaseOpti
     stop_changes()
 
 
+def test_current_user_is_a_value_kept_live_by_the_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    assert auth.auth_state_ready(timeout=0) and [auth.current_user] == [None], "ready when made"
+    changes: queue.Queue[User | None] = queue.Queue()
+    auth.on_user_changed(changes.put)
+    assert changes.get(timeout=30) is None
+    with Auth(options, access_group=group) as other:
+        user = other.sign_in_anonymously().user
+        assert changes.get(timeout=30) == user and auth.current_user == user, "another app's sign-in reaches this Auth"
+        held = auth.current_user
+        assert held is not None
+        user.update_profile(display_name="Ada")
+        changed = changes.get(timeout=30)
+        while changed is not None and changed.display_name != "Ada":
+            changed = changes.get(timeout=30)
+        assert auth.current_user is held and held.display_name == "Ada", "the same object, kept up to date"
+    signed_in = auth.sign_in_anonymously().user
+    assert signed_in is auth.current_user, "a sign-in answers the user the Auth holds"
+    auth.sign_out()
+    assert [auth.current_user] == [None], "signed out at once"  # a list: mypy keeps a property narrowed across calls
+    auth.close()
+    assert [auth.current_user] == [None], "read without a call: a closed Auth answers it too"
+
+
+def test_id_token_listeners_and_what_a_sign_in_tells(auth: Auth) -> None:
+    tokens: queue.Queue[User | None] = queue.Queue()
+    stop = auth.on_id_token_changed(tokens.put)
+    assert tokens.get(timeout=30) is None
+    email = unique_email("tokens")
+    created = auth.create_user_with_email_and_password(email, "a-password")
+    assert tokens.get(timeout=30) is created.user, "a sign-in is a new token"
+    info = keyringauth.get_additional_user_info(created)
+    assert info is not None and info.is_new_user and info.provider_id == "password"
+    again = auth.sign_in_with_email_and_password(email, "a-password")
+    assert tokens.get(timeout=30) is again.user, "the same user signed in again is a new token too"
+    assert keyringauth.get_additional_user_info(again) == keyringauth.AdditionalUserInfo(False, "password")
+    assert keyringauth.get_additional_user_info(auth.sign_in_with_custom_token(json.dumps({"uid": "py-tokens"}))) is None
+    assert tokens.get(timeout=30) is auth.current_user
+    stop()
+    auth.sign_out()
+    assert tokens.empty()
+    with pytest.raises(keyringauth.AuthError) as not_a_second_factor:
+        keyringauth.get_multi_factor_resolver(auth, keyringauth.AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", "x"))
+    assert not_a_second_factor.value.code == "auth/argument-error"
+
+
+def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:
+    user = auth.sign_in_anonymously().user
+    assert auth.tenant_id is None
+    with pytest.raises(keyringauth.AuthError) as mismatch:
+        auth.tenant_id = "tenant-a"
+    assert mismatch.value.code == "auth/tenant-id-mismatch"
+    assert auth.tenant_id is None and auth.current_user is user, "the tenant stays as it was"
+    auth.sign_out()
+    auth.tenant_id = "tenant-a"
+    assert [auth.tenant_id, auth.current_user] == ["tenant-a", None]
+
+
 def test_bad_input_is_an_error_and_the_broker_keeps_serving(auth: Auth, options: FirebaseOptions) -> None:
     with pytest.raises(keyringauth.AuthError) as refused:
         auth.sign_in_with_email_and_password("ada@example.com\nforged", "x")
     assert refused.value.code == "auth/argument-error" and "control character" in refused.value.message
-    with Auth(options, access_group="not a group") as bad, pytest.raises(keyringauth.AuthError) as bad_group:
-        _ = bad.current_user
-    assert bad_group.value.code == "auth/argument-error"
+    with pytest.raises(keyringauth.AuthError) as bad_group:
+        Auth(options, access_group="not a group")
+    assert bad_group.value.code == "auth/argument-error", "an Auth checks its group when it is made"
     user = auth.sign_in_anonymously().user
     auth.sign_out()
     with pytest.raises(keyringauth.NoCurrentUserError):

@@ -92,11 +92,11 @@ def test_the_broker_refuses_an_emulator_off_loopback_whatever_the_client_checks(
 SANDBOXED = """
 import json, sys
 from keyringauth import AccessDeniedError, Auth, FirebaseOptions
-with Auth(FirebaseOptions(**json.loads(sys.argv[1])), access_group=sys.argv[2]) as auth:
-    try:
+try:
+    with Auth(FirebaseOptions(**json.loads(sys.argv[1])), access_group=sys.argv[2]) as auth:  # refused here, when it is made
         print("signed in", auth.sign_in_anonymously().user.is_anonymous)
-    except AccessDeniedError as error:
-        print("refused", error.code, error.message)
+except AccessDeniedError as error:
+    print("refused", error.code, error.message)
 """
 
 

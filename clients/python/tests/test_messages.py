@@ -66,7 +66,7 @@ def test_the_brokers_methods_and_arguments_are_named_as_the_package_names_them()
             "photo_url is not a URL; give one such as https://example.com/me.png, or None to remove it.",
         "newPassword contains the control character U+000A; the broker takes none.": "new_password contains",
         "This app already uses 16 apps and scopes in calls and watches, the most the broker gives one app; unwatch one, or "
-        "call again when a call has ended.": "stop one of its listeners (call the function on_auth_state_changed",
+        "call again when a call has ended.": "close one of its Auths (each watches its app and group: auth.close()",
     }
     for message, said in cases.items():
         error = errors.broker_error("InvalidArgument", message)
@@ -147,8 +147,8 @@ def test_the_main_errors_name_the_python_way_on(auth: Auth, options: FirebaseOpt
           "photo_url is not a URL; give one such as https://example.com/me.png, or None to remove it")
     check(lambda: auth.send_sign_in_link_to_email(email, ActionCodeSettings(url="https://example.com/finish")), keyringauth.AuthError,
           "auth/argument-error", "ActionCodeSettings(url=…, handle_code_in_app=True)")
-    with Auth(options, access_group="not a group") as bad:
-        check(bad.sign_in_anonymously, keyringauth.AuthError, "auth/argument-error", "or access_group=None for the app's private scope")
+    check(lambda: Auth(options, access_group="not a group"), keyringauth.AuthError, "auth/argument-error",
+          "or access_group=None for the app's private scope")
     auth.sign_out()
     check(user.get_id_token, keyringauth.NoCurrentUserError, "auth/null-user", "auth's sign_in_ methods, signs in")
     assert len(raised) == 8

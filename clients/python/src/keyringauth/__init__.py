@@ -1,7 +1,14 @@
 """Firebase Authentication for Linux desktop apps in Python: one sign-in shared by every app of an access group,
 kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Broker1)."""
-from .action_code import ActionCodeInfo, ActionCodeSettings
-from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator
+from .action_code import (
+    ActionCodeInfo,
+    ActionCodeInfoData,
+    ActionCodeOperation,
+    ActionCodeSettings,
+    ActionCodeURL,
+    parse_action_code_url,
+)
+from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator, get_multi_factor_resolver
 from .credentials import (
     AuthCredential,
     EmailAuthProvider,
@@ -9,9 +16,12 @@ from .credentials import (
     GithubAuthProvider,
     GoogleAuthProvider,
     OAuthProvider,
+    ProviderId,
+    SignInMethod,
     TwitterAuthProvider,
 )
 from .emulator import EmulatorConfig, EmulatorOptions
+from .error_codes import AuthErrorCodes
 from .errors import (
     AccessDeniedError,
     AuthError,
@@ -25,6 +35,7 @@ from .errors import (
 )
 from .glib import glib_dispatch
 from .multifactor import (
+    FactorId,
     MultiFactorInfo,
     MultiFactorSession,
     MultiFactorUser,
@@ -33,14 +44,25 @@ from .multifactor import (
     TotpSecret,
 )
 from .options import FirebaseOptions
-from .user import IdTokenResult, MultiFactorResolver, SecondFactorRequiredError, User, UserCredential
+from .user import (
+    AdditionalUserInfo,
+    IdTokenResult,
+    MultiFactorResolver,
+    OperationType,
+    SecondFactorRequiredError,
+    User,
+    UserCredential,
+    UserInfo,
+    get_additional_user_info,
+)
 
 __all__ = [
-    "AccessDeniedError", "ActionCodeInfo", "ActionCodeSettings", "Auth", "AuthCredential", "AuthError", "BrokerUnavailableError",
-    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FirebaseOptions",
+    "AccessDeniedError", "ActionCodeInfo", "ActionCodeInfoData", "ActionCodeOperation", "ActionCodeSettings", "ActionCodeURL",
+    "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
-    "NoCurrentUserError", "OAuthProvider", "SecondFactorRequiredError", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
-    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserNotFoundError", "WrongPasswordError",
-    "connect_auth_emulator", "glib_dispatch",
+    "NoCurrentUserError", "OAuthProvider", "OperationType", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserNotFoundError", "WrongPasswordError",
+    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url",
 ]

@@ -2,7 +2,7 @@
 below the users: it answers the broker's values, and the user module makes users of them."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ._broker import Broker
 from ._variants import Variant
@@ -15,6 +15,8 @@ class Binding:
         self.group = group
         #: Whether a call was made: the app (its emulator) is fixed from then on.
         self.used = False
+        #: Told each user the broker answers (its values; empty for nobody): the Auth keeps its ``current_user`` so.
+        self.answered: Callable[[dict[str, Any]], object] = lambda values: None
 
     def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
         """Calls ``method`` for this app and group; a second factor raises errors.SecondFactorChallenge."""

@@ -125,7 +125,7 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(pattern), replacement) 
     (r"or \"\" for the app's private scope", "or access_group=None for the app's private scope"),
     (r"\bcredential needs providerID, for example google\.com", "The credential needs a provider ID, as OAuthProvider(\"google.com\") has"),
     (r"the factors SecondFactorRequired listed", "the factors of e.resolver.hints"),
-    (r"\bunwatch one\b", "stop one of its listeners (call the function on_auth_state_changed or on_user_changed answered)"),
+    (r"\bunwatch one\b", "close one of its Auths (each watches its app and group: auth.close(), or the end of its with block)"),
     (r"^newPassword\b", "new_password"),
     (r"^link\b", "email_link"),
     (r"^displayName\b", "display_name"),

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import threading
 import warnings
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
 from ._variants import strings
-from .action_code import ActionCodeInfo, ActionCodeSettings, settings_dictionary
+from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import User, UserCredential, credential_dictionary, read_user, sign_in
+from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, credential_dictionary, sign_in
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -48,6 +48,11 @@ class Auth:
     minutes); listeners are called on a thread of this Auth's, or through ``dispatch`` (``keyringauth.glib_dispatch``
     for a GTK app's main loop). ``close()`` ends the connection; an Auth is also a context manager.
 
+    Making it reaches the broker, checks the app and group, and reads the user (``current_user`` from then on), or
+    raises the error that says what to do: BrokerUnavailableError (no bus, no broker), AccessDeniedError (a group the
+    app may not use), KeyringUnavailableError (a locked or missing keyring), AuthError (``auth/argument-error``: a
+    malformed group or option).
+
     Its calls go to Firebase, or to the Auth emulator that the app's own ``FIREBASE_AUTH_EMULATOR_HOST`` names
     (``127.0.0.1:9099``) when the Auth is made, or that ``connect_auth_emulator`` names (``emulator_config``); an
     emulator on this machine's loopback only. Raises AuthError (``auth/argument-error``) when the variable names another.
@@ -64,41 +69,108 @@ class Auth:
         self._binding = Binding(self._broker, strings(self.options.app_dictionary()), access_group or "")
         if self.emulator_config is not None:
             self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._state_listeners: list[Callable[[User | None], None]] = []
         self._user_listeners: list[Callable[[User | None], None]] = []
-        self._watching: threading.Thread | None = None
+        self._token_listeners: list[Callable[[User | None], None]] = []
         self._closed = threading.Event()
+        self._ready = threading.Event()
+        self._user: User | None = None
+        #: The uid the state listeners were last told of.
         self._last_uid: str | None = None
+        self._binding.answered = self._answered
+        try:
+            self._watch_scope()
+        except BaseException:
+            self._broker.close()
+            raise
+        self._watching = threading.Thread(target=self._watch, name="keyringauth-watch", daemon=True)
+        self._watching.start()
 
     # The user.
     @property
     def current_user(self) -> User | None:
-        """The user signed in to this app and group now, as the broker knows it (signed in by any app of the group)."""
-        return read_user(self._binding, "GetUser")
+        """The user signed in to this app and group (by any app of the group), or ``None``: a value the package holds,
+        kept up to date by the broker as the group's apps change it; reading it makes no call and never raises."""
+        return self._user
+
+    def auth_state_ready(self, timeout: float | None = None) -> bool:
+        """Waits until ``current_user`` holds the broker's first answer (JavaScript's ``authStateReady()``); answers
+        whether it does, ``False`` after ``timeout`` seconds. ``Auth(…)`` itself waits for that answer, so this returns
+        at once: it is here for code written as JavaScript's is."""
+        return self._ready.wait(timeout)
+
+    @property
+    def tenant_id(self) -> str | None:
+        """The tenant this Auth signs in to (``None``: the project's own users). A group holds one sign-in, of one
+        tenant: setting it while another tenant's user is signed in raises AuthError (``auth/tenant-id-mismatch``)
+        and keeps the tenant as it was."""
+        return self.options.tenant_id
+
+    @tenant_id.setter
+    def tenant_id(self, tenant_id: str | None) -> None:
+        with self._lock:
+            if tenant_id == self.options.tenant_id:
+                return
+            self._rewatch("tenantID", tenant_id or None)
+            self.options = replace(self.options, tenant_id=tenant_id or None)
+
+    def _watch_scope(self) -> None:
+        """Watches this app and group, which checks them (the group, the keyring, the emulator), and takes the user."""
+        self._broker.call("Watch", self._binding.app, self._binding.group)
+        values = self._broker.call("GetUser", self._binding.app, self._binding.group)[0]
+        with self._lock:
+            self._answered(values or {})
+            self._last_uid = self._user.uid if self._user else None
+        self._ready.set()
+
+    def _answered(self, values: dict[str, Any]) -> User | None:
+        """Takes the user the broker answered or signalled: the same object, updated, while the uid is the same."""
+        with self._lock:
+            if not values:
+                self._user = None
+            elif self._user is not None and self._user.uid == str(values.get("uid", "")):
+                self._user._refresh(values)
+            else:
+                self._user = User(self._binding, values)
+            return self._user
+
+    def _sign_in(self, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
+                 timeout: float | None = None, is_new_user: bool | None = None) -> UserCredential:
+        """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in."""
+        with self._lock:
+            before = self._last_uid
+        credential = sign_in(self._binding, provider_id, method, signature, *arguments, timeout=timeout, is_new_user=is_new_user)
+        with self._lock:
+            held = self._user
+            # The user signed in before, signed in again, has a new token, which no UserChanged tells of.
+            again = list(self._token_listeners) if held is not None and held.uid == credential.user.uid == before else []
+        for callback in again:
+            self._dispatch(_bound(callback, held))
+        return replace(credential, user=held) if held is not None and held.uid == credential.user.uid else credential
 
     # Signing in.
     def sign_in_anonymously(self) -> UserCredential:
-        return sign_in(self._binding, None, "SignInAnonymously")
+        return self._sign_in(None, "SignInAnonymously", is_new_user=True)
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return sign_in(self._binding, "password", "SignInWithEmail", "ss", email, password)
+        return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return sign_in(self._binding, "password", "CreateUserWithEmail", "ss", email, password)
+        return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
-        return sign_in(self._binding, None, "SignInWithCustomToken", "s", token)
+        return self._sign_in(None, "SignInWithCustomToken", "s", token)
 
     def sign_in_with_email_link(self, email: str, email_link: str) -> UserCredential:
-        return sign_in(self._binding, "password", "SignInWithEmailLink", "ss", email, email_link)
+        return self._sign_in("password", "SignInWithEmailLink", "ss", email, email_link)
 
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
         """Signs in with a provider's credential, or with an address and password (``EmailAuthProvider.credential``)."""
         if credential.provider_id == EmailAuthProvider.PROVIDER_ID:
             fields = credential.dictionary()
             return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))
-        return sign_in(self._binding, credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
+        return self._sign_in(credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
     def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,
                              client_secret: str | None = None) -> UserCredential:
@@ -106,7 +178,7 @@ class Auth:
         ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
         (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
         provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
-        return sign_in(self._binding, provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
+        return self._sign_in(provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
     def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:
         """GitHub's device flow, run by the broker: asks GitHub for a code to show the person with its address.
@@ -119,7 +191,7 @@ class Auth:
     def finish_github_sign_in(self, authorization: GitHubDeviceAuthorization) -> UserCredential:
         """Waits until the person has entered the code (at most its ``expires_in``), then signs in with GitHub; the
         person declining raises ``auth/web-user-interaction-failure``, the code expiring ``auth/web-context-cancelled``."""
-        return sign_in(self._binding, "github.com", "FinishGitHubSignIn", "s", authorization._handle,
+        return self._sign_in("github.com", "FinishGitHubSignIn", "s", authorization._handle,
                        timeout=authorization.expires_in + 30.0)
 
     def is_sign_in_with_email_link(self, email_link: str) -> bool:
@@ -128,6 +200,7 @@ class Auth:
     def sign_out(self) -> None:
         """Signs out every app of the group."""
         self._binding.call("SignOut")
+        self._answered({})
 
     # Email actions.
     def send_password_reset_email(self, email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
@@ -144,8 +217,9 @@ class Auth:
         self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
 
     def check_action_code(self, code: str) -> ActionCodeInfo:
+        """What ``code`` is for and which addresses it concerns (``info.data.email``)."""
         values = self._binding.call("CheckActionCode", "s", code)[0]
-        return ActionCodeInfo(values.get("operation", ""), values.get("email", ""), values.get("previousEmail"))
+        return ActionCodeInfo(values.get("operation", ""), ActionCodeInfoData(values.get("email"), values.get("previousEmail")))
 
     def apply_action_code(self, code: str) -> None:
         self._binding.call("ApplyActionCode", "s", code)
@@ -156,6 +230,13 @@ class Auth:
         group, by any app of the group. Answers a function that stops it."""
         return self._listen(self._state_listeners, callback)
 
+    def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
+        """Calls ``callback`` with the user now, then whenever its ID token is another: when another user (or nobody) is
+        signed in by any app of the group, and when this Auth signs in again. Not when a token is refreshed (the broker
+        refreshes tokens as they are asked for, and tells no one): a backend's token is ``get_id_token()``'s, which
+        refreshes it when it has expired. Answers a function that stops it."""
+        return self._listen(self._token_listeners, callback)
+
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
@@ -164,40 +245,30 @@ class Auth:
     def _listen(self, listeners: list[Callable[[User | None], None]], callback: Callable[[User | None], None]) -> Callable[[], None]:
         with self._lock:
             listeners.append(callback)
-            if self._watching is None:
-                self._binding.call("Watch")
-                self._last_uid = None
-                self._watching = threading.Thread(target=self._watch, name="keyringauth-watch", daemon=True)
-                self._watching.start()
-        user = self.current_user
-        self._dispatch(lambda: callback(user))
+            user = self._user
+        self._dispatch(_bound(callback, user))
 
         def stop() -> None:
             with self._lock:
                 if callback in listeners:
                     listeners.remove(callback)
-                if not self._state_listeners and not self._user_listeners and self._watching is not None:
-                    self._watching = None
-                    self._broker.wake()
-                    try:
-                        self._binding.call("Unwatch")
-                    except errors.AuthError:
-                        pass
         return stop
 
     def _watch(self) -> None:
-        current = threading.current_thread()
-        while not self._closed.is_set() and self._watching is current:
+        """Takes each UserChanged of this app and group, and tells the listeners."""
+        while not self._closed.is_set():
             arguments = self._broker.next_signal(timeout=None)
             if arguments is None:
                 continue
             app, group, values = arguments
-            if group != self._binding.group or app.get("appID") != self.options.app_id or app.get("appName") != self.options.app_name:
+            ours = self._binding.app
+            if group != self._binding.group or any(app.get(key) != (ours[key][1] if key in ours else None)
+                                                   for key in ("appID", "appName", "tenantID", "emulatorHost")):
                 continue
-            user = User(self._binding, values) if values else None
-            uid = user.uid if user else None
             with self._lock:
-                state = list(self._state_listeners) if uid != self._last_uid else []
+                user = self._answered(values)
+                uid = user.uid if user else None
+                state = list(self._state_listeners) + list(self._token_listeners) if uid != self._last_uid else []
                 changed = list(self._user_listeners)
                 self._last_uid = uid
             for callback in state + changed:
@@ -215,15 +286,41 @@ class Auth:
                             "the emulator at " + self.emulator_config.host_and_port if self.emulator_config else "Firebase",
                             config.host_and_port))
                 return
+            self._rewatch("emulatorHost", config.host_and_port)
             self.emulator_config = config
-            self._binding.app["emulatorHost"] = ("s", config.host_and_port)
+
+    def _rewatch(self, key: str, value: str | None) -> None:
+        """Sets ``key`` of the app dictionary, and watches the scope it makes instead of the one before (under the lock)."""
+        try:
+            self._broker.call("Unwatch", self._binding.app, self._binding.group)
+        except errors.AuthError:
+            pass
+        before = self._binding.app.get(key)
+        if value is None:
+            self._binding.app.pop(key, None)
+        else:
+            self._binding.app[key] = ("s", value)
+        try:
+            self._watch_scope()
+        except errors.AuthError:  # the scope before stays
+            if before is None:
+                self._binding.app.pop(key, None)
+            else:
+                self._binding.app[key] = before
+            self._watch_scope()
+            raise
 
     def close(self) -> None:
         """Ends this Auth's connection to the broker and its listeners; the sign-in stays, for the group's apps and for
         the next Auth. Its calls, and its users', raise AuthError (``auth/app-deleted``) from then on. Closing again
         does nothing; ``with Auth(…) as auth:`` closes it at the block's end."""
+        if self._closed.is_set():
+            return
         self._closed.set()
-        self._watching = None
+        try:  # frees the broker's watch at once, rather than when it sees the connection end
+            self._broker.call("Unwatch", self._binding.app, self._binding.group, timeout=5.0)
+        except errors.AuthError:
+            pass
         self._broker.wake()
         self._broker.close()
 
@@ -254,3 +351,11 @@ def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None 
     if not config.disable_warnings:
         warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
                       "production credentials.", stacklevel=2)
+
+
+def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFactorResolver:
+    """The resolver that finishes the sign-in that raised ``error`` (``error.resolver``), as the JavaScript SDK's."""
+    if not isinstance(error, SecondFactorRequiredError):
+        raise errors.invalid_argument(
+            f"get_multi_factor_resolver takes the SecondFactorRequiredError of a sign-in, not {type(error).__name__} ({error.code}).")
+    return error.resolver

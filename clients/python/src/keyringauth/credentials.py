@@ -17,6 +17,29 @@ class AuthCredential:
         return dict(self._fields, providerID=self.provider_id)
 
 
+class ProviderId:
+    """The providers' IDs, as the JavaScript SDK's ``ProviderId`` (``UserInfo.provider_id``, ``UserCredential.provider_id``)."""
+
+    FACEBOOK = "facebook.com"
+    GITHUB = "github.com"
+    GOOGLE = "google.com"
+    PASSWORD = "password"
+    PHONE = "phone"
+    TWITTER = "twitter.com"
+
+
+class SignInMethod:
+    """The sign-in methods, as the JavaScript SDK's ``SignInMethod``."""
+
+    EMAIL_LINK = "emailLink"
+    EMAIL_PASSWORD = "password"
+    FACEBOOK = "facebook.com"
+    GITHUB = "github.com"
+    GOOGLE = "google.com"
+    PHONE = "phone"
+    TWITTER = "twitter.com"
+
+
 def _credential(provider_id: str, **tokens: str | None) -> AuthCredential:
     return AuthCredential(provider_id, {key: value for key, value in tokens.items() if value})
 

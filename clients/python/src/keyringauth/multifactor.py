@@ -14,6 +14,13 @@ from ._binding import Binding
 TOTP_FACTOR_ID = "totp"
 
 
+class FactorId:
+    """The kinds of second factor, as the JavaScript SDK's ``FactorId`` (the broker enrolls ``TOTP`` ones)."""
+
+    PHONE = "phone"
+    TOTP = TOTP_FACTOR_ID
+
+
 def seconds(value: Any) -> datetime:
     """A time the broker sends as seconds since 1970, in UTC."""
     return datetime.fromtimestamp(int(value), tz=timezone.utc)

@@ -4,7 +4,7 @@ second factors; Auth, on top, makes its users here."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +32,23 @@ class IdTokenResult:
 
     def __repr__(self) -> str:  # the token is a secret
         return f"IdTokenResult(sign_in_provider={self.sign_in_provider!r}, expiration_time={self.expiration_time!r})"
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """A sign-in method of the account, as the JavaScript SDK's ``UserInfo``: its provider's ID and what the
+    provider says of the person."""
+
+    uid: str
+    display_name: str | None
+    email: str | None
+    phone_number: str | None
+    photo_url: str | None
+    provider_id: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"uid": self.uid, "displayName": self.display_name, "email": self.email, "phoneNumber": self.phone_number,
+                "photoURL": self.photo_url, "providerId": self.provider_id}
 
 
 class User:
@@ -76,21 +93,27 @@ class User:
 
     @property
     def provider_id(self) -> str:
-        return str(self._values.get("providerID", "firebase"))
+        """Always ``firebase``, as the JavaScript SDK's (a provider's ID is in ``provider_data``)."""
+        return "firebase"
 
     @property
     def tenant_id(self) -> str | None:
         return self._values.get("tenantID")
 
     @property
-    def provider_data(self) -> list[str]:
-        """The IDs of the sign-in methods linked to the account (``password``, ``google.com``, …)."""
-        providers = self._values.get("providers", "")
-        return [provider for provider in str(providers).split(",") if provider]
+    def provider_data(self) -> list[UserInfo]:
+        """The sign-in methods linked to the account (``password``, ``google.com``, …), each as a UserInfo. The broker
+        sends each one's provider ID only: a ``password`` entry has the account's address as its uid and email, and
+        another provider's entry has an empty uid and no profile."""
+        providers = [provider for provider in str(self._values.get("providers", "")).split(",") if provider]
+        return [UserInfo(uid=self.email or "", display_name=None, email=self.email, phone_number=None, photo_url=None,
+                         provider_id=provider) if provider == "password" else
+                UserInfo(uid="", display_name=None, email=None, phone_number=None, photo_url=None, provider_id=provider)
+                for provider in providers]
 
     @property
     def multi_factor(self) -> MultiFactorUser:
-        return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._refresh)
+        return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._took)
 
     @property
     def enrolled_factors(self) -> list[MultiFactorInfo]:
@@ -134,11 +157,11 @@ class User:
 
     def reauthenticate_with_credential(self, credential: AuthCredential) -> UserCredential:
         self._refresh(answer(self._binding, "Reauthenticate", "a{sv}", credential_dictionary(credential)))
-        return UserCredential(self, credential.provider_id, "reauthenticate")
+        return UserCredential(self, credential.provider_id, "reauthenticate", _is_new_user=False)
 
     def link_with_credential(self, credential: AuthCredential) -> UserCredential:
         self._refresh(answer(self._binding, "Link", "a{sv}", credential_dictionary(credential)))
-        return UserCredential(self, credential.provider_id, "link")
+        return UserCredential(self, credential.provider_id, "link", _is_new_user=False)
 
     def unlink(self, provider_id: str) -> User:
         self._refresh(answer(self._binding, "Unlink", "s", provider_id))
@@ -147,6 +170,12 @@ class User:
     def delete(self) -> None:
         """Deletes the account; nobody is signed in to the group after it."""
         self._binding.call("Delete")
+        self._binding.answered({})
+
+    def _took(self, values: dict[str, Any] | None) -> None:
+        """Takes the user a change of this one answered, and tells the Auth."""
+        self._binding.answered(values or {})
+        self._refresh(values)
 
     def _refresh(self, values: dict[str, Any] | None) -> None:
         if not values:
@@ -156,6 +185,16 @@ class User:
     def to_dict(self) -> dict[str, Any]:
         """The user's fields as the broker sends them (never a token)."""
         return dict(self._values)
+
+    def to_json(self) -> dict[str, Any]:
+        """The user as the JavaScript SDK's ``toJSON()`` writes it, JSON-ready, without what the broker keeps to itself
+        (the tokens and the metadata)."""
+        return {
+            "uid": self.uid, "email": self.email, "emailVerified": self.email_verified, "displayName": self.display_name,
+            "isAnonymous": self.is_anonymous, "photoURL": self.photo_url, "phoneNumber": self.phone_number,
+            "tenantId": self.tenant_id, "providerId": self.provider_id,
+            "providerData": [info.to_json() for info in self.provider_data],
+        }
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, User) and other._values == self._values
@@ -167,6 +206,14 @@ class User:
         return f"User(uid={self.uid!r}, email={self.email!r}, is_anonymous={self.is_anonymous!r})"
 
 
+class OperationType:
+    """What a sign-in was (``UserCredential.operation_type``), as the JavaScript SDK's ``OperationType``."""
+
+    LINK = "link"
+    REAUTHENTICATE = "reauthenticate"
+    SIGN_IN = "signIn"
+
+
 @dataclass(frozen=True)
 class UserCredential:
     """What a sign-in answers: the user, the provider of the sign-in, and ``operation_type`` (``signIn``, ``link``,
@@ -175,6 +222,29 @@ class UserCredential:
     user: User
     provider_id: str | None
     operation_type: str
+    #: Whether the account was made by this sign-in, where the broker's answer tells (``get_additional_user_info``).
+    _is_new_user: bool | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class AdditionalUserInfo:
+    """What a sign-in tells beyond the user (``get_additional_user_info``): whether it made the account, and the
+    provider's ID. ``profile`` and ``username`` (the provider's own record of the person) are not sent by the broker,
+    so ``None``."""
+
+    is_new_user: bool
+    provider_id: str | None
+    profile: dict[str, Any] | None = None
+    username: str | None = None
+
+
+def get_additional_user_info(credential: UserCredential) -> AdditionalUserInfo | None:
+    """What ``credential``'s sign-in tells beyond the user, or ``None`` where the broker does not tell whether it made
+    the account (a provider's, a custom token's or an email link's sign-in). A new account: ``create_user_…`` and
+    ``sign_in_anonymously``; not new: a password sign-in, ``link_with_credential``, ``reauthenticate_with_credential``."""
+    if credential._is_new_user is None:
+        return None
+    return AdditionalUserInfo(credential._is_new_user, credential.provider_id)
 
 
 class MultiFactorResolver:
@@ -209,22 +279,17 @@ def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, 
     except errors.SecondFactorChallenge as challenge:
         resolver = MultiFactorResolver(binding, challenge.handle, [MultiFactorInfo.from_dictionary(factor) for factor in challenge.factors])
         raise SecondFactorRequiredError(challenge.code, challenge.name, challenge.message, resolver) from None
+    binding.answered(values or {})
     return values or None
 
 
-def read_user(binding: Binding, method: str, signature: str = "", *arguments: Any) -> User | None:
-    """The user a method answers (``None`` when nobody is signed in)."""
-    values = answer(binding, method, signature, *arguments)
-    return User(binding, values) if values else None
-
-
 def sign_in(binding: Binding, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
-            timeout: float | None = None) -> UserCredential:
+            timeout: float | None = None, is_new_user: bool | None = None) -> UserCredential:
     """The credential of a sign-in by ``method``."""
     values = answer(binding, method, signature, *arguments, timeout=timeout)
     if not values:
         raise errors.no_current_user("The sign-in was finished, then another app of the group signed out at once.")
-    return UserCredential(User(binding, values), provider_id, "signIn")
+    return UserCredential(User(binding, values), provider_id, "signIn", _is_new_user=is_new_user)
 
 
 def credential_dictionary(credential: AuthCredential) -> dict[str, Any]:
