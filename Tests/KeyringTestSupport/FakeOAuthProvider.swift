@@ -291,12 +291,13 @@ package final class FakeOAuthProvider: @unchecked Sendable {
 /// auth-probe's stand-in browser (it follows the provider's redirect back), which writes the page it was left on
 /// to `page`. Put `path` first on the `PATH` of whoever opens the browser.
 package enum FakeBrowser {
-    package static func make() throws -> (path: String, page: URL) {
+    /// At the emulator's provider page, the browser signs in as `email` (the listed account, else a new one).
+    package static func make(email: String = "ada@example.com") throws -> (path: String, page: URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let page = directory.appendingPathComponent("page.html")
         let script = directory.appendingPathComponent("xdg-open")
-        try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" > '\(page.path)' 2>&1\n"
+        try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" '\(email)' > '\(page.path)' 2>&1\n"
             .write(to: script, atomically: true, encoding: .utf8)
         chmod(script.path, 0o755)
         return (directory.path, page)
