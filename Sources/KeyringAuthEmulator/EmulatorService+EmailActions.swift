@@ -331,14 +331,9 @@ extension EmulatorService {
     /// The action link, as Firebase's emulator makes it: `http://<host>/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…`,
     /// the continue URL and a tenant's ID. `host` is the request's `Host` header when it is a plain host and port.
     static func link(host: String?, mode: String, code: String, apiKey: String?, continueURL: String?, tenant: String? = nil) -> String {
-        let ascii = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-        let allowed = CharacterSet(charactersIn: ascii + ".-:[]")
-        let usable = host.flatMap { $0.isEmpty || $0.utf8.count > 300 || !$0.unicodeScalars.allSatisfy(allowed.contains) ? nil : $0 }
-        let unreserved = CharacterSet(charactersIn: ascii + "-._~")
-        func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
-        var query = "mode=\(mode)&lang=en&oobCode=\(encoded(code))&apiKey=\(encoded(apiKey ?? "fake-api-key"))"
-        if let continueURL { query += "&continueUrl=\(encoded(continueURL))" }
-        if let tenant { query += "&tenantId=\(encoded(tenant))" }
-        return "http://\(usable ?? "localhost")/emulator/action?\(query)"
+        var query = [("mode", mode), ("lang", "en"), ("oobCode", code), ("apiKey", apiKey ?? "fake-api-key")]
+        if let continueURL { query.append(("continueUrl", continueURL)) }
+        if let tenant { query.append(("tenantId", tenant)) }
+        return "http://\(pageHost(host))/emulator/action?\(queryString(query))"
     }
 }
