@@ -12,7 +12,7 @@ import Glibc
 
 /// The project's own provider (`microsoft.com`, `yahoo.com`) as Firebase's `OAuthProvider` signs in with it on Linux,
 /// end to end on loopback: `accounts:createAuthUri` on the bundled emulator, whose provider page a stand-in browser
-/// completes as a person would (``EmulatorIdP``), the redirect back to `http://localhost:PORT/`, then
+/// completes as a person would (``EmulatorIdPPage``), the redirect back to `http://localhost:PORT/`, then
 /// `accounts:signInWithIdp` with the URL and the session.
 @Suite struct ProviderSignInTests {
     typealias BrowserRun = DesktopOAuthFlowTests.BrowserRun
@@ -45,7 +45,7 @@ import Glibc
         let auth = try fixture.auth()
         let run = BrowserRun()
         let microsoft = provider("microsoft.com", auth, browser: run.browser { url in
-            try EmulatorIdP.complete(url, .account(email: "ada@example.com", displayName: "Ada Lovelace"))
+            try EmulatorIdPPage.complete(url, .signIn(email: "ada@example.com", displayName: "Ada Lovelace"))
         })
         microsoft.customParameters = ["tenant": "organizations", "prompt": "select_account"]
         microsoft.scopes = ["Mail.Read"]
@@ -65,7 +65,7 @@ import Glibc
 
         // Again, the browser coming back over ::1 where this machine has it: the same Firebase user.
         let address = IPv6Loopback.isBindable ? "::1" : "127.0.0.1"
-        microsoft.browser = run.browser { url in try EmulatorIdP.complete(url, .account(email: "ada@example.com", displayName: nil), via: address) }
+        microsoft.browser = run.browser { url in try EmulatorIdPPage.complete(url, .signIn(email: "ada@example.com", displayName: nil), via: address) }
         let again = try await auth.signIn(with: microsoft, uiDelegate: nil)
         #expect(again.user.uid == first.user.uid && again.additionalUserInfo?.isNewUser == false)
         #expect(auth.currentUser?.uid == first.user.uid)
@@ -77,7 +77,7 @@ import Glibc
         let user = try await auth.createUser(withEmail: "grace@example.com", password: "correct horse").user
         let run = BrowserRun()
         let microsoft = provider("microsoft.com", auth, browser: run.browser { url in
-            try EmulatorIdP.complete(url, .account(email: "grace.ms@example.com", displayName: "Grace"))
+            try EmulatorIdPPage.complete(url, .signIn(email: "grace.ms@example.com", displayName: "Grace"))
         })
         let linked = try await user.link(with: microsoft, uiDelegate: nil)
         #expect(linked.user.uid == user.uid && Set(linked.user.providerData.map(\.providerID)) == ["password", "microsoft.com"])
@@ -96,7 +96,7 @@ import Glibc
         let fixture = try await EmulatorFixture.start()
         let auth = try fixture.auth()
         let run = BrowserRun()
-        let yahoo = provider("yahoo.com", auth, browser: run.browser { url in try EmulatorIdP.complete(url, .decline) })
+        let yahoo = provider("yahoo.com", auth, browser: run.browser { url in try EmulatorIdPPage.complete(url, .decline) })
         let error = await failure { _ = try await auth.signIn(with: yahoo, uiDelegate: nil) }
         #expect(error?.code == .webContextCancelled && error?.message.contains("declined") == true, "\(String(describing: error))")
         let page = try await run.page()
@@ -111,7 +111,7 @@ import Glibc
         let run = BrowserRun()
         let strangerPage = Mutex<FakeOAuthProvider.Browser.Page?>(nil)
         let microsoft = provider("microsoft.com", auth, browser: run.browser { url in
-            let back = try EmulatorIdP.redirect(for: url, .account(email: "ada@example.com", displayName: nil))
+            let back = try EmulatorIdPPage.answer(url, .signIn(email: "ada@example.com"))
             // Another local process finds the port first: without the state Firebase put in the URL it is refused.
             var forged = URLComponents(url: back, resolvingAgainstBaseURL: false)!
             forged.queryItems = [URLQueryItem(name: "code", value: "forged"), URLQueryItem(name: "state", value: "someone-elses")]

@@ -11,7 +11,16 @@ package enum EmulatorIdPPage {
         case account(containing: String)
         /// A new account of the provider, made with the page's form.
         case newAccount(email: String, displayName: String? = nil)
+        /// The listed account of `email`, else a new one made with the form: a person signing in as themselves.
+        case signIn(email: String, displayName: String? = nil)
         case decline
+    }
+
+    /// Completes the page at `authUri` with `choice` and follows the redirect back to the app, reaching a `localhost`
+    /// app at `address` (`127.0.0.1` unless given, `::1` for the other loopback address), as a browser that keeps its
+    /// side of the connection open; returns the page the app left the browser on.
+    package static func complete(_ authUri: URL, _ choice: Choice, via address: String? = nil) throws -> FakeOAuthProvider.Browser.Page {
+        try FakeOAuthProvider.Browser.get(try answer(authUri, choice), asABrowser: true, via: address)
     }
 
     /// A link of the page: its text and where it leads, both as a browser reads them.
@@ -48,6 +57,12 @@ package enum EmulatorIdPPage {
             target = link.url
         case .newAccount(let email, let displayName):
             target = try formSubmission(in: page.body, at: authUri, ["email": email, "displayName": displayName ?? ""])
+        case .signIn(let email, let displayName):
+            if let listed = accounts(in: page.body, at: authUri).first(where: { $0.text.contains("<\(email)>") }) {
+                target = listed.url
+            } else {
+                target = try formSubmission(in: page.body, at: authUri, ["email": email, "displayName": displayName ?? ""])
+            }
         case .decline:
             guard let href = attribute("href", ofFirst: #"<a class="decline""#, in: page.body),
                 let url = URL(string: href, relativeTo: authUri)?.absoluteURL

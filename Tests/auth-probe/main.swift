@@ -17,7 +17,7 @@ if (2...3).contains(arguments.count), arguments.first == "browse", let url = URL
     do {
         let email = arguments.count == 3 ? arguments.last! : "ada@example.com"
         let page = url.path == "/emulator/auth/idp"
-            ? try EmulatorIdP.complete(url, .account(email: email, displayName: "Ada"))
+            ? try EmulatorIdPPage.complete(url, .signIn(email: email, displayName: "Ada"))
             : try FakeOAuthProvider.Browser.signIn(url)
         print("status=\(page.status)")
         print(page.body)
