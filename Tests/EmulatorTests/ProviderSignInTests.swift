@@ -28,18 +28,6 @@ import Glibc
         Dictionary((URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []).map { ($0.name, $0.value ?? "") }) { a, _ in a }
     }
 
-    private func failure(_ body: () async throws -> Void) async -> AuthError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as AuthError {
-            return error
-        } catch {
-            Issue.record("not an AuthError: \(error)")
-            return nil
-        }
-    }
-
     @Test func microsoftSignsInAsTheSameUserEachTimeOnBothLoopbackAddresses() async throws {
         let fixture = try await EmulatorFixture.start()
         let auth = try fixture.auth()
@@ -97,7 +85,7 @@ import Glibc
         let auth = try fixture.auth()
         let run = BrowserRun()
         let yahoo = provider("yahoo.com", auth, browser: run.browser { url in try EmulatorIdPPage.complete(url, .decline) })
-        let error = await failure { _ = try await auth.signIn(with: yahoo, uiDelegate: nil) }
+        let error = await authFailure { _ = try await auth.signIn(with: yahoo, uiDelegate: nil) }
         #expect(error?.code == .webContextCancelled && error?.message.contains("declined") == true, "\(String(describing: error))")
         let page = try await run.page()
         #expect(page.status == 400 && page.body.contains("declined"))
@@ -130,13 +118,13 @@ import Glibc
         let run = BrowserRun()
         let microsoft = provider("microsoft.com", auth, browser: run.idleBrowser())
         microsoft.customParameters = ["redirect_uri": "https://example.com/"]
-        let reserved = await failure { _ = try await microsoft.credential(with: nil) }
+        let reserved = await authFailure { _ = try await microsoft.credential(with: nil) }
         #expect(reserved?.code == .invalidConfiguration && reserved?.message.contains("redirect_uri") == true)
         microsoft.customParameters = nil
         microsoft.timeout = .milliseconds(300)  // the person never comes back
-        let timedOut = await failure { _ = try await auth.signIn(with: microsoft, uiDelegate: nil) }
+        let timedOut = await authFailure { _ = try await auth.signIn(with: microsoft, uiDelegate: nil) }
         #expect(timedOut?.code == .webContextCancelled)
-        let notAProvider = await failure { _ = try await OAuthProvider(providerID: "password", auth: auth).credential(with: nil) }
+        let notAProvider = await authFailure { _ = try await OAuthProvider(providerID: "password", auth: auth).credential(with: nil) }
         #expect(notAProvider?.code == .invalidProviderID)
         #expect(auth.currentUser == nil)
     }

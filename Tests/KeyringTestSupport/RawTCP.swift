@@ -36,17 +36,13 @@ package enum RawTCP {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &address.sin6_addr)
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            connected = connect(fd, to: &address)
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
-            connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            connected = connect(fd, to: &address)
         }
         guard connected == 0 else {
             let error = errno
@@ -54,6 +50,12 @@ package enum RawTCP {
             throw Failure(description: "connect: \(error)")
         }
         return fd
+    }
+
+    private static func connect<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// Everything received until the server closes the connection.
