@@ -3,7 +3,9 @@ extension Auth {
     /// Signs in with `provider` (an ``OAuthProvider`` of the project's `microsoft.com`, `yahoo.com`, …): its page opens
     /// in the user's browser, then the credential signs in as ``signIn(with:)`` does.
     ///
-    /// - Parameter uiDelegate: Unused on Linux: pass `nil`.
+    /// - Parameters:
+    ///   - provider: The provider, for example `OAuthProvider(providerID: "microsoft.com")`.
+    ///   - uiDelegate: Unused on Linux: pass `nil`.
     /// - Throws: What ``OAuthProvider/credential(with:)`` and ``signIn(with:)`` throw.
     public func signIn(with provider: FederatedAuthProvider, uiDelegate: AuthUIDelegate?) async throws -> AuthDataResult {
         try await signIn(with: provider.credential(with: uiDelegate))
@@ -22,7 +24,9 @@ extension Auth {
 extension User {
     /// Links `provider`'s sign-in to the account, its page opened in the user's browser, as ``link(with:)``.
     ///
-    /// - Parameter uiDelegate: Unused on Linux: pass `nil`.
+    /// - Parameters:
+    ///   - provider: The provider, for example `OAuthProvider(providerID: "microsoft.com")`.
+    ///   - uiDelegate: Unused on Linux: pass `nil`.
     public func link(with provider: FederatedAuthProvider, uiDelegate: AuthUIDelegate?) async throws -> AuthDataResult {
         try await link(with: provider.credential(with: uiDelegate))
     }
@@ -36,7 +40,9 @@ extension User {
 
     /// Signs the user in again with `provider`, its page opened in the user's browser, as ``reauthenticate(with:)``.
     ///
-    /// - Parameter uiDelegate: Unused on Linux: pass `nil`.
+    /// - Parameters:
+    ///   - provider: The provider, for example `OAuthProvider(providerID: "microsoft.com")`.
+    ///   - uiDelegate: Unused on Linux: pass `nil`.
     @discardableResult
     public func reauthenticate(with provider: FederatedAuthProvider, uiDelegate: AuthUIDelegate?) async throws -> AuthDataResult {
         try await reauthenticate(with: provider.credential(with: uiDelegate))
