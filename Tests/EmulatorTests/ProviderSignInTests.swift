@@ -67,6 +67,7 @@ import Glibc
         let microsoft = provider("microsoft.com", auth, browser: run.browser { url in
             try EmulatorIdPPage.complete(url, .signIn(email: "grace.ms@example.com", displayName: "Grace"))
         })
+        microsoft.sessionID = "the-apps-own-session"  // Identity Platform takes the caller's
         let linked = try await user.link(with: microsoft, uiDelegate: nil)
         #expect(linked.user.uid == user.uid && Set(linked.user.providerData.map(\.providerID)) == ["password", "microsoft.com"])
         let again = try await user.reauthenticate(with: microsoft, uiDelegate: nil)
@@ -124,6 +125,8 @@ import Glibc
         microsoft.timeout = .milliseconds(300)  // the person never comes back
         let timedOut = await authFailure { _ = try await auth.signIn(with: microsoft, uiDelegate: nil) }
         #expect(timedOut?.code == .webContextCancelled)
+        microsoft.sessionID = "has a space"
+        #expect(await authFailure { _ = try await microsoft.credential(with: nil) }?.code == .invalidConfiguration)
         let notAProvider = await authFailure { _ = try await OAuthProvider(providerID: "password", auth: auth).credential(with: nil) }
         #expect(notAProvider?.code == .invalidProviderID)
         #expect(auth.currentUser == nil)

@@ -25,6 +25,7 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
         var browser = DesktopBrowser.system
         var redirectPort: UInt16 = 0
         var timeout = Duration.seconds(300)
+        var sessionID: String?
     }
 
     /// `@unchecked Sendable`: the settings are kept under this lock.
@@ -59,6 +60,14 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
     public var timeout: Duration {
         get { settings.withLock { $0.timeout } }
         set { settings.withLock { $0.timeout = newValue } }
+    }
+
+    /// The session `accounts:createAuthUri` binds the sign-in to, when the app keeps one of its own (Identity Platform
+    /// takes the caller's); `nil` (the default) makes a fresh one of 32 random bytes for each sign-in. It never goes in a
+    /// URL. KeyringAuth's own.
+    public var sessionID: String? {
+        get { settings.withLock { $0.sessionID } }
+        set { settings.withLock { $0.sessionID = newValue } }
     }
 
     /// A provider of `providerID` for `auth`'s project.
@@ -97,6 +106,7 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
         flow.browser = settings.browser
         flow.port = settings.redirectPort
         flow.timeout = settings.timeout
+        flow.sessionID = settings.sessionID
         flow.logger = auth.configuration.logger
         return try await flow.credential(backend: auth.configuration.backend, context: auth.requestContext)
     }

@@ -9,7 +9,7 @@ import Logging
 /// 1. listens on `127.0.0.1` and `::1` for `http://localhost:PORT/` (the loopback form every provider's registration
 ///    takes with any port);
 /// 2. asks Firebase for the provider's authorization URL with that `continueUri`, the custom parameters and scopes, and
-///    a session of its own (32 random bytes, never in a URL);
+///    the app's session or a fresh one (32 random bytes), never in a URL;
 /// 3. opens the URL; the redirect must carry the `state` Firebase put in it (any other request gets a 400 page and the
 ///    wait goes on);
 /// 4. gives the URL the browser came back to and the session as the credential, for `accounts:signInWithIdp`.
@@ -20,6 +20,8 @@ package struct ProviderRedirectFlow: Sendable {
     package var port: UInt16 = 0
     package var timeout: Duration = .seconds(300)
     package var browser: DesktopBrowser = .system
+    /// The app's own session, or `nil` for a fresh one.
+    package var sessionID: String?
     package var logger = Logger(label: "KeyringAuth.DesktopOAuth")
 
     package init(providerID: String) {
@@ -45,12 +47,17 @@ package struct ProviderRedirectFlow: Sendable {
                     + "itself; leave it out (the scopes go in scopes).")
         }
         guard timeout > .zero else { throw AuthError(.invalidConfiguration, "The desktop sign-in's time limit must be positive.") }
+        if let sessionID {
+            guard !sessionID.isEmpty, sessionID.utf8.count <= 256, sessionID.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
+                throw AuthError(.invalidConfiguration, "The sign-in's session ID must be 1 to 256 printable ASCII characters without spaces.")
+            }
+        }
         let listener = try LoopbackRedirectListener(port: port, path: "/", host: .localhost)
         defer { listener.close() }
         let start = try await backend.startProviderSignIn(
             ProviderSignInRequest(
                 providerID: providerID, continueURI: listener.redirectURI, customParameters: customParameters, scopes: scopes,
-                sessionID: PKCE.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max) })),
+                sessionID: sessionID ?? PKCE.base64URL((0..<32).map { _ in UInt8.random(in: .min ... .max) })),
             context: context)
         let (url, state) = try Self.authorization(start.authorizationURL, of: providerID)
         logger.debug("waiting for the \(providerID) redirect", metadata: ["redirect": "\(listener.redirectURI)"])
