@@ -116,8 +116,10 @@ enum BrokerInterface {
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),
-                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)).
-                 An empty dictionary when nobody is signed in. Never a token.
+                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)),
+                 creationDate and lastSignInDate (x, Unix seconds), refreshToken (the group's own, which
+                 a caller allowed the group may read from its item anyway).
+                 An empty dictionary when nobody is signed in.
           Errors: io.github.keyringauth.Broker1.Error.AccessDenied, .InvalidArgument, .NotSignedIn,
                   .KeychainUnavailable, .Backend (the message starts with Firebase's error name, for
                   example ERROR_WRONG_PASSWORD: ...), .Failed, and .SecondFactorRequired (a sign-in of an

@@ -7,6 +7,9 @@ import queue
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import pytest
@@ -95,6 +98,27 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
     assert auth.current_user is None
     with pytest.raises((keyringauth.UserNotFoundError, keyringauth.InvalidCredentialError)):
         auth.sign_in_with_email_and_password(new_email, "third-password")
+
+
+def test_a_user_has_its_times_and_the_groups_refresh_token(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    before = time.time()
+    user = auth.create_user_with_email_and_password(unique_email("times"), "a-password").user
+    metadata = user.metadata
+    assert metadata.creation_time is not None and metadata.creation_time.endswith(" GMT"), "a UTC string, as JavaScript's"
+    created = parsedate_to_datetime(metadata.creation_time).timestamp()
+    assert before - 5 <= created <= time.time() + 5
+    assert metadata.last_sign_in_time is not None and parsedate_to_datetime(metadata.last_sign_in_time).timestamp() >= created
+    assert user.to_json()["createdAt"] == str(int(created) * 1000)
+
+    # The group's refresh token: every app of the group has the same, and it gets this user's ID tokens.
+    token = user.refresh_token
+    assert token and token not in repr(user) and token not in json.dumps(user.to_json())
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is not None and other.current_user.refresh_token == token
+    url = "http://{}/securetoken.googleapis.com/v1/token?key={}".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], options.api_key)
+    body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+    with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=30) as answer:
+        assert json.load(answer)["user_id"] == user.uid
 
 
 @pytest.mark.skipif(not os.environ.get("KEYRING_AUTH_TEST_GITHUB"), reason="needs the broker's fake GitHub (KEYRING_AUTH_TEST_GITHUB)")

@@ -53,6 +53,7 @@ from .user import (
     User,
     UserCredential,
     UserInfo,
+    UserMetadata,
     get_additional_user_info,
 )
 
@@ -63,6 +64,6 @@ __all__ = [
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
     "NoCurrentUserError", "OAuthProvider", "OperationType", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
-    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserNotFoundError", "WrongPasswordError",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
     "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url",
 ]
