@@ -58,6 +58,8 @@ extension Broker {
         case .sendPasswordReset(let email, let settings):
             try await auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
             call.reply()
+        case .fetchSignInMethods(let email):
+            call.reply([GVariants.array(of: try await auth.signInMethods(forEmail: email))])
         case .verifyPasswordResetCode(let code):
             call.reply([GVariants.string(try await auth.verifyPasswordResetCode(code))])
         case .confirmPasswordReset(let code, let newPassword):

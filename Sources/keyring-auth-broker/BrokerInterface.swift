@@ -60,6 +60,11 @@ enum BrokerInterface {
         Method("Unlink", [("providerID", "s")], replies: [("user", "a{sv}")]),
         Method("Delete"),
         Method("SendPasswordReset", [("email", "s"), ("actionCodeSettings", "a{sv}")]),
+        Method("FetchSignInMethods", [("email", "s")], replies: [("methods", "as")], note: """
+            How the account of email signs in (Firebase's fetchSignInMethodsForEmail): password, emailLink, or a
+                 provider's ID; none for an address of no account, and none at all where the project protects
+                 against email enumeration (Firebase's default for new projects).
+            """),
         Method("VerifyPasswordResetCode", [("code", "s")], replies: [("email", "s")]),
         Method("ConfirmPasswordReset", [("code", "s"), ("newPassword", "s")]),
         Method("CheckActionCode", [("code", "s")], replies: [("info", "a{sv}")], note: """

@@ -29,6 +29,7 @@ struct Request: Sendable {
         case unlink(providerID: String)
         case delete
         case sendPasswordReset(email: String, settings: ActionCodeSettings?)
+        case fetchSignInMethods(email: String)
         case verifyPasswordResetCode(String)
         case confirmPasswordReset(code: String, newPassword: String)
         case checkActionCode(String)
@@ -103,6 +104,7 @@ struct Request: Sendable {
         case "Delete": operation = .delete
         case "SendPasswordReset":
             operation = .sendPasswordReset(email: try reader.string(2, "email", limit: email), settings: try reader.actionCodeSettings(3))
+        case "FetchSignInMethods": operation = .fetchSignInMethods(email: try reader.string(2, "email", limit: email))
         case "VerifyPasswordResetCode": operation = .verifyPasswordResetCode(try reader.string(2, "code", limit: code))
         case "ConfirmPasswordReset":
             operation = .confirmPasswordReset(code: try reader.string(2, "code", limit: code), newPassword: try reader.string(3, "newPassword", limit: password))

@@ -84,6 +84,11 @@ enum GVariants {
         return values
     }
 
+    /// An `as` of `strings`.
+    static func array(of strings: [String]) -> OpaquePointer {
+        GVariantValues.array(of: "s", strings.map { g_variant_new_string($0) })
+    }
+
     /// A 64-bit integer.
     static func int64(_ value: Int64) -> OpaquePointer {
         g_variant_new_int64(gint64(value))

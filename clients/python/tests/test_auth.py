@@ -121,6 +121,32 @@ def test_a_user_has_its_times_and_the_groups_refresh_token(auth: Auth, options: 
         assert json.load(answer)["user_id"] == user.uid
 
 
+def emulator_config(**fields: Any) -> None:
+    """Sets the emulator's project configuration (its own API, as firebase-tools has it)."""
+    url = "http://{}/emulator/v1/projects/{}/config".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], "demo-keyring-auth")
+    request = urllib.request.Request(url, data=json.dumps(fields).encode(), method="PATCH", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+
+
+def test_the_sign_in_methods_of_an_address(auth: Auth) -> None:
+    email = unique_email("methods")
+    assert auth.fetch_sign_in_methods_for_email(email) == [], "no account"
+    auth.create_user_with_email_and_password(email, "a-password")
+    assert auth.fetch_sign_in_methods_for_email(email) == [keyringauth.SignInMethod.EMAIL_PASSWORD]
+    google = unique_email("google")
+    auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": google, "email": google})))
+    assert auth.fetch_sign_in_methods_for_email(google) == [keyringauth.SignInMethod.GOOGLE]
+    with pytest.raises(keyringauth.AuthError) as malformed:
+        auth.fetch_sign_in_methods_for_email("not an address")
+    assert malformed.value.code == "auth/invalid-email"
+    emulator_config(emailPrivacyConfig={"enableImprovedEmailPrivacy": True})
+    try:
+        assert auth.fetch_sign_in_methods_for_email(email) == [], "email enumeration protection answers nothing, as Firebase"
+    finally:
+        emulator_config(emailPrivacyConfig={"enableImprovedEmailPrivacy": False})
+
+
 @pytest.mark.skipif(not os.environ.get("KEYRING_AUTH_TEST_GITHUB"), reason="needs the broker's fake GitHub (KEYRING_AUTH_TEST_GITHUB)")
 def test_github_device_flow_through_the_broker(auth: Auth) -> None:
     authorization = auth.start_github_sign_in("Iv1.python", scopes=["read:user"])

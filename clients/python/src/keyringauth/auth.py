@@ -209,6 +209,14 @@ class Auth:
     def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
         self._binding.call("SendSignInLink", "sa{sv}", email, action_code_settings.dictionary())
 
+    def fetch_sign_in_methods_for_email(self, email: str) -> list[str]:
+        """How the account of ``email`` signs in, as the JavaScript SDK's ``fetchSignInMethodsForEmail`` (which Firebase
+        deprecated): ``password`` and ``emailLink`` (``SignInMethod``'s values) or a provider's ID (``google.com``); an
+        empty list for an address of no account. A project that protects against email enumeration (Firebase's default
+        for new projects) answers an empty list for every address, as the emulator does with that protection on: an app
+        that must know signs in, and handles ``UserNotFoundError`` and ``InvalidCredentialError``."""
+        return [str(method) for method in self._binding.call("FetchSignInMethods", "s", email)[0]]
+
     def verify_password_reset_code(self, code: str) -> str:
         """The address whose password the code resets."""
         return str(self._binding.call("VerifyPasswordResetCode", "s", code)[0])
