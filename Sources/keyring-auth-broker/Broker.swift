@@ -109,7 +109,10 @@ final class Broker: Sendable {
                 work = { try await self.perform(request, for: call) }
             } else {
                 let request = try Request(call)
-                work = { try await self.perform(request, for: call) }
+                // The call's language, for its requests only: the scope's Auth is shared.
+                work = {
+                    try await Auth.$languageCodeOfTask.withValue(request.arguments.languageCode) { try await self.perform(request, for: call) }
+                }
             }
         } catch {
             logger.info("Refused a call", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])

@@ -117,7 +117,9 @@ enum BrokerInterface {
           io.github.keyringauth.Broker1: Firebase Authentication's shared sign-in for any app of the session,
           on the Secret Service items KeyringAuth's Swift apps use.
 
-          app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName (optional).
+          app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName, emulatorHost
+                 (optional); and for the call only, languageCode (X-Firebase-Locale: the language of the
+                 emails the call has Firebase send, such as fr or pt-BR).
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),

@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 
 import keyringauth
-from keyringauth import ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOptions, GoogleAuthProvider, TotpMultiFactorGenerator, User
+from keyringauth import (
+    ActionCodeSettings,
+    ActionCodeURL,
+    Auth,
+    EmailAuthProvider,
+    FirebaseOptions,
+    GoogleAuthProvider,
+    TotpMultiFactorGenerator,
+    User,
+)
 
 assert sys.version_info >= (3, 9)
 from conftest import oob_code, run_sandboxed, totp, unique_email
@@ -145,6 +154,46 @@ def test_the_sign_in_methods_of_an_address(auth: Auth) -> None:
         assert auth.fetch_sign_in_methods_for_email(email) == [], "email enumeration protection answers nothing, as Firebase"
     finally:
         emulator_config(emailPrivacyConfig={"enableImprovedEmailPrivacy": False})
+
+
+def link_language(request_type: str, email: str) -> str | None:
+    """The language of the latest email link of ``request_type`` for ``email``: the emulator's link carries the
+    request's X-Firebase-Locale as its ``lang``, as Firebase's do."""
+    parsed = ActionCodeURL.parse_link(oob_code(request_type, email, link=True))
+    assert parsed is not None
+    return parsed.language_code
+
+
+def test_emails_are_sent_in_the_language_of_the_calling_auth(auth: Auth, options: FirebaseOptions, group: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    email = unique_email("language")
+    user = auth.create_user_with_email_and_password(email, "a-password").user
+    assert [auth.language_code] == [None]
+    auth.send_password_reset_email(email)
+    assert link_language("PASSWORD_RESET", email) == "en", "none sent: the project's default"
+    auth.language_code = "fr"
+    with Auth(options, access_group=group) as other:  # the same app and group: one Auth in the broker for both
+        other.language_code = "de"
+        auth.send_password_reset_email(email)
+        assert link_language("PASSWORD_RESET", email) == "fr"
+        other.send_password_reset_email(email)
+        assert link_language("PASSWORD_RESET", email) == "de", "each call in its own Auth's language"
+        user.send_email_verification()
+        assert link_language("VERIFY_EMAIL", email) == "fr", "a user's call in its Auth's language"
+    monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
+    auth.use_device_language()
+    assert auth.language_code == "pt-BR"
+    user.verify_before_update_email("new-" + email)
+    assert link_language("VERIFY_AND_CHANGE_EMAIL", "new-" + email) == "pt-BR"
+    auth.send_sign_in_link_to_email(email, ActionCodeSettings(url="https://example.com/finish", handle_code_in_app=True))
+    assert link_language("EMAIL_SIGNIN", email) == "pt-BR"
+    monkeypatch.setenv("LC_ALL", "C")
+    auth.use_device_language()
+    assert [auth.language_code] == [None]  # a list: mypy keeps a property narrowed across the calls that change it
+    auth.language_code = "fr\nX-Forged: 1"
+    with pytest.raises(keyringauth.AuthError) as refused:
+        auth.send_password_reset_email(email)
+    assert refused.value.code == "auth/argument-error" and "Auth.language_code" in refused.value.message
 
 
 @pytest.mark.skipif(not os.environ.get("KEYRING_AUTH_TEST_GITHUB"), reason="needs the broker's fake GitHub (KEYRING_AUTH_TEST_GITHUB)")

@@ -15,7 +15,7 @@ SOURCE = os.path.dirname(os.path.abspath(keyringauth.__file__))
 
 #: The layers, lowest first: a module imports only modules of the layers before its own.
 LAYERS = [
-    {"_variants", "_messages", "credentials", "error_codes", "glib"},  # nothing of the package
+    {"_variants", "_messages", "_language", "credentials", "error_codes", "glib"},  # nothing of the package
     {"errors"},
     {"_broker", "action_code", "emulator", "options"},  # the transport; settings and options
     {"_binding"},  # an app and group on a connection

@@ -17,8 +17,12 @@ class Binding:
         self.used = False
         #: Told each user the broker answers (its values; empty for nobody): the Auth keeps its ``current_user`` so.
         self.answered: Callable[[dict[str, Any]], object] = lambda values: None
+        #: The Auth's ``language_code``, which each call carries (``languageCode``): the call's own, not the group's.
+        self.language_code: str | None = None
 
     def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
-        """Calls ``method`` for this app and group; a second factor raises errors.SecondFactorChallenge."""
+        """Calls ``method`` for this app and group, in the Auth's language; a second factor raises
+        errors.SecondFactorChallenge."""
         self.used = True
-        return self.broker.call(method, self.app, self.group, signature, *arguments, timeout=timeout)
+        app = self.app if self.language_code is None else {**self.app, "languageCode": ("s", self.language_code)}
+        return self.broker.call(method, app, self.group, signature, *arguments, timeout=timeout)

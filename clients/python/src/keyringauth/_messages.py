@@ -119,6 +119,7 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(pattern), replacement) 
     (r"\bprofile's photoURL is not a URL; give one such as (\S+), or \"\" to remove it", r"photo_url is not a URL; give one such as \1, or None to remove it"),
     (r"\bleave emulatorHost out\b", "unset FIREBASE_AUTH_EMULATOR_HOST and leave out connect_auth_emulator"),
     (r"\bapp's emulatorHost\b", "The emulator's address"),
+    (r"\bapp's languageCode\b", "Auth.language_code"),
     (r"\bapp needs apiKey\b", "FirebaseOptions needs api_key"),
     (r"\bapp needs appID\b", "FirebaseOptions needs app_id"),
     (r"\bapp needs projectID\b", "FirebaseOptions needs project_id"),

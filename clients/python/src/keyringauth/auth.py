@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
+from ._language import device_language
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential, EmailAuthProvider
@@ -114,6 +115,25 @@ class Auth:
                 return
             self._rewatch("tenantID", tenant_id or None)
             self.options = replace(self.options, tenant_id=tenant_id or None)
+
+    @property
+    def language_code(self) -> str | None:
+        """The language of the emails Firebase sends for this Auth's calls (a password reset, an email verification, a
+        sign-in link, ``verify_before_update_email``), a BCP 47 tag such as ``fr`` or ``pt-BR``, as the JavaScript SDK's
+        ``languageCode``; ``None`` (the default) for the project's template language. Each call of this Auth and its
+        users carries it to Firebase (``X-Firebase-Locale``); the group's other apps keep their own. A value that is not
+        a language tag raises AuthError (``auth/argument-error``) at the next call."""
+        return self._binding.language_code
+
+    @language_code.setter
+    def language_code(self, language_code: str | None) -> None:
+        self._binding.language_code = language_code or None
+
+    def use_device_language(self) -> None:
+        """Sets ``language_code`` to the process's language, as the JavaScript SDK's ``useDeviceLanguage`` takes the
+        browser's: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set (``pt_BR.UTF-8`` is ``pt-BR``), or
+        ``None`` for the ``C`` or ``POSIX`` locale or none."""
+        self.language_code = device_language()
 
     def _watch_scope(self) -> None:
         """Watches this app and group, which checks them (the group, the keyring, the emulator), and takes the user."""
