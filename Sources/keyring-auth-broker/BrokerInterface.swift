@@ -124,8 +124,9 @@ enum BrokerInterface {
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),
                  secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)),
-                 creationDate and lastSignInDate (x, Unix seconds), refreshToken (the group's own, which
-                 a caller allowed the group may read from its item anyway).
+                 creationDate and lastSignInDate (x, Unix seconds), refreshToken and idToken (the group's
+                 own, which a caller allowed the group may read from its item anyway; idToken as stored,
+                 which GetIDToken refreshes when it expires, and which each refresh changes).
                  An empty dictionary when nobody is signed in.
           Errors: io.github.keyringauth.Broker1.Error.AccessDenied, .InvalidArgument, .NotSignedIn,
                   .KeychainUnavailable, .Backend (the message starts with Firebase's error name, for
@@ -137,7 +138,7 @@ enum BrokerInterface {
 
     private static let userChanged = """
             <!-- Sent to each client that watches (app, group), and to no one else, when the signed-in user
-                 or what the user dictionary holds changes, whoever changed it. -->
+                 or what the user dictionary holds changes (a token refresh among them), whoever changed it. -->
             <signal name="UserChanged">
               <arg name="app" type="a{sv}"/>
               <arg name="group" type="s"/>

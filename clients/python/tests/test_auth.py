@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -317,6 +318,29 @@ def test_id_token_listeners_and_what_a_sign_in_tells(auth: Auth) -> None:
     with pytest.raises(keyringauth.AuthError) as not_a_second_factor:
         keyringauth.get_multi_factor_resolver(auth, keyringauth.AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", "x"))
     assert not_a_second_factor.value.code == "auth/argument-error"
+
+
+def test_id_token_listeners_hear_every_refresh(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    user = auth.sign_in_anonymously().user
+    tokens: queue.Queue[User | None] = queue.Queue()
+    states: queue.Queue[User | None] = queue.Queue()
+    stop, stop_states = auth.on_id_token_changed(tokens.put), auth.on_auth_state_changed(states.put)
+    assert tokens.get(timeout=30) is user and states.get(timeout=30) is user
+    first = user.get_id_token()
+    assert user.get_id_token(force_refresh=True) != first
+    assert tokens.get(timeout=30) is user, "the broker's refresh is a new token"
+    # Another app of the group (another Auth in the broker) refreshes: the group's item has the new token, and this
+    # Auth hears of it.
+    with Auth(replace(options, app_id=options.app_id + "-other"), access_group=group) as other:
+        assert other.current_user is not None and other.current_user.uid == user.uid
+        refreshed = other.current_user.get_id_token(force_refresh=True)
+        assert tokens.get(timeout=30) is user
+        while user.to_dict().get("idToken") != refreshed:  # a refresh of this Auth's broker scope may come first
+            assert tokens.get(timeout=30) is user
+    assert user.get_id_token() == refreshed, "one token for the group"
+    assert states.empty(), "a refresh is no change of auth state"
+    stop()
+    stop_states()
 
 
 def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:

@@ -40,6 +40,36 @@ def _bound(callback: Callable[[User | None], None], user: User | None) -> Callab
     return lambda: callback(user)
 
 
+def _uid(user: User | None) -> object:
+    return user.uid if user else None
+
+
+def _uid_and_token(user: User | None) -> object:
+    return (user.uid, user._id_token) if user else None
+
+
+def _fields(user: User | None) -> object:
+    return user.to_dict() if user else None
+
+
+class _Listener:
+    """A listener and what of the user it is told of (``key``: the uid, the uid and ID token, every field), with the
+    key it was last told: each change reaches it once, whether it came before or after it was added."""
+
+    def __init__(self, callback: Callable[[User | None], None], key: Callable[[User | None], object], user: User | None) -> None:
+        self.callback = callback
+        self.key = key
+        self.told = key(user)
+
+    def changed(self, user: User | None) -> bool:
+        """Whether ``user`` is news to this listener, which is then told of it."""
+        key = self.key(user)
+        if key == self.told:
+            return False
+        self.told = key
+        return True
+
+
 class Auth:
     """Firebase Authentication for the app of ``options`` (a FirebaseOptions, or the path of its
     ``google-services.json`` or ``GoogleService-Info.plist``) in ``access_group`` (``None``: the app's private scope).
@@ -71,14 +101,12 @@ class Auth:
         if self.emulator_config is not None:
             self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
         self._lock = threading.RLock()
-        self._state_listeners: list[Callable[[User | None], None]] = []
-        self._user_listeners: list[Callable[[User | None], None]] = []
-        self._token_listeners: list[Callable[[User | None], None]] = []
+        self._state_listeners: list[_Listener] = []
+        self._token_listeners: list[_Listener] = []
+        self._user_listeners: list[_Listener] = []
         self._closed = threading.Event()
         self._ready = threading.Event()
         self._user: User | None = None
-        #: The uid the state listeners were last told of.
-        self._last_uid: str | None = None
         self._binding.answered = self._answered
         try:
             self._watch_scope()
@@ -139,9 +167,7 @@ class Auth:
         """Watches this app and group, which checks them (the group, the keyring, the emulator), and takes the user."""
         self._broker.call("Watch", self._binding.app, self._binding.group)
         values = self._broker.call("GetUser", self._binding.app, self._binding.group)[0]
-        with self._lock:
-            self._answered(values or {})
-            self._last_uid = self._user.uid if self._user else None
+        self._answered(values or {})
         self._ready.set()
 
     def _answered(self, values: dict[str, Any]) -> User | None:
@@ -157,16 +183,11 @@ class Auth:
 
     def _sign_in(self, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
                  timeout: float | None = None, is_new_user: bool | None = None) -> UserCredential:
-        """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in."""
-        with self._lock:
-            before = self._last_uid
+        """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in. Its
+        listeners hear of it by the broker's UserChanged, which every sign-in sends (a new ID token at least)."""
         credential = sign_in(self._binding, provider_id, method, signature, *arguments, timeout=timeout, is_new_user=is_new_user)
         with self._lock:
             held = self._user
-            # The user signed in before, signed in again, has a new token, which no UserChanged tells of.
-            again = list(self._token_listeners) if held is not None and held.uid == credential.user.uid == before else []
-        for callback in again:
-            self._dispatch(_bound(callback, held))
         return replace(credential, user=held) if held is not None and held.uid == credential.user.uid else credential
 
     # Signing in.
@@ -256,30 +277,32 @@ class Auth:
     def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
         group, by any app of the group. Answers a function that stops it."""
-        return self._listen(self._state_listeners, callback)
+        return self._listen(self._state_listeners, callback, _uid)
 
     def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
-        """Calls ``callback`` with the user now, then whenever its ID token is another: when another user (or nobody) is
-        signed in by any app of the group, and when this Auth signs in again. Not when a token is refreshed (the broker
-        refreshes tokens as they are asked for, and tells no one): a backend's token is ``get_id_token()``'s, which
-        refreshes it when it has expired. Answers a function that stops it."""
-        return self._listen(self._token_listeners, callback)
+        """Calls ``callback`` with the user now, then whenever its ID token is another, as the JavaScript SDK's: a
+        sign-in or sign-out by any app of the group, and each refresh of the token, whoever made it (the broker ahead of
+        expiry, ``get_id_token(force_refresh=True)``, another app of the group). What keeps a backend's copy of the
+        token fresh: ``user.get_id_token()`` in the callback. Answers a function that stops it."""
+        return self._listen(self._token_listeners, callback, _uid_and_token)
 
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
-        return self._listen(self._user_listeners, callback)
+        return self._listen(self._user_listeners, callback, _fields)
 
-    def _listen(self, listeners: list[Callable[[User | None], None]], callback: Callable[[User | None], None]) -> Callable[[], None]:
+    def _listen(self, listeners: list[_Listener], callback: Callable[[User | None], None],
+                key: Callable[[User | None], object]) -> Callable[[], None]:
         with self._lock:
-            listeners.append(callback)
             user = self._user
+            listener = _Listener(callback, key, user)
+            listeners.append(listener)
         self._dispatch(_bound(callback, user))
 
         def stop() -> None:
             with self._lock:
-                if callback in listeners:
-                    listeners.remove(callback)
+                if listener in listeners:
+                    listeners.remove(listener)
         return stop
 
     def _watch(self) -> None:
@@ -295,11 +318,9 @@ class Auth:
                 continue
             with self._lock:
                 user = self._answered(values)
-                uid = user.uid if user else None
-                state = list(self._state_listeners) + list(self._token_listeners) if uid != self._last_uid else []
-                changed = list(self._user_listeners)
-                self._last_uid = uid
-            for callback in state + changed:
+                told = [listener.callback for listener in self._state_listeners + self._token_listeners + self._user_listeners
+                        if listener.changed(user)]
+            for callback in told:
                 self._dispatch(_bound(callback, user))
 
     def _use_emulator(self, config: EmulatorConfig) -> None:

@@ -141,6 +141,13 @@ class User:
         return str(self._values.get("refreshToken", ""))
 
     @property
+    def _id_token(self) -> str | None:
+        """The ID token as the broker last sent it (``get_id_token`` is the way to a fresh one): what tells the Auth
+        that the token changed."""
+        token = self._values.get("idToken")
+        return str(token) if token else None
+
+    @property
     def multi_factor(self) -> MultiFactorUser:
         return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._took)
 
@@ -212,7 +219,7 @@ class User:
         self._values = values
 
     def to_dict(self) -> dict[str, Any]:
-        """The user's fields as the broker sends them, the refresh token among them."""
+        """The user's fields as the broker sends them, its tokens among them."""
         return dict(self._values)
 
     def to_json(self) -> dict[str, Any]:
