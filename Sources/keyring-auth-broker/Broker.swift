@@ -196,6 +196,21 @@ final class Broker: Sendable {
             call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
         case .getUser:
             call.reply([UserDictionary.variant(of: auth.currentUser)])
+        case .updateCurrentUser(let source, let uid):
+            // The user of another app or scope of this caller's, which it must be allowed too, becomes this scope's.
+            try policy.check(caller, group: source.group)
+            try Self.checkEmulator(source, for: identity)
+            let sourceScope = Scope(
+                options: Self.storedOptions(source.options, for: caller), group: source.group, emulatorHost: source.emulatorHost)
+            let sourceAuth = try await self.auth(for: sourceScope, heldBy: app)
+            defer { letGo(state.withLock { $0.scopes.release(sourceScope, by: app) }) }
+            guard let user = sourceAuth.currentUser, user.uid == uid else {
+                throw BrokerError(.notSignedIn, "The user \(BrokerArguments.quoted(uid)) is no longer signed in to \(Self.describe(sourceScope)) "
+                    + "of the app it came from; pass a user signed in there now.")
+            }
+            do { try await auth.updateCurrentUser(user) } catch { throw Self.brokerError(from: error) }
+            userChanged(in: scope, to: auth.currentUser)
+            call.reply([UserDictionary.variant(of: auth.currentUser)])
         case .signOut:
             try await blocking.run { () throws(BrokerError) in
                 do { try auth.signOut() } catch { throw Self.brokerError(from: error) }

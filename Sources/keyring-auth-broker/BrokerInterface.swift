@@ -43,6 +43,11 @@ enum BrokerInterface {
             result: token, claims (JSON), authDate, issuedAtDate, expirationDate (x, Unix seconds), signInProvider,
                  signInSecondFactor (when there was one).
             """),
+        Method("UpdateCurrentUser", [("userApp", "a{sv}"), ("userGroup", "s"), ("uid", "s")], replies: [("user", "a{sv}")], note: """
+            Firebase's updateCurrentUser: the user signed in to (userApp, userGroup), another app or scope the
+                 caller may use too, whose uid must still be uid, is stored as (app, group)'s user, for every app of
+                 that group; the other keeps it. Its tenant must be this app's.
+            """),
         Method("Reload", replies: [("user", "a{sv}")]),
         Method("UpdateProfile", [("profile", "a{sv}")], replies: [("user", "a{sv}")], note: """
             profile: displayName, photoURL; a key left out is kept, "" removes it.

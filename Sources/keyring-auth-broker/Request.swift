@@ -30,6 +30,7 @@ struct Request: Sendable {
         case delete
         case sendPasswordReset(email: String, settings: ActionCodeSettings?)
         case fetchSignInMethods(email: String)
+        case updateCurrentUser(source: BrokerArguments, uid: String)
         case verifyPasswordResetCode(String)
         case confirmPasswordReset(code: String, newPassword: String)
         case checkActionCode(String)
@@ -105,6 +106,11 @@ struct Request: Sendable {
         case "SendPasswordReset":
             operation = .sendPasswordReset(email: try reader.string(2, "email", limit: email), settings: try reader.actionCodeSettings(3))
         case "FetchSignInMethods": operation = .fetchSignInMethods(email: try reader.string(2, "email", limit: email))
+        case "UpdateCurrentUser":
+            let source = try reader.dictionary(2) { v throws(BrokerError) in
+                try BrokerArguments(app: v, group: GVariantValues.string(at: 3, of: parameters))
+            }
+            operation = .updateCurrentUser(source: source, uid: try reader.string(4, "uid", limit: BrokerArguments.maximumAppValueSize))
         case "VerifyPasswordResetCode": operation = .verifyPasswordResetCode(try reader.string(2, "code", limit: code))
         case "ConfirmPasswordReset":
             operation = .confirmPasswordReset(code: try reader.string(2, "code", limit: code), newPassword: try reader.string(3, "newPassword", limit: password))

@@ -343,6 +343,31 @@ def test_id_token_listeners_hear_every_refresh(auth: Auth, options: FirebaseOpti
     stop_states()
 
 
+def test_a_user_of_another_auth_becomes_this_auths(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    states: queue.Queue[User | None] = queue.Queue()
+    auth.on_auth_state_changed(states.put)
+    assert states.get(timeout=30) is None
+    with Auth(replace(options, app_id=options.app_id + "-mail"), access_group=group + "-mail") as mail:
+        user = mail.create_user_with_email_and_password(unique_email("moved"), "a-password").user
+        auth.update_current_user(user)
+        current = auth.current_user
+        assert current is not None and current.uid == user.uid and current is not user, "a User of this Auth's"
+        assert states.get(timeout=30) is current
+        assert current.get_id_token_result().claims["user_id"] == user.uid
+        with Auth(options, access_group=group) as another:
+            assert another.current_user is not None and another.current_user.uid == user.uid, "stored for the whole group"
+        assert mail.current_user is user, "the other Auth keeps it"
+        mail.sign_out()
+        with pytest.raises(keyringauth.NoCurrentUserError):
+            auth.update_current_user(user)
+    with Auth(replace(options, api_key=options.api_key + "-other"), access_group=group + "-other") as foreign:
+        with pytest.raises(keyringauth.AuthError) as refused:
+            auth.update_current_user(foreign.sign_in_anonymously().user)
+        assert refused.value.code == "auth/invalid-user-token"
+    auth.update_current_user(None)
+    assert [auth.current_user] == [None] and states.get(timeout=30) is None, "None signs out, as JavaScript's"
+
+
 def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:
     user = auth.sign_in_anonymously().user
     assert auth.tenant_id is None
@@ -414,6 +439,27 @@ def test_a_sandboxed_app_may_use_its_domains_group_only(options: FirebaseOptions
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "TEAMID.com.example.notes signed in True", "TEAMID.org.evil.notes refused auth/access-denied"], result.stderr
+
+
+SANDBOXED_UPDATE = """
+import json, sys
+from keyringauth import AccessDeniedError, Auth, FirebaseOptions
+options = FirebaseOptions(**json.loads(sys.argv[1]))
+with Auth(options, access_group="TEAMID.com.example.notes") as auth:
+    uid = auth.sign_in_anonymously().user.uid
+    binding = auth._binding
+    try:  # the broker's call as an app that forged another group's user would make it
+        binding.call("UpdateCurrentUser", "a{sv}ss", binding.app, "TEAMID.org.evil.notes", uid)
+    except AccessDeniedError as error:
+        print("refused", error.code)
+"""
+
+
+def test_a_user_is_taken_only_from_a_group_the_app_may_use(options: FirebaseOptions, tmp_path: Any) -> None:
+    fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
+    result = run_sandboxed(SANDBOXED_UPDATE, tmp_path, [json.dumps(fields)])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["refused auth/access-denied"], result.stderr
 
 
 GTK_APP = """

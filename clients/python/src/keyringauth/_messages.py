@@ -21,6 +21,7 @@ METHODS = {
     "GetUser": "auth.current_user",
     "GetIDToken": "user.get_id_token",
     "GetIDTokenResult": "user.get_id_token_result",
+    "UpdateCurrentUser": "auth.update_current_user",
     "Reload": "user.reload",
     "UpdateProfile": "user.update_profile",
     "UpdatePassword": "user.update_password",

@@ -17,7 +17,7 @@ from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings,
 from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, credential_dictionary, sign_in
+from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, answer, credential_dictionary, sign_in
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -242,6 +242,25 @@ class Auth:
         """Signs out every app of the group."""
         self._binding.call("SignOut")
         self._answered({})
+
+    def update_current_user(self, user: User | None) -> None:
+        """Makes ``user``, the user of another Auth of this process (another app, or another access group, which this
+        app may use too), this Auth's, as the JavaScript SDK's ``updateCurrentUser``: the broker stores it for this
+        Auth's app and group, so every app of the group is signed in to it; the other Auth keeps it. ``current_user``
+        is then a User of this Auth's. ``None`` signs out, as ``sign_out``.
+
+        Raises AuthError: ``auth/invalid-user-token`` for a user of another project (another API key),
+        ``auth/tenant-id-mismatch`` for a user of another tenant; NoCurrentUserError when ``user`` is no longer signed
+        in to its Auth's app and group; AccessDeniedError when this app may not use its group."""
+        if user is None:
+            self.sign_out()
+            return
+        source = user._binding
+        if source.app.get("apiKey") != self._binding.app.get("apiKey"):
+            raise errors.AuthError("auth/invalid-user-token", "ERROR_INVALID_USER_TOKEN", (
+                "The user is of another Firebase project (its Auth has another api_key), so this Auth cannot take it; sign "
+                "it in to this Auth with its credential instead."))
+        answer(self._binding, "UpdateCurrentUser", "a{sv}ss", source.app, source.group, user.uid)
 
     # Email actions.
     def send_password_reset_email(self, email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
