@@ -58,6 +58,8 @@ extension Broker {
         case .sendPasswordReset(let email, let settings):
             try await auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
             call.reply()
+        case .getPasswordPolicy:
+            call.reply([GVariants.dictionary(Self.values(of: try await auth.passwordPolicy()))])
         case .fetchSignInMethods(let email):
             call.reply([GVariants.array(of: try await auth.signInMethods(forEmail: email))])
         case .verifyPasswordResetCode(let code):
@@ -127,6 +129,24 @@ extension Broker {
             "signInProvider": .string(result.signInProvider),
         ]
         if !result.signInSecondFactor.isEmpty { values["signInSecondFactor"] = .string(result.signInSecondFactor) }
+        return values
+    }
+
+    /// A password policy as the broker sends it: Identity Toolkit's fields, flat, each present when the service gave it;
+    /// `allowedNonAlphanumericCharacters` as one string of them.
+    static func values(of policy: PasswordPolicyAnswer) -> [String: GVariants.Value] {
+        var values: [String: GVariants.Value] = [:]
+        let options = policy.customStrengthOptions
+        let lengths = ["minPasswordLength": options?.minPasswordLength, "maxPasswordLength": options?.maxPasswordLength, "schemaVersion": policy.schemaVersion]
+        for case let (key, value?) in lengths { values[key] = .int64(Int64(value)) }
+        let flags = [
+            "containsLowercaseCharacter": options?.containsLowercaseCharacter, "containsUppercaseCharacter": options?.containsUppercaseCharacter,
+            "containsNumericCharacter": options?.containsNumericCharacter,
+            "containsNonAlphanumericCharacter": options?.containsNonAlphanumericCharacter, "forceUpgradeOnSignin": policy.forceUpgradeOnSignin,
+        ]
+        for case let (key, value?) in flags { values[key] = .bool(value) }
+        if let characters = policy.allowedNonAlphanumericCharacters { values["allowedNonAlphanumericCharacters"] = .string(characters.joined()) }
+        if let state = policy.enforcementState { values["enforcementState"] = .string(state) }
         return values
     }
 

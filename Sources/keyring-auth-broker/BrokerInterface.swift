@@ -65,6 +65,14 @@ enum BrokerInterface {
         Method("Unlink", [("providerID", "s")], replies: [("user", "a{sv}")]),
         Method("Delete"),
         Method("SendPasswordReset", [("email", "s"), ("actionCodeSettings", "a{sv}")]),
+        Method("GetPasswordPolicy", replies: [("policy", "a{sv}")], note: """
+            The password policy of the project or the app's tenant, for checking a password before sending it
+                 (Firebase's validatePassword): minPasswordLength, maxPasswordLength, schemaVersion (x),
+                 containsLowercaseCharacter, containsUppercaseCharacter, containsNumericCharacter,
+                 containsNonAlphanumericCharacter, forceUpgradeOnSignin (b), allowedNonAlphanumericCharacters (s, the
+                 characters), enforcementState (OFF, ENFORCE), each present when Firebase gave it. An emulator, which
+                 serves no policy, is answered a project's without one: enforcementState OFF, schemaVersion 1.
+            """),
         Method("FetchSignInMethods", [("email", "s")], replies: [("methods", "as")], note: """
             How the account of email signs in (Firebase's fetchSignInMethodsForEmail): password, emailLink, or a
                  provider's ID; none for an address of no account, and none at all where the project protects

@@ -30,6 +30,7 @@ struct Request: Sendable {
         case delete
         case sendPasswordReset(email: String, settings: ActionCodeSettings?)
         case fetchSignInMethods(email: String)
+        case getPasswordPolicy
         case updateCurrentUser(source: BrokerArguments, uid: String)
         case verifyPasswordResetCode(String)
         case confirmPasswordReset(code: String, newPassword: String)
@@ -105,6 +106,7 @@ struct Request: Sendable {
         case "Delete": operation = .delete
         case "SendPasswordReset":
             operation = .sendPasswordReset(email: try reader.string(2, "email", limit: email), settings: try reader.actionCodeSettings(3))
+        case "GetPasswordPolicy": operation = .getPasswordPolicy
         case "FetchSignInMethods": operation = .fetchSignInMethods(email: try reader.string(2, "email", limit: email))
         case "UpdateCurrentUser":
             let source = try reader.dictionary(2) { v throws(BrokerError) in

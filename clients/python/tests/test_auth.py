@@ -368,6 +368,26 @@ def test_a_user_of_another_auth_becomes_this_auths(auth: Auth, options: Firebase
     assert [auth.current_user] == [None] and states.get(timeout=30) is None, "None signs out, as JavaScript's"
 
 
+def test_a_password_is_checked_against_the_projects_policy(auth: Auth, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    call = auth._binding.call
+
+    def counted(method: str, *arguments: Any, **options: Any) -> list[Any]:
+        calls.append(method)
+        return call(method, *arguments, **options)
+    monkeypatch.setattr(auth._binding, "call", counted)
+    short = auth.validate_password("abc")
+    # The emulator serves no policy: a project's without one, as the JavaScript SDK reads it (Firebase's six at least).
+    assert not short.is_valid and short.meets_min_password_length is False and short.meets_max_password_length is None
+    assert short.contains_lowercase_letter is None and short.password_policy.enforcement_state == "OFF"
+    assert short.password_policy.custom_strength_options.min_password_length == 6
+    assert keyringauth.validate_password(auth, "abcdef").is_valid
+    assert calls == ["GetPasswordPolicy"], "fetched once, then kept by the Auth"
+    auth.tenant_id = "tenant-policy"
+    assert not auth.validate_password("abc").is_valid
+    assert calls == ["GetPasswordPolicy", "GetPasswordPolicy"], "each tenant's own"
+
+
 def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:
     user = auth.sign_in_anonymously().user
     assert auth.tenant_id is None

@@ -17,7 +17,7 @@ SOURCE = os.path.dirname(os.path.abspath(keyringauth.__file__))
 LAYERS = [
     {"_variants", "_messages", "_language", "credentials", "error_codes", "glib"},  # nothing of the package
     {"errors"},
-    {"_broker", "action_code", "emulator", "options"},  # the transport; settings and options
+    {"_broker", "action_code", "emulator", "options", "password_policy"},  # the transport; settings, options, the policy
     {"_binding"},  # an app and group on a connection
     {"multifactor"},  # second factors
     {"user"},  # the user, its credentials and the resolver of a second factor

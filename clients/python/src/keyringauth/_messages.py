@@ -33,6 +33,7 @@ METHODS = {
     "Delete": "user.delete",
     "SendPasswordReset": "auth.send_password_reset_email",
     "FetchSignInMethods": "auth.fetch_sign_in_methods_for_email",
+    "GetPasswordPolicy": "auth.validate_password",
     "VerifyPasswordResetCode": "auth.verify_password_reset_code",
     "ConfirmPasswordReset": "auth.confirm_password_reset",
     "CheckActionCode": "auth.check_action_code",

@@ -3,8 +3,10 @@ Firebase's JavaScript SDK in Python's style; and ``connect_auth_emulator``. The 
 others, and none of them imports it."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -17,6 +19,7 @@ from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings,
 from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
+from .password_policy import PasswordPolicy, PasswordValidationStatus
 from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, answer, credential_dictionary, sign_in
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
@@ -104,6 +107,9 @@ class Auth:
         self._state_listeners: list[_Listener] = []
         self._token_listeners: list[_Listener] = []
         self._user_listeners: list[_Listener] = []
+        #: The password policy of each tenant (``None``: the project's), fetched at the first validate_password, as the
+        #: JavaScript SDK keeps it.
+        self._password_policies: dict[str | None, PasswordPolicy] = {}
         self._closed = threading.Event()
         self._ready = threading.Event()
         self._user: User | None = None
@@ -195,10 +201,12 @@ class Auth:
         return self._sign_in(None, "SignInAnonymously", is_new_user=True)
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
+        with self._password_policy_checked():
+            return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
+        with self._password_policy_checked():
+            return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
         return self._sign_in(None, "SignInWithCustomToken", "s", token)
@@ -282,7 +290,40 @@ class Auth:
         return str(self._binding.call("VerifyPasswordResetCode", "s", code)[0])
 
     def confirm_password_reset(self, code: str, new_password: str) -> None:
-        self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
+        with self._password_policy_checked():
+            self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
+
+    # The password policy.
+    def validate_password(self, password: str) -> PasswordValidationStatus:
+        """``password`` checked against the project's password policy (the tenant's, with ``tenant_id``), as the
+        JavaScript SDK's ``validatePassword``: which requirements it meets, before it is sent. The policy is fetched at
+        the first call and kept by this Auth (fetched again after Firebase refuses a password for not meeting it). An
+        emulator serves no policy (neither Firebase's nor KeyringAuth's): there, a project's without one, against which
+        the JavaScript SDK checks Firebase's own least length, six characters.
+
+        Raises AuthError: ``auth/unsupported-password-policy-schema-version`` for a policy this package cannot read, or
+        the network's error."""
+        tenant = self.options.tenant_id
+        with self._lock:
+            policy = self._password_policies.get(tenant)
+        if policy is None:
+            policy = PasswordPolicy._from_broker(self._binding.call("GetPasswordPolicy")[0])
+            with self._lock:
+                self._password_policies[tenant] = policy
+        policy._check_schema()
+        return policy.validate_password(password)
+
+    @contextlib.contextmanager
+    def _password_policy_checked(self) -> Iterator[None]:
+        """Forgets the kept password policy when Firebase refuses a password for not meeting it: the policy changed,
+        and the next validate_password fetches it, as the JavaScript SDK does."""
+        try:
+            yield
+        except errors.AuthError as error:
+            if error.code == "auth/password-does-not-meet-requirements":
+                with self._lock:
+                    self._password_policies.pop(self.options.tenant_id, None)
+            raise
 
     def check_action_code(self, code: str) -> ActionCodeInfo:
         """What ``code`` is for and which addresses it concerns (``info.data.email``)."""
@@ -427,3 +468,8 @@ def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFacto
         raise errors.invalid_argument(
             f"get_multi_factor_resolver takes the SecondFactorRequiredError of a sign-in, not {type(error).__name__} ({error.code}).")
     return error.resolver
+
+
+def validate_password(auth: Auth, password: str) -> PasswordValidationStatus:
+    """``auth.validate_password(password)``, as the JavaScript SDK's ``validatePassword(auth, password)``."""
+    return auth.validate_password(password)
