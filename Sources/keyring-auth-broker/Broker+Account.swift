@@ -58,6 +58,20 @@ extension Broker {
         case .sendPasswordReset(let email, let settings):
             try await auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
             call.reply()
+        case .commitSignIn(let handle):
+            guard case .heldSignIn(let user, _) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            }
+            pendingSteps.finish(handle)
+            try await auth.updateCurrentUser(user)
+            userChanged(in: scope, to: auth.currentUser)
+            call.reply([UserDictionary.variant(of: auth.currentUser)])
+        case .dropSignIn(let handle):
+            guard case .heldSignIn = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            }
+            pendingSteps.finish(handle)
+            call.reply()
         case .getPasswordPolicy:
             call.reply([GVariants.dictionary(Self.values(of: try await auth.passwordPolicy()))])
         case .fetchSignInMethods(let email):
@@ -82,7 +96,7 @@ extension Broker {
             try await auth.sendSignInLink(toEmail: email, actionCodeSettings: settings)
             call.reply()
         case .resolveSignInWithTOTP(let handle, let factorUID, let code):
-            guard case .signIn(let resolver) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+            guard case .signIn(let resolver, let held) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
                 throw BrokerError(.invalidArgument, "That handle is an enrollment's; finish it with FinishTOTPEnrollment.")
             }
             guard resolver.hints.contains(where: { $0.uid == factorUID && $0.factorID == TOTPMultiFactorID }) else {
@@ -93,6 +107,11 @@ extension Broker {
             // A wrong code may be given again with the same handle, until it expires.
             let user = try await resolver.resolveSignIn(with: assertion).user
             pendingSteps.finish(handle)
+            // A held sign-in stays held to its end: its user is on the scratch Auth, for CommitSignIn.
+            if let held {
+                call.reply([try heldSignIn(user, on: held, scope, app, call)])
+                return
+            }
             userChanged(in: scope, to: auth.currentUser)
             call.reply([UserDictionary.variant(of: user)])
         case .startTOTPEnrollment(let accountName, let issuer):

@@ -30,6 +30,14 @@ enum BrokerInterface {
             Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app
                  of the factor factorUID. handle: from that error, on this connection only, for five minutes.
             """),
+        Method("CommitSignIn", [("handle", "s")], replies: [("user", "a{sv}")], note: """
+            A sign-in made with holdSignIn "true" in app (any of the sign-ins above, and its second factor's) signs
+                 the user in on the side and answers it with heldSignIn, a handle (this connection only, five
+                 minutes): nothing is stored, and no app of the group sees it, until CommitSignIn stores it as
+                 updateCurrentUser does; DropSignIn forgets it. For an app that runs checks before its sign-in takes
+                 effect (Firebase's beforeAuthStateChanged).
+            """),
+        Method("DropSignIn", [("handle", "s")]),
         Method("StartGitHubSignIn", [("github", "a{sv}")], replies: [("handle", "s"), ("userCode", "s"), ("verificationURI", "s"), ("expiresIn", "x")], note: """
             GitHub's device flow: github is clientID (the GitHub OAuth app's, its device flow enabled) and scope
                  (space-separated; default read:user user:email). Show userCode and verificationURI to the person;
@@ -132,7 +140,8 @@ enum BrokerInterface {
 
           app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName, emulatorHost
                  (optional); and for the call only, languageCode (X-Firebase-Locale: the language of the
-                 emails the call has Firebase send, such as fr or pt-BR).
+                 emails the call has Firebase send, such as fr or pt-BR) and holdSignIn ("true": a sign-in's
+                 user is held until CommitSignIn).
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),

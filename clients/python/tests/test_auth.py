@@ -233,6 +233,10 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
     assert factor.display_name == "Phone" and factor.factor_id == "totp"
 
     auth.sign_out()
+    # With a before_auth_state_changed callback, the sign-in is held to its end: the callback sees the user once the
+    # second factor is given.
+    through: list[str | None] = []
+    stop_before = auth.before_auth_state_changed(lambda user: through.append(user.uid if user else None))
     with pytest.raises(keyringauth.SecondFactorRequiredError) as required:
         auth.sign_in_with_email_and_password(email, "a-password")
     error = required.value
@@ -248,8 +252,11 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
         error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, "000000"))
     assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE" and "assertion_for_sign_in(hint.uid, code)" in wrong.value.message
     code = totp(secret.secret_key, max(enrolled_at + 30, time.time() - 29))
+    assert through == [], "no callback before the second factor"
     signed_in = error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, code)).user
     assert signed_in.email == email and signed_in.get_id_token_result().sign_in_second_factor == "totp"
+    assert [through, [auth.current_user]] == [[signed_in.uid], [signed_in]]  # lists: mypy keeps current_user narrowed
+    stop_before()
 
     signed_in.multi_factor.unenroll(factor)
     assert signed_in.multi_factor.enrolled_factors == []
@@ -386,6 +393,50 @@ def test_a_password_is_checked_against_the_projects_policy(auth: Auth, monkeypat
     auth.tenant_id = "tenant-policy"
     assert not auth.validate_password("abc").is_valid
     assert calls == ["GetPasswordPolicy", "GetPasswordPolicy"], "each tenant's own"
+
+
+def test_before_auth_state_changed_stops_this_auths_own_changes(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    states: queue.Queue[User | None] = queue.Queue()
+    auth.on_auth_state_changed(states.put)
+    assert states.get(timeout=30) is None
+    seen: list[str | None] = []
+    aborted: list[str] = []
+
+    def refuse(user: User | None) -> None:
+        raise RuntimeError("not now")
+    stop_seen = auth.before_auth_state_changed(lambda user: seen.append(user.uid if user else None), lambda: aborted.append("seen"))
+    stop_refuse = auth.before_auth_state_changed(refuse, lambda: aborted.append("refuse"))
+    email = unique_email("blocked")
+    with pytest.raises(keyringauth.AuthError) as blocked:
+        auth.create_user_with_email_and_password(email, "a-password")
+    assert blocked.value.code == "auth/login-blocked" and "RuntimeError: not now" in blocked.value.message
+    assert aborted == ["seen"], "the on_abort of the callbacks that ran before, not of the one that raised"
+    assert len(seen) == 1 and seen[0] and [auth.current_user] == [None]
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is None, "nothing stored: no app of the group signed in"
+    stop_refuse()
+
+    # The account was made at Firebase, as the JavaScript SDK makes it; signing in now passes the callback that is left.
+    user = auth.sign_in_with_email_and_password(email, "a-password").user
+    assert seen == [user.uid, user.uid] and auth.current_user is user and states.get(timeout=30) is user
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is not None and other.current_user.uid == user.uid
+
+    # A sign-out, and a deletion, are stopped too; the group stays signed in.
+    stop_refuse = auth.before_auth_state_changed(refuse)
+    with pytest.raises(keyringauth.AuthError) as kept:
+        auth.sign_out()
+    assert kept.value.code == "auth/login-blocked" and auth.current_user is user
+    with pytest.raises(keyringauth.AuthError):
+        user.delete()
+    assert user.get_id_token(), "the account is still there"
+    stop_refuse()
+    auth.sign_out()
+    assert seen[-1] is None and states.get(timeout=30) is None
+    stop_seen()
+    auth.sign_in_anonymously()
+    assert seen == [user.uid, user.uid, None, None, None], "the refused sign-out's and deletion's, the sign-out's, none once removed"
+    assert states.get(timeout=30) is auth.current_user and states.empty(), "the listeners heard of no refused change"
 
 
 def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:

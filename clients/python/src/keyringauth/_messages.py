@@ -34,6 +34,8 @@ METHODS = {
     "SendPasswordReset": "auth.send_password_reset_email",
     "FetchSignInMethods": "auth.fetch_sign_in_methods_for_email",
     "GetPasswordPolicy": "auth.validate_password",
+    "CommitSignIn": "auth.before_auth_state_changed's sign-in",
+    "DropSignIn": "auth.before_auth_state_changed's sign-in",
     "VerifyPasswordResetCode": "auth.verify_password_reset_code",
     "ConfirmPasswordReset": "auth.confirm_password_reset",
     "CheckActionCode": "auth.check_action_code",

@@ -114,6 +114,10 @@ class Auth:
         self._ready = threading.Event()
         self._user: User | None = None
         self._binding.answered = self._answered
+        self._binding.settle = self._settle
+        self._binding.before_sign_out = lambda: self._run_before(None)
+        #: before_auth_state_changed's callbacks, each with its on_abort.
+        self._before: list[tuple[Callable[[User | None], None], Callable[[], None] | None]] = []
         try:
             self._watch_scope()
         except BaseException:
@@ -247,7 +251,8 @@ class Auth:
         return "mode=signIn" in email_link and "oobCode=" in email_link
 
     def sign_out(self) -> None:
-        """Signs out every app of the group."""
+        """Signs out every app of the group; before_auth_state_changed's callbacks run first, with ``None``."""
+        self._run_before(None)
         self._binding.call("SignOut")
         self._answered({})
 
@@ -268,6 +273,7 @@ class Auth:
             raise errors.AuthError("auth/invalid-user-token", "ERROR_INVALID_USER_TOKEN", (
                 "The user is of another Firebase project (its Auth has another api_key), so this Auth cannot take it; sign "
                 "it in to this Auth with its credential instead."))
+        self._run_before(User(self._binding, user.to_dict()))
         answer(self._binding, "UpdateCurrentUser", "a{sv}ss", source.app, source.group, user.uid)
 
     # Email actions.
@@ -350,6 +356,73 @@ class Auth:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
         return self._listen(self._user_listeners, callback, _fields)
+
+    def before_auth_state_changed(self, callback: Callable[[User | None], None],
+                                  on_abort: Callable[[], None] | None = None) -> Callable[[], None]:
+        """Calls ``callback`` with the user about to be signed in (or ``None``) before this Auth's own sign-in, sign-out,
+        ``update_current_user`` or ``user.delete()`` changes the group's user, as the JavaScript SDK's
+        ``beforeAuthStateChanged``: one that raises stops the change, which raises AuthError (``auth/login-blocked``,
+        saying the callback's error) with nothing stored, and the ``on_abort`` of the callbacks that ran before it are
+        called, the latest first. Callbacks run in order, in the thread of the call that makes the change.
+
+        While one is registered, this Auth's sign-ins ask the broker to hold the signed-in user (five minutes at most)
+        until the callbacks have passed: no app of the group sees it before. A sign-in's second factor, if any, comes
+        first, then the callbacks. The group's other apps (and other Auths) change the user without asking this Auth:
+        their changes are not this Auth's to block, and its listeners hear of them. Answers a function that removes
+        the callback."""
+        entry = (callback, on_abort)
+        with self._lock:
+            self._before.append(entry)
+            self._binding.hold_sign_ins = True
+
+        def remove() -> None:
+            with self._lock:
+                if entry in self._before:
+                    self._before.remove(entry)
+                self._binding.hold_sign_ins = bool(self._before)
+        return remove
+
+    def _run_before(self, user: User | None) -> None:
+        """Runs before_auth_state_changed's callbacks for a change to ``user``, or raises ``auth/login-blocked`` when one
+        raises, after the ``on_abort`` of those that ran. Nothing to run when there is no change (nobody signed out)."""
+        with self._lock:
+            callbacks = list(self._before)
+            unchanged = user is None and self._user is None
+        if unchanged:
+            return
+        ran: list[Callable[[], None]] = []
+        try:
+            for callback, on_abort in callbacks:
+                callback(user)
+                if on_abort is not None:
+                    ran.append(on_abort)
+        except Exception as error:
+            for on_abort in reversed(ran):
+                with contextlib.suppress(Exception):  # as the JavaScript SDK: an on_abort's error is ignored, the next runs
+                    on_abort()
+            raise errors.AuthError("auth/login-blocked", "ERROR_LOGIN_BLOCKED", (
+                f"A before_auth_state_changed callback raised {type(error).__name__}: {error}; the change was not made (nothing "
+                "was stored, and the group's apps saw nothing).")) from error
+
+    def _settle(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A held sign-in (``values`` with its ``heldSignIn`` handle): stored once the callbacks pass, and the user stored
+        answered; else dropped, and ``auth/login-blocked`` raised."""
+        values = dict(values)
+        handle = str(values.pop("heldSignIn"))
+        user = User(self._binding, values)
+        try:
+            self._run_before(user)
+        except errors.AuthError:
+            try:
+                self._binding.call("DropSignIn", "s", handle)
+            except errors.AuthError:  # it ends with its five minutes, or with this connection, in any case
+                pass
+            raise
+        stored: dict[str, Any] = self._binding.call("CommitSignIn", "s", handle)[0] or {}
+        with self._lock:  # the callbacks' user is the one signed in, as the JavaScript SDK's
+            if stored and (self._user is None or self._user.uid != user.uid):
+                self._user = user
+        return stored
 
     def _listen(self, listeners: list[_Listener], callback: Callable[[User | None], None],
                 key: Callable[[User | None], object]) -> Callable[[], None]:

@@ -204,7 +204,10 @@ class User:
         return self
 
     def delete(self) -> None:
-        """Deletes the account; nobody is signed in to the group after it."""
+        """Deletes the account; nobody is signed in to the group after it. The Auth's before_auth_state_changed
+        callbacks run first, with ``None``, and one that raises keeps the account (the JavaScript SDK deletes it first,
+        then runs them, and leaves a deleted user signed in when one raises, which a group's shared sign-in cannot)."""
+        self._binding.before_sign_out()
         self._binding.call("Delete")
         self._binding.answered({})
 
@@ -319,6 +322,8 @@ def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, 
     except errors.SecondFactorChallenge as challenge:
         resolver = MultiFactorResolver(binding, challenge.handle, [MultiFactorInfo.from_dictionary(factor) for factor in challenge.factors])
         raise SecondFactorRequiredError(challenge.code, challenge.name, challenge.message, resolver) from None
+    if values and "heldSignIn" in values:  # a held sign-in, stored once the Auth's before_auth_state_changed callbacks pass
+        values = binding.settle(values)
     binding.answered(values or {})
     return values or None
 
