@@ -77,7 +77,7 @@ final class PendingSteps: Sendable {
                 throw BrokerError(.failed, "This app is already starting a GitHub sign-in; wait for its answer.")
             }
             guard Self.share.admits(held: ofApp.count, inUse: state.entries.count) else {
-                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes) are under way: an app has at most "
+                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes, held sign-ins) are under way: an app has at most "
                     + "\(Self.share.perApp) at once; finish one, or start again later.")
             }
             state.entries[handle] = entry
