@@ -1,8 +1,10 @@
 // The "Desktop sign-in in the browser" article's blocks, as they are written there (a test checks that they appear in
-// this file): `signInWithGoogle` and `signInWithGitHub` below. Its users live in memory, on the bundled emulator: it needs no keyring.
+// this file): `signInWithGoogle`, `signInWithMicrosoft` and `signInWithGitHub` below. Its users live in memory, on the
+// bundled emulator: it needs no keyring.
 //
 //   GOOGLE_CLIENT_ID=….apps.googleusercontent.com GOOGLE_CLIENT_SECRET=… swift run desktop-sign-in-example
 //   GITHUB_CLIENT_ID=Iv1.… swift run desktop-sign-in-example     (GitHub's device flow: enter the code it prints)
+//   MICROSOFT=1 swift run desktop-sign-in-example     (your browser opens the emulator's page for microsoft.com)
 //
 // signs in with Google for real: your browser opens Google's page (a "Desktop app" OAuth client of a Google Cloud
 // project), and the emulator accepts the ID token Google gives. Without GOOGLE_CLIENT_ID (as CI runs it) the same
@@ -29,6 +31,27 @@ func signInWithGoogle(googleClientID: String, googleClientSecret: String) async 
     }
     let user = try await Auth.auth().signIn(with: credential).user  // saved and shared like any sign-in
     print("signed in:", user.uid, user.email ?? "no email")
+}
+
+/// The article's block, with the project's own Microsoft provider.
+func signInWithMicrosoft() async throws {
+    // Firebase's own microsoft.com provider: Firebase begins the sign-in, the user's browser finishes it.
+    let provider = OAuthProvider(providerID: "microsoft.com")
+    provider.customParameters = ["prompt": "select_account", "tenant": "organizations"]
+    let user = try await Auth.auth().signIn(with: provider, uiDelegate: nil).user
+    print("signed in with Microsoft:", user.uid, user.email ?? "no email")
+}
+
+/// Not in the article: the same calls, with a stand-in for the person at the emulator's provider page.
+func signInWithMicrosoftStandIn() async throws {
+    let provider = OAuthProvider(providerID: "microsoft.com")
+    provider.customParameters = ["prompt": "select_account", "tenant": "organizations"]
+    provider.browser = .custom { url in
+        Thread { _ = try? EmulatorIdPPage.complete(url, .signIn(email: "ada@contoso.example", displayName: "Ada")) }.start()
+        return nil
+    }
+    let user = try await Auth.auth().signIn(with: provider, uiDelegate: nil).user
+    print("signed in with Microsoft:", user.email ?? "no email", user.providerData.map(\.providerID))
 }
 
 /// The article's block, with GitHub's device flow.
@@ -79,8 +102,11 @@ if let clientID = environment["GOOGLE_CLIENT_ID"], !clientID.isEmpty {
     try await signInWithGoogle(googleClientID: clientID, googleClientSecret: environment["GOOGLE_CLIENT_SECRET"] ?? "")
 } else if let clientID = environment["GITHUB_CLIENT_ID"], !clientID.isEmpty {
     try await signInWithGitHub(gitHubClientID: clientID)
+} else if environment["MICROSOFT"] == "1" {
+    try await signInWithMicrosoft()
 } else {
     try await signInWithStandIn()
+    try await signInWithMicrosoftStandIn()
     try await signInWithGitHubStandIn()
 }
 await emulator.stop()

@@ -11,7 +11,9 @@ import Synchronization
 /// `/identitytoolkit.googleapis.com/v1/accounts:{createAuthUri,signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
 /// and `/securetoken.googleapis.com/v1/token`, plus `GET /`, `DELETE /emulator/v1/projects/<project>/accounts`,
 /// and for the email actions (`accounts:sendOobCode`, `accounts:resetPassword`, `accounts:signInWithEmailLink`)
-/// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`.
+/// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`. Beyond Firebase's emulator,
+/// `accounts:createAuthUri` with a `providerId` begins that provider's sign-in as Identity Platform does, its `authUri`
+/// leading to the emulator's own page for the provider (`GET /emulator/auth/idp`).
 ///
 /// Accounts live in memory. Any non-empty API key is accepted. ID tokens are unsigned JWTs
 /// (`alg: none`) with Firebase's claims. Point an app at it with `Auth.useEmulator(withHost:port:)`

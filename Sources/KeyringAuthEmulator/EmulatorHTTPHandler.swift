@@ -80,6 +80,7 @@ final class EmulatorHTTPHandler: ChannelInboundHandler, RemovableChannelHandler 
         headers.add(name: "Content-Type", value: response.contentType)
         headers.add(name: "Content-Length", value: String(response.body.count))
         headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+        for header in response.headers { headers.add(name: header.name, value: header.value) }
         let status = HTTPResponseStatus(statusCode: response.status)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)

@@ -151,10 +151,32 @@ struct EmulatorResponse: Sendable {
     var status: Int
     var body: Data
     var contentType = "application/json; charset=UTF-8"
+    /// Headers besides `Content-Type`, `Content-Length` and `Connection`, for example `Location`.
+    var headers: [(name: String, value: String)] = []
 
     /// A page of plain text, for a person's browser (`/emulator/action`).
     static func text(_ text: String, status: Int = 200) -> EmulatorResponse {
         EmulatorResponse(status: status, body: Data(text.utf8), contentType: "text/plain; charset=UTF-8")
+    }
+
+    /// Headers of a page for a person's browser that holds a sign-in's secrets: not kept, not framed, and not
+    /// named in the `Referer` of where it leads.
+    static let privatePageHeaders: [(name: String, value: String)] = [
+        ("Cache-Control", "no-store"), ("Referrer-Policy", "no-referrer"),
+        ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
+        ("X-Content-Type-Options", "nosniff"),
+    ]
+
+    /// An HTML page for a person's browser (the emulator's identity provider page).
+    static func html(_ html: String, status: Int = 200) -> EmulatorResponse {
+        EmulatorResponse(status: status, body: Data(html.utf8), contentType: "text/html; charset=UTF-8", headers: privatePageHeaders)
+    }
+
+    /// A 302 that sends the browser to `location`, with a line of text for a client that does not follow it.
+    static func redirect(to location: String) -> EmulatorResponse {
+        EmulatorResponse(
+            status: 302, body: Data("Continue at the address in Location.\n".utf8), contentType: "text/plain; charset=UTF-8",
+            headers: privatePageHeaders + [("Location", location)])
     }
 
     /// A JSON object; plain values always serialize.

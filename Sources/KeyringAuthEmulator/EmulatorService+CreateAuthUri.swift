@@ -4,14 +4,15 @@ extension EmulatorService {
     /// `accounts:createAuthUri`, as firebase-tools answers it: whether an address belongs to an account (as its
     /// address, or as an identity provider's), and how that account signs in (`allProviders`, `signinMethods`:
     /// `password`, `emailLink`, or the provider's ID). With improved email privacy on, only `sessionId` is told.
-    /// Starting an identity provider's flow (`providerId`) is not implemented, as in firebase-tools.
+    /// With a `providerId`, it begins that provider's sign-in as Identity Platform does (``beginIdpSignIn``;
+    /// firebase-tools answers 501); `host` is the request's `Host`, for the `authUri`.
     ///
     /// - Throws: `PROJECT_DISABLED` for a tenant with `disableAuth`; `MISSING_IDENTIFIER`, `MISSING_CONTINUE_URI`,
     ///   `INVALID_IDENTIFIER` (not an email address), `INVALID_CONTINUE_URI` (not an absolute URI).
-    func createAuthUri(_ fields: RequestFields, tenant: String?) throws(EmulatorFailure) -> [String: Any] {
+    func createAuthUri(_ fields: RequestFields, tenant: String?, host: String?) throws(EmulatorFailure) -> [String: Any] {
         let sessionID = try fields.string("sessionId").flatMap { $0.isEmpty ? nil : $0 } ?? EmulatorAccount.randomID(length: 27)
-        if try fields.string("providerId") != nil {
-            throw EmulatorFailure.notImplemented("Sign-in with IDP is not yet supported.")
+        if let providerId = try fields.string("providerId"), !providerId.isEmpty {
+            return try beginIdpSignIn(fields, providerId: providerId, sessionID: sessionID, tenant: tenant, host: host)
         }
         guard let identifier = try fields.string("identifier"), !identifier.isEmpty else { throw EmulatorFailure("MISSING_IDENTIFIER") }
         guard let continueURI = try fields.string("continueUri"), !continueURI.isEmpty else {

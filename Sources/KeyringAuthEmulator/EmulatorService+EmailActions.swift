@@ -339,16 +339,11 @@ extension EmulatorService {
     static func link(
         host: String?, mode: String, code: String, apiKey: String?, continueURL: String?, tenant: String? = nil, language: String? = nil
     ) -> String {
-        let ascii = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-        let allowed = CharacterSet(charactersIn: ascii + ".-:[]")
-        let usable = host.flatMap { $0.isEmpty || $0.utf8.count > 300 || !$0.unicodeScalars.allSatisfy(allowed.contains) ? nil : $0 }
-        let unreserved = CharacterSet(charactersIn: ascii + "-._~")
-        func encoded(_ value: String) -> String { value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "" }
-        let tag = CharacterSet(charactersIn: ascii + "-_")
+        let tag = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
         let lang = language.flatMap { $0.isEmpty || $0.count > 35 || !$0.unicodeScalars.allSatisfy(tag.contains) ? nil : $0 } ?? "en"
-        var query = "mode=\(mode)&lang=\(lang)&oobCode=\(encoded(code))&apiKey=\(encoded(apiKey ?? "fake-api-key"))"
-        if let continueURL { query += "&continueUrl=\(encoded(continueURL))" }
-        if let tenant { query += "&tenantId=\(encoded(tenant))" }
-        return "http://\(usable ?? "localhost")/emulator/action?\(query)"
+        var query = [("mode", mode), ("lang", lang), ("oobCode", code), ("apiKey", apiKey ?? "fake-api-key")]
+        if let continueURL { query.append(("continueUrl", continueURL)) }
+        if let tenant { query.append(("tenantId", tenant)) }
+        return "http://\(pageHost(host))/emulator/action?\(queryString(query))"
     }
 }

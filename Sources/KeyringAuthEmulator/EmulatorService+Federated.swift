@@ -54,7 +54,10 @@ extension EmulatorService {
         guard URL(string: requestUri)?.scheme != nil else { throw EmulatorFailure("INVALID_REQUEST_URI") }
         // The provider's parameters: those of requestUri's query, and of postBody over them, as firebase-tools reads them.
         let uriQuery = URLComponents(string: requestUri)?.percentEncodedQuery ?? ""
-        let idpUser = try Self.identityProviderUser(postBody: [try fields.string("postBody") ?? "", uriQuery].joined(separator: "&"))
+        let parameters = [try fields.string("postBody") ?? "", uriQuery].joined(separator: "&")
+        // A provider's answer to a sign-in begun by createAuthUri names the user chosen on the emulator's page.
+        let chosen = try finishIdpSignIn(requestUri: requestUri, parameters: parameters, sessionId: try fields.string("sessionId"), tenant: tenant)
+        let idpUser = try Self.identityProviderUser(postBody: chosen ?? parameters)
 
         return try state.withLock { state throws(EmulatorFailure) -> [String: Any] in
             var reply: [String: Any] = [

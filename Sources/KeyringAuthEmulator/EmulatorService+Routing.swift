@@ -20,6 +20,10 @@ extension EmulatorService {
             return .json(["authEmulator": ["ready": true, "projectId": projectID]])
         case ("GET", "/emulator/action"):
             return actionPage(request.query)
+        case ("GET", Self.idpPagePath):
+            return idpPage(request.query)
+        case ("GET", Self.idpAnswerPath):
+            return idpAnswer(request.query)
         case (_, let path) where path.hasPrefix(Self.legacyRelyingParty):
             guard let rewritten = try v1Request(forLegacy: request) else { throw EmulatorFailure.notFound(request) }
             return try route(rewritten)
@@ -49,7 +53,7 @@ extension EmulatorService {
             // A tenant named in the body is checked before anything of the request, as firebase-tools checks it.
             let tenant = try clientTenant(fields)
             switch operation {
-            case "createAuthUri": return .json(try createAuthUri(fields, tenant: tenant?.tenantId))
+            case "createAuthUri": return .json(try createAuthUri(fields, tenant: tenant?.tenantId, host: request.headers["host"]))
             case "signUp": return .json(try signUp(fields, tenantSettings: tenant))
             case "signInWithPassword":
                 try tenant?.require(\.allowPasswordSignup, "PASSWORD_LOGIN_DISABLED")

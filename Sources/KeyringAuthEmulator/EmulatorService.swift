@@ -21,6 +21,9 @@ final class EmulatorService: Sendable {
         /// TOTP enrollments begun, by `sessionInfo`; first factors passed awaiting a second, by `mfaPendingCredential`.
         var pendingEnrollments: [String: PendingEnrollment] = [:]
         var pendingSignIns: [String: PendingSecondFactor] = [:]
+        /// Identity provider sign-ins begun by `createAuthUri`, oldest first (at most
+        /// ``EmulatorService/maximumPendingIdpSignIns``).
+        var idpSignIns: [PendingIdpSignIn] = []
         var settings: AuthEmulator.Settings
         /// The project config's `blockingFunctions.forwardInboundCredentials`, kept and listed (no function is called).
         var forwardInboundCredentials: [String: Bool] = [:]

@@ -169,7 +169,7 @@ final class Broker: Sendable {
             let (logger, addresses, gitHubHost) = (logger, Self.reachableAddresses(for: scope), gitHubHost)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
-                try await browser.credential(for: caller, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
+                try await browser.credential(for: caller, auth: auth, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
             }
             call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(with: credential) }])
         case .signInWithCredential(let credential):

@@ -31,7 +31,7 @@ struct BrokerCommand: ParsableCommand {
     @Option(help: ArgumentHelp("See --refresh-ahead.", valueName: "seconds"))
     var refreshSpread: Double = 180
 
-    @Option(help: ArgumentHelp("GitHub's address for StartGitHubSignIn: a GitHub Enterprise Server's instead of https://github.com.", valueName: "url"))
+    @Option(help: ArgumentHelp("GitHub's address for StartGitHubSignIn (the device flow) and for SignInWithBrowser with github.com (GitHub's web flow): a GitHub Enterprise Server's instead of https://github.com.", valueName: "url"))
     var githubHost: String = "https://github.com"
 
     @Flag(help: "Print the D-Bus interface (introspection XML) and exit.")

@@ -21,10 +21,11 @@ enum BrokerInterface {
                  oidc./saml. ID), and idToken and/or accessToken, secret (twitter.com), rawNonce.
             """),
         Method("SignInWithBrowser", [("provider", "a{sv}")], replies: [("user", "a{sv}")], note: """
-            The desktop OAuth flow in the user's browser, run by the broker (at most five minutes: give the call
-                 a timeout that long). provider: providerID (google.com, github.com for GitHub's web flow, or the oidc.
-                 ID set up in Firebase), clientID (the app's desktop OAuth client), issuer (for oidc.), clientSecret
-                 (where the client has one; GitHub's web flow needs it).
+            A sign-in in the user's browser, run by the broker (at most five minutes: give the call a timeout that
+                 long). provider: providerID alone for the Firebase project's own provider (microsoft.com, yahoo.com,
+                 ...; Firebase begins it), with scope (space-separated) and customParameters (a{ss}) if wanted; or the
+                 app's own OAuth client: providerID (google.com, github.com for GitHub's web flow, or the oidc. ID set
+                 up in Firebase), clientID, issuer (for oidc.), clientSecret (where the client has one).
             """),
         Method("ResolveSignInWithTOTP", [("handle", "s"), ("factorUID", "s"), ("code", "s")], replies: [("user", "a{sv}")], note: """
             Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app

@@ -265,26 +265,51 @@ extension String {
 struct BrowserSignIn: Sendable {
     var providerID: String
     var issuer: String?
-    var clientID: String
+    /// The app's own OAuth client; `nil`: the Firebase project's own provider, begun by Firebase (`createAuthUri`).
+    var clientID: String?
     var clientSecret: String?
+    /// With the project's own provider: more scopes, and the provider's custom parameters.
+    var scopes: [String] = []
+    var customParameters: [String: String] = [:]
 
-    private static let keys = ["providerID", "issuer", "clientID", "clientSecret"]
+    private static let keys = ["providerID": "s", "issuer": "s", "clientID": "s", "clientSecret": "s", "scope": "s", "customParameters": "a{ss}"]
 
     init(_ variant: OpaquePointer) throws(BrokerError) {
-        let strings = try GVariants.strings(
+        let values = try GVariants.values(
             of: variant, name: "provider", keys: Self.keys, limit: BrokerArguments.maximumAppValueSize * 4,
-            shape: "a dictionary (a{sv}) of providerID, clientID, and issuer and clientSecret where needed"
-        ).filter { !$0.value.isEmpty }
-        guard let providerID = strings["providerID"], let clientID = strings["clientID"] else {
-            throw BrokerError(.invalidArgument, "provider needs providerID (google.com, github.com, or the oidc. ID set up in Firebase) and clientID (the app's desktop OAuth client; GitHub's also needs clientSecret).")
+            shape: "a dictionary (a{sv}) of providerID and, for the app's own OAuth client, clientID, and issuer and clientSecret where needed"
+        )
+        let strings = values.compactMapValues { if case .string(let string) = $0, !string.isEmpty { string } else { nil } }
+        guard let providerID = strings["providerID"] else {
+            throw BrokerError(.invalidArgument, "provider needs providerID: the Firebase project's provider (microsoft.com, yahoo.com, …) alone, "
+                + "or google.com, github.com or an oidc. ID with clientID (the app's desktop OAuth client; GitHub's also needs clientSecret).")
         }
-        guard ["google.com", "github.com"].contains(providerID) || strings["issuer"] != nil else {
-            throw BrokerError(.invalidArgument, "provider \(BrokerArguments.quoted(providerID)) needs issuer, the OpenID Connect issuer URL.")
+        do throws(AuthError) {
+            try OAuthCredential.checkProviderID(providerID)
+        } catch {
+            throw BrokerError(.invalidArgument, "provider's providerID: \(error.message)")
         }
         self.providerID = providerID
-        issuer = ["google.com", "github.com"].contains(providerID) ? nil : strings["issuer"]
-        self.clientID = clientID
-        clientSecret = strings["clientSecret"]
+        clientID = strings["clientID"]
+        if clientID == nil {
+            // The project's own provider: Firebase begins the sign-in; nothing of an app's own client goes with it.
+            guard strings["issuer"] == nil, strings["clientSecret"] == nil else {
+                throw BrokerError(.invalidArgument, "provider's issuer and clientSecret go with clientID, the app's own OAuth client; "
+                    + "without one, Firebase begins the sign-in with the project's own provider.")
+            }
+            scopes = strings["scope"].map { $0.split(separator: " ").map(String.init) } ?? []
+            if case .strings(let parameters)? = values["customParameters"] { customParameters = parameters }
+        } else {
+            guard strings["scope"] == nil, values["customParameters"] == nil else {
+                throw BrokerError(.invalidArgument, "provider's scope and customParameters go with the project's own provider (no clientID).")
+            }
+            let ownIssuer = ["google.com", "github.com"].contains(providerID)
+            guard ownIssuer || strings["issuer"] != nil else {
+                throw BrokerError(.invalidArgument, "provider \(BrokerArguments.quoted(providerID)) needs issuer, the OpenID Connect issuer URL.")
+            }
+            issuer = ownIssuer ? nil : strings["issuer"]
+            clientSecret = strings["clientSecret"]
+        }
     }
 
     /// Refuses a flow whose provider the caller names (an issuer) when the caller may not reach the network itself:
@@ -295,12 +320,29 @@ struct BrowserSignIn: Sendable {
             + "no request to a provider it names; give the app that permission, or sign in with google.com.")
     }
 
-    /// Runs the flow: reads the provider's discovery document, opens the browser (the desktop portal where the
-    /// session has one, else `xdg-open`) and waits for the provider's redirect, at most five minutes. The broker's
+    /// Runs the flow: the project's own provider begun by Firebase through `auth` (`createAuthUri`), or, with the app's
+    /// own client, reads the provider's discovery document; opens the browser (the desktop portal where the session has
+    /// one, else `xdg-open`) and waits for the provider's redirect, at most five minutes. The broker's
     /// requests connect only to `addresses`. A sandboxed `caller` is not told what the provider's server answered to
     /// the discovery (its status, its words, whether it answered at all): the broker's log says it.
     func credential(
-        for caller: Caller, addresses: ReachableAddresses, gitHubHost: URL, logger: Logger
+        for caller: Caller, auth: Auth, addresses: ReachableAddresses, gitHubHost: URL, logger: Logger
+    ) async throws -> AuthCredential {
+        guard let clientID else { return try await projectProviderCredential(auth: auth) }
+        return try await ownClientCredential(clientID: clientID, for: caller, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
+    }
+
+    /// The Firebase project's own provider, begun by Firebase through `auth`.
+    private func projectProviderCredential(auth: Auth) async throws -> AuthCredential {
+        let provider = OAuthProvider(providerID: providerID, auth: auth)
+        provider.scopes = scopes
+        provider.customParameters = customParameters
+        return try await provider.credential(with: nil)
+    }
+
+    /// The desktop OAuth flow with the app's own client.
+    private func ownClientCredential(
+        clientID: String, for caller: Caller, addresses: ReachableAddresses, gitHubHost: URL, logger: Logger
     ) async throws(AuthError) -> OAuthCredential {
         var provider = providerID == "github.com" ? DesktopOAuthProvider.github(host: gitHubHost) : .google
         if let issuer {

@@ -6,14 +6,24 @@ import Logging
 import SecretKeychain
 import SystemSupport
 
-/// How `sign-in` runs a provider's flow in the browser: the desktop OAuth flow (``DesktopOAuthFlow``) with Google or an
-/// OpenID Connect provider by its issuer, the client secret, when there is one, from standard input; or GitHub's
-/// device flow (``GitHubDeviceFlow``), whose code the person enters in any browser.
+/// How `sign-in` runs a provider's flow in the browser: the Firebase project's own provider (``OAuthProvider``, begun by
+/// Firebase); the desktop OAuth flow (``DesktopOAuthFlow``) with Google, an OpenID Connect provider by its issuer or
+/// GitHub's web flow, the client secret, when there is one, from standard input; or GitHub's device flow
+/// (``GitHubDeviceFlow``), whose code the person enters in any browser.
 struct BrowserSignInOptions: ParsableArguments {
     @Flag(help: "Sign in with GitHub: prints a code to enter at GitHub's address (GitHub's device flow), then waits; an OAuth app's --client-id with the device flow enabled. With --client-secret-stdin, GitHub's web flow in the browser instead.")
     var github = false
 
-    @Option(name: .customLong("scope"), help: ArgumentHelp("With --github: a scope to ask for, repeatable (default: read:user and user:email).", valueName: "scope"))
+    @Option(help: ArgumentHelp(
+        "Sign in in the browser with the Firebase project's own provider of this ID (microsoft.com, yahoo.com, …): Firebase begins the sign-in, no OAuth client of the app's own; the provider's registration needs the redirect http://localhost.",
+        valueName: "id"))
+    var provider: String?
+
+    @Option(name: .customLong("custom-parameter"), help: ArgumentHelp(
+        "With --provider: a parameter of the provider's, as key=value, repeatable (Microsoft's tenant, prompt, login_hint).", valueName: "key=value"))
+    var customParameters: [String] = []
+
+    @Option(name: .customLong("scope"), help: ArgumentHelp("With --github or --provider: a scope to ask for, repeatable (GitHub's default: read:user and user:email).", valueName: "scope"))
     var scopes: [String] = []
 
     @Option(help: ArgumentHelp("With --github: a GitHub Enterprise Server's address instead of https://github.com.", valueName: "url"))
@@ -33,27 +43,42 @@ struct BrowserSignInOptions: ParsableArguments {
     @Option(help: ArgumentHelp("With --oidc: the Firebase provider ID set up for it, for example oidc.example.", valueName: "id"))
     var providerID: String?
 
-    @Option(help: ArgumentHelp("With --google or --oidc: the OAuth client ID.", valueName: "id"))
+    @Option(help: ArgumentHelp("With --google, --oidc or --github: the OAuth client ID.", valueName: "id"))
     var clientID: String?
 
-    @Flag(help: "With --google or --oidc: read the OAuth client secret from standard input (Google's desktop clients have one).")
+    @Flag(help: "With --google or --oidc: read the OAuth client secret from standard input (Google's desktop clients have one). With --github: GitHub's web flow in the browser, whose token request needs the OAuth app's secret, instead of the device flow.")
     var clientSecretStdin = false
 
-    @Option(help: ArgumentHelp("With --google or --oidc: the loopback port for the redirect (default: a free one).", valueName: "port"))
+    @Option(help: ArgumentHelp("With --google, --oidc, --provider or GitHub's web flow: the loopback port for the redirect (default: a free one).", valueName: "port"))
     var port: UInt16 = 0
 
-    @Option(help: ArgumentHelp("With --google or --oidc: how long to wait for the browser, in seconds.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("With --google, --oidc, --provider or GitHub's web flow: how long to wait for the browser, in seconds.", valueName: "seconds"))
     var browserTimeout: Int = 300
 
-    @Flag(help: "With --google or --oidc: only print the URL to open; do not start a browser.")
+    @Flag(help: "With --google, --oidc, --provider or GitHub's web flow: only print the URL to open; do not start a browser.")
     var noBrowser = false
 
-    var given: Bool { google || oidc != nil || github }
+    var given: Bool { google || oidc != nil || github || provider != nil }
 
     func validate() throws {
-        guard [google, oidc != nil, github].filter({ $0 }).count <= 1 else { throw ValidationError("Give one of --google, --oidc ISSUER and --github.") }
-        guard github || (scopes.isEmpty && githubHost == nil && !openBrowser) else {
-            throw ValidationError("--scope, --github-host and --open-browser go with --github.")
+        guard [google, oidc != nil, github, provider != nil].filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give one of --google, --oidc ISSUER, --github and --provider ID.")
+        }
+        guard github || provider != nil || scopes.isEmpty else { throw ValidationError("--scope goes with --github or --provider.") }
+        guard github || (githubHost == nil && !openBrowser) else { throw ValidationError("--github-host and --open-browser go with --github.") }
+        guard provider != nil || customParameters.isEmpty else { throw ValidationError("--custom-parameter goes with --provider.") }
+        if let provider {
+            do throws(AuthError) {
+                try OAuthCredential.checkProviderID(provider)
+            } catch {
+                throw ValidationError("--provider: \(error.message.escapedForTerminal)")
+            }
+            guard clientID == nil, providerID == nil, !clientSecretStdin else {
+                throw ValidationError("--provider needs no --client-id, --provider-id or --client-secret-stdin: Firebase begins the sign-in with its own registration.")
+            }
+            _ = try parameters()
+            guard (1...86_400).contains(browserTimeout) else { throw ValidationError("--browser-timeout takes 1 to 86400 seconds.") }
+            return
         }
         if github {
             guard clientID?.isEmpty == false else { throw ValidationError("--github needs --client-id, the GitHub OAuth app's client ID.") }
@@ -92,10 +117,24 @@ struct BrowserSignInOptions: ParsableArguments {
         clientSecretStdin ? try readSecretLines(["the client secret"], flag: "--client-secret-stdin")[0] : nil
     }
 
+    /// The --custom-parameter values by key.
+    func parameters() throws(ValidationError) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in customParameters {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty, parameters[String(parts[0])] == nil else {
+                throw ValidationError("--custom-parameter takes key=value, each key once (for example tenant=contoso.onmicrosoft.com).")
+            }
+            parameters[String(parts[0])] = String(parts[1])
+        }
+        return parameters
+    }
+
     /// Runs the flow: prints the URL (or GitHub's code and address) on standard error, opens the browser, waits, returns
-    /// the credential.
-    func credential(secret: String?, logger: Logger) async throws(AuthError) -> AuthCredential {
+    /// the credential. `auth` begins the sign-in of the project's own provider.
+    func credential(secret: String?, auth: Auth, logger: Logger) async throws -> AuthCredential {
         if github && !clientSecretStdin { return try await gitHubCredential(logger: logger) }
+        if let provider { return try await projectProviderCredential(provider, auth: auth) }
         let provider: DesktopOAuthProvider
         if let oidc, let providerID {
             provider = try await DesktopOAuthProvider.discover(providerID: providerID, issuer: oidc)
@@ -107,15 +146,32 @@ struct BrowserSignInOptions: ParsableArguments {
         flow.timeout = .seconds(browserTimeout)
         flow.browser = noBrowser ? .none : .system
         flow.logger = logger
-        let noBrowser = noBrowser
-        return try await flow.getCredential { url in
-            printError(
-                noBrowser
-                    ? "open this URL in a browser to sign in with \(provider.providerID):"
-                    : "signing in with \(provider.providerID) in your browser; if none opens, open this URL:")
-            // On a line of its own, to copy whole.
-            FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
+        let opening = !noBrowser
+        return try await flow.getCredential { url in announce(url, providerID: provider.providerID, opening: opening) }
+    }
+
+    /// The project's own provider, begun by Firebase: the URL on standard error, then the browser and the wait.
+    private func projectProviderCredential(_ providerID: String, auth: Auth) async throws -> AuthCredential {
+        let provider = OAuthProvider(providerID: providerID, auth: auth)
+        provider.scopes = scopes
+        provider.customParameters = try parameters()
+        provider.redirectPort = port
+        provider.timeout = .seconds(browserTimeout)
+        let browser: DesktopBrowser = noBrowser ? .none : .system
+        provider.browser = .custom { url in
+            announce(url, providerID: providerID, opening: !noBrowser)
+            return await browser.open(url)
         }
+        return try await provider.credential(with: nil)
+    }
+
+    /// Prints the URL to open on standard error, on a line of its own, to copy whole.
+    private func announce(_ url: URL, providerID: String, opening: Bool) {
+        printError(
+            opening
+                ? "signing in with \(providerID) in your browser; if none opens, open this URL:"
+                : "open this URL in a browser to sign in with \(providerID):")
+        FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
     }
 
     /// GitHub's device flow: the code and the address on standard error, the address opened when asked, then the wait.

@@ -11,7 +11,7 @@ struct KeyringAuthCLI: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success; 1 failure; 2 usage error or invalid input (an invalid access group, \
             a malformed config); 3 nothing stored for that key; 4 keyring unavailable or locked; \
-            5 identity backend unreachable or refused.
+            5 identity backend unreachable or refused (also a provider's token refused before it is sent, as the backend would).
 
             Tokens are printed only by `show --show-tokens` and `token`, and read only from standard input. Shell completion: \
             keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).

@@ -7,12 +7,14 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, in the browser with Google or an OpenID Connect provider, or with GitHub's device flow) in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, in the browser with the project's own provider, Google, an OpenID Connect provider or GitHub, or with GitHub's device flow) in --group G or --private.",
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
-            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> \
-            [--scope <scope>]… [--github-host <url>] [--open-browser]) [--factor <uid>] \
+            --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --provider <id> \
+            [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --github \
+            --client-id <id> [--scope <scope>]… [--github-host <url>] [--open-browser] | --github --client-id <id> --client-secret-stdin \
+            [--github-host <url>] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
             [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
@@ -25,7 +27,10 @@ struct SignIn: AsyncParsableCommand {
             naming the provider's user ('{"sub": "abc123", "email": "ada@example.com", "email_verified": true}'), \
             and a custom token an unsigned JWT or '{"uid": "…", "claims": {…}}'. With --google or --oidc the provider's \
             sign-in page opens in the browser (its URL is printed on standard error, to open by hand with --no-browser) \
-            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked); no code or token is printed. With \
+            and the redirect comes back to 127.0.0.1 (PKCE, state and nonce checked; Microsoft's to localhost); no code or token \
+            is printed. With --provider (microsoft.com, yahoo.com, …) Firebase begins the sign-in with the project's own \
+            registration at the provider, whose page opens in the browser and comes back to http://localhost:PORT/ (Firebase's \
+            state checked); the person is the same Firebase user as in the project's web app. With \
             --github the code to enter and GitHub's address are printed on standard error (opened with --open-browser), and \
             the sign-in waits until the person has entered it, declined, or the code expired (fifteen minutes); Ctrl-C \
             stops it, nothing stored. \
@@ -58,7 +63,7 @@ struct SignIn: AsyncParsableCommand {
         guard methods == 1 else {
             throw ValidationError(
                 "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
-                    + "--custom-token-stdin, --google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+                    + "--custom-token-stdin, --provider ID, --google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
         }
         guard !create || (credential.email != nil && credential.passwordStdin) else {
             throw ValidationError("--create goes with --email and --password-stdin.")
@@ -77,7 +82,7 @@ struct SignIn: AsyncParsableCommand {
         @Sendable func firstFactor() async throws -> AuthDataResult {
             if browser.given {
                 // The browser first: nothing stored changes until the provider's credential is in hand and accepted.
-                let credential = try await browser.credential(secret: clientSecret, logger: logger)
+                let credential = try await browser.credential(secret: clientSecret, auth: auth, logger: logger)
                 return try await auth.signIn(with: credential, switchingTo: group)
             }
             if create, case .email(let email, let password)? = given {

@@ -7,11 +7,13 @@ assertion exits 1 with its traceback. `python admin_sdk_checks.py` lists the che
 does one thing a backend does to a user (disable, enable, revoke, delete, claims).
 """
 
+import html.parser
 import json
 import os
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import firebase_admin
@@ -347,6 +349,75 @@ def check_emulator_endpoints():
     status, reply = call("DELETE", f"{base}/accounts")
     assert status == 200 and reply == {}
     assert auth.list_users().users == []
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *arguments, **keywords):
+        return None
+
+
+def browse(url):
+    """A browser's GET that stops at a redirect instead of following it: (status, Location, page)."""
+    try:
+        with urllib.request.build_opener(_NoRedirect).open(url, timeout=10) as reply:
+            return reply.status, None, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Location"), error.read().decode()
+
+
+class IdpPage(html.parser.HTMLParser):
+    """The emulator's identity provider page as a browser without JavaScript sees it: the accounts' links, the
+    new-account form's action and hidden fields."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.accounts, self.action, self.fields = [], None, {}
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "a" and attributes.get("class") == "account":
+            self.accounts.append(attributes["href"])
+        elif tag == "form":
+            self.action = attributes["action"]
+        elif tag == "input" and attributes.get("type") == "hidden":
+            self.fields[attributes["name"]] = attributes["value"]
+
+
+def check_idp_sign_in():
+    continue_uri = "http://localhost:54321/callback"  # the app's loopback listener; the browser stops at the redirect
+    begin = {"providerId": "microsoft.com", "continueUri": continue_uri}
+    status, begun = app_call("createAuthUri", begin)
+    assert status == 200 and begun["providerId"] == "microsoft.com" and begun["sessionId"], begun
+    status, _, page = browse(begun["authUri"])
+    form = IdpPage(page)
+    assert status == 200 and form.accounts == [] and "state" in form.fields, page
+    answer = urllib.parse.urlencode({**form.fields, "email": "ada@example.com", "displayName": "Ada Lovelace"})
+    status, location, _ = browse(urllib.parse.urljoin(begun["authUri"], form.action) + "?" + answer)
+    assert status == 302 and location.startswith(continue_uri + "?code="), (status, location)
+    status, signed_in = app_call("signInWithIdp", {"requestUri": location, "sessionId": begun["sessionId"], "returnSecureToken": True})
+    assert status == 200 and signed_in["isNewUser"] is True, signed_in
+
+    user = auth.get_user(signed_in["localId"])
+    assert user.email == "ada@example.com" and user.display_name == "Ada Lovelace" and user.email_verified
+    assert [(p.provider_id, p.uid, p.email) for p in user.provider_data] == [
+        ("microsoft.com", signed_in["federatedId"], "ada@example.com")], user.provider_data
+    found = auth.get_users([auth.ProviderIdentifier("microsoft.com", signed_in["federatedId"])])
+    assert [u.uid for u in found.users] == [user.uid]
+    token = auth.verify_id_token(signed_in["idToken"])
+    assert token["uid"] == user.uid and token["firebase"]["sign_in_provider"] == "microsoft.com", token
+
+    # The next sign-in chooses the listed account and is the same user.
+    status, begun = app_call("createAuthUri", begin)
+    status, _, page = browse(begun["authUri"])
+    listed = IdpPage(page).accounts
+    assert len(listed) == 1 and "Ada Lovelace" in page, page
+    status, location, _ = browse(urllib.parse.urljoin(begun["authUri"], listed[0]))
+    status, again = app_call("signInWithIdp", {"requestUri": location, "sessionId": begun["sessionId"], "returnSecureToken": True})
+    assert status == 200 and again["localId"] == user.uid and again["isNewUser"] is False, again
+    status, replayed = app_call("signInWithIdp", {"requestUri": location, "sessionId": begun["sessionId"]})
+    assert status == 400 and replayed["error"]["message"].startswith("INVALID_IDP_RESPONSE"), replayed
+    assert len(auth.list_users().users) == 1
 
 
 ACTIONS = {

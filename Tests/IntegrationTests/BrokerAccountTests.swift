@@ -237,4 +237,29 @@ extension KeyringTests.Broker {
         #expect(github.tokenRequests == 1)
         #expect(await app.finish() == 0)
     }
+
+    /// The Firebase project's own provider through the broker's `SignInWithBrowser` (`providerID` alone) for a sandboxed
+    /// app with the network: the broker begins it with the emulator's `createAuthUri`, the stand-in browser completes the
+    /// emulator's page as Grace and comes back to the broker's `localhost` listener; the second sign-in is the same user.
+    /// What belongs to an app's own client is refused with it.
+    @Test func theProjectsOwnProviderRunsThroughTheBrokerForASandboxedApp() async throws {
+        let broker = try await BrokerFixture.start()
+        let (browserPath, _) = try FakeBrowser.make(email: "grace@contoso.example")
+        try await broker.stopBroker()
+        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath)
+        let app = try await BrokerDriver(broker, as: "com.example.Notes")
+        let provider: [String: Any] = ["providerID": "microsoft.com", "scope": "Mail.Read", "customParameters": ["tenant": "organizations"]]
+        let user = try await app.dictionary("SignInWithBrowser", "a{sv}", [provider])
+        #expect(user["providers"] as? String == "microsoft.com" && user["email"] as? String == "grace@contoso.example", "\(user)")
+        let again = try await app.dictionary("SignInWithBrowser", "a{sv}", [provider])
+        #expect(again["uid"] as? String == user["uid"] as? String)
+        for wrong: [String: Any] in [
+            ["providerID": "microsoft.com", "clientSecret": "s"], ["providerID": "microsoft.com", "clientID": "c", "scope": "x"],
+            ["providerID": "Microsoft"], ["providerID": "microsoft.com", "customParameters": ["": "x"]],
+        ] {
+            let refused = try await app.call("SignInWithBrowser", "a{sv}", [wrong])
+            #expect(refused["error"] as? String == "InvalidArgument", "\(wrong): \(refused)")
+        }
+        #expect(await app.finish() == 0)
+    }
 }

@@ -54,6 +54,40 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        /// `sign-in --provider microsoft.com`: the project's own provider, begun by Firebase (the emulator's
+        /// `createAuthUri`), its page completed in the stand-in browser as Ada, the redirect back to `localhost`; the same
+        /// person signing in again is the same user; options that belong to an app's own client are exit 2.
+        @Test func theProjectsOwnMicrosoftProviderSignsInTheSameUserTwice() async throws {
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let (path, _) = try FakeBrowser.make(email: "ada@contoso.example")
+            let id = String(UUID().uuidString.prefix(8))
+            let app = ["--api-key", "AIza-provider-\(id)", "--app-id", "1:42:linux:a-\(id)"]
+            let group = uniqueGroup().rawValue
+            let signIn = ["sign-in", "--provider", "microsoft.com", "--custom-parameter", "tenant=organizations", "--scope", "Mail.Read",
+                          "--group", group, "--json", "--emulator", address] + app
+            let first = try await cli.run(signIn, environment: environment(path: path))
+            #expect(first.status == 0, "\(first.standardError)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: first.standardOutput) as? [String: Any])
+            #expect(answer["providers"] as? [String] == ["microsoft.com"] && answer["email"] as? String == "ada@contoso.example")
+            #expect(answer["isNewUser"] as? Bool == true)
+            #expect(first.standardError.contains("/emulator/auth/idp?") && first.standardError.contains("tenant=organizations"),
+                    "the URL is printed for a person to open: \(first.standardError)")
+            #expect(first.standardError.contains("redirect_uri=http%3A%2F%2Flocalhost%3A"), "\(first.standardError)")
+            let again = try await cli.run(signIn, environment: environment(path: path))
+            let second = try #require(try JSONSerialization.jsonObject(with: again.standardOutput) as? [String: Any])
+            #expect(second["uid"] as? String == answer["uid"] as? String && second["isNewUser"] as? Bool == false)
+
+            for wrong in [["--client-id", "x"], ["--client-secret-stdin"], ["--custom-parameter", "tenant"], ["--provider-id", "oidc.x"]] {
+                let refused = try await cli.run(["sign-in", "--provider", "microsoft.com"] + wrong + app, input: "s\n")
+                #expect(refused.status == 2, "\(wrong): \(refused.standardError)")
+            }
+            let notAProvider = try await cli.run(["sign-in", "--provider", "Microsoft"] + app)
+            #expect(notAProvider.status == 2 && notAProvider.standardError.contains("--provider"), "\(notAProvider.standardError)")
+            #expect(try await cli.run(["sign-out", "--group", group] + app).status == 0)
+            await emulator.stop()
+        }
+
         /// `sign-in --github`: GitHub's device flow at the terminal, against ``FakeGitHub``: the code and the address are
         /// printed, the wait goes through GitHub's `authorization_pending` and `slow_down`, and the token signs in on the
         /// emulator; a person who declines is exit 1 with nothing stored; a bad combination of options is exit 2.

@@ -153,11 +153,12 @@ extension KeyringTests {
             ])
         }
 
-        @Test func theDesktopSignInBlockSignsInWithAStandInForGoogleAndTheBrowser() async throws {
+        @Test func theDesktopSignInBlocksSignInWithStandInsForGoogleMicrosoftAndTheBrowser() async throws {
             let lines = lines(try await run("desktop-sign-in-example"))
             #expect(lines.first == "Sign in with Google in your browser; if none opened, open http://127.0.0.1…", "\(lines)")
             #expect(lines.contains { $0.hasPrefix("signed in: ") && $0.hasSuffix(#" grace@example.com ["google.com"]"#) }, "\(lines)")
             #expect(lines.contains("the browser shows: you can close this tab"), "\(lines)")
+            #expect(lines.contains(#"signed in with Microsoft: ada@contoso.example ["microsoft.com"]"#), "\(lines)")
             #expect(lines.suffix(2) == ["Enter ABCD-1234 at /login/device", #"signed in with GitHub: octocat@example.com ["github.com"]"#], "\(lines)")
         }
 

@@ -54,6 +54,28 @@ import Testing
         #expect(items["client_secret"] == nil, "the secret goes only to the token endpoint")
     }
 
+    @Test func microsoftsSignInRedirectsToLocalhostAndEveryOtherProvidersTo127() {
+        func provider(_ authorize: String) -> DesktopOAuthProvider {
+            .openIDConnect(providerID: "oidc.x", issuer: nil, authorizationEndpoint: URL(string: authorize)!, tokenEndpoint: URL(string: authorize)!)
+        }
+        for microsoft in ["https://login.microsoftonline.com/common/oauth2/v2.0/authorize", "https://login.live.com/oauth20_authorize.srf",
+                          "https://contoso.ciamlogin.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize"] {
+            #expect(provider(microsoft).loopbackHost == .localhost, "\(microsoft)")
+        }
+        #expect(DesktopOAuthProvider.google.loopbackHost == .ipv4 && DesktopOAuthProvider.github.loopbackHost == .ipv4)
+        #expect(provider("https://login.microsoftonline.com.example.com/authorize").loopbackHost == .ipv4)
+    }
+
+    @Test func firebasesAuthorizationURLMustCarryOneState() throws {
+        let (url, state) = try ProviderRedirectFlow.authorization("https://login.microsoftonline.com/a?state=abc&redirect_uri=x", of: "microsoft.com")
+        #expect(state == "abc" && url.host == "login.microsoftonline.com")
+        #expect(try ProviderRedirectFlow.authorization("http://127.0.0.1:9099/emulator/auth/idp?state=s", of: "yahoo.com").1 == "s")
+        for refused in ["https://login.example.com/a", "https://login.example.com/a?state=1&state=2", "http://login.example.com/a?state=s",
+                        "not a url", "https://login.example.com/a?state="] {
+            #expect(throws: AuthError.self, "\(refused)") { try ProviderRedirectFlow.authorization(refused, of: "microsoft.com") }
+        }
+    }
+
     // MARK: Token endpoint answers, literally
 
     static let provider = DesktopOAuthProvider.openIDConnect(

@@ -247,13 +247,16 @@ package final class FakeOAuthProvider: @unchecked Sendable {
 
         /// GETs `url` (on 127.0.0.1) and returns the answer; `asABrowser`: the server closes the connection first,
         /// as with a browser (which keeps its side open), instead of this client.
-        package static func get(_ url: URL, asABrowser: Bool = false) throws -> Page {
+        package static func get(_ url: URL, asABrowser: Bool = false, via address: String? = nil) throws -> Page {
             let port = url.port ?? 80
             let target = url.path.isEmpty ? "/" : url.path
             let query = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedQuery.map { "?" + $0 } ?? ""
-            let request = "GET \(target)\(query) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
+            // As a browser: the URL's host in Host, and `localhost` reached at 127.0.0.1 unless `address` says otherwise.
+            let name = url.host ?? "127.0.0.1"
+            let request = "GET \(target)\(query) HTTP/1.1\r\nHost: \(name):\(port)\r\nAccept: text/html\r\nConnection: close\r\n\r\n"
+            let connectTo = address ?? (name == "localhost" ? "127.0.0.1" : name)
             let answer = String(
-                decoding: try RawTCP.exchange(host: "127.0.0.1", port: port, bytes: Array(request.utf8), halfClose: !asABrowser), as: UTF8.self)
+                decoding: try RawTCP.exchange(host: connectTo, port: port, bytes: Array(request.utf8), halfClose: !asABrowser), as: UTF8.self)
             guard let split = answer.range(of: "\r\n\r\n") else {
                 throw RawTCP.Failure(description: "no HTTP answer from \(url.host ?? "?"):\(port): \(answer.debugDescription)")
             }
@@ -288,12 +291,13 @@ package final class FakeOAuthProvider: @unchecked Sendable {
 /// auth-probe's stand-in browser (it follows the provider's redirect back), which writes the page it was left on
 /// to `page`. Put `path` first on the `PATH` of whoever opens the browser.
 package enum FakeBrowser {
-    package static func make() throws -> (path: String, page: URL) {
+    /// At the emulator's provider page, the browser signs in as `email` (the listed account, else a new one).
+    package static func make(email: String = "ada@example.com") throws -> (path: String, page: URL) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fake-browser-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let page = directory.appendingPathComponent("page.html")
         let script = directory.appendingPathComponent("xdg-open")
-        try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" > '\(page.path)' 2>&1\n"
+        try "#!/bin/sh\nexec '\(try Harness.product("auth-probe"))' browse \"$1\" '\(email)' > '\(page.path)' 2>&1\n"
             .write(to: script, atomically: true, encoding: .utf8)
         chmod(script.path, 0o755)
         return (directory.path, page)

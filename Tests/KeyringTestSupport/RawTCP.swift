@@ -21,20 +21,28 @@ package enum RawTCP {
         return try readUntilClosed(fd)
     }
 
-    /// A connected IPv4 socket whose reads give up after 60 s; the caller closes it. Only a server that never
-    /// answers nor closes reaches that bound; it is that generous because on a loaded machine (a build, two CPU
-    /// hogs and other suites beside the tests) a server's answer has taken over 10 s.
+    /// A connected socket (IPv4, or IPv6 for a `host` with a colon, such as `::1`) whose reads give up after 60 s; the
+    /// caller closes it. Only a server that never answers nor closes reaches that bound; it is that generous because on a
+    /// loaded machine (a build, two CPU hogs and other suites beside the tests) a server's answer has taken over 10 s.
     package static func connect(host: String, port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let ipv6 = host.contains(":")
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &address.sin6_addr)
+            connected = connect(fd, to: &address)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, host, &address.sin_addr)
+            connected = connect(fd, to: &address)
         }
         guard connected == 0 else {
             let error = errno
@@ -42,6 +50,12 @@ package enum RawTCP {
             throw Failure(description: "connect: \(error)")
         }
         return fd
+    }
+
+    private static func connect<Address>(_ fd: Int32, to address: inout Address) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
+        }
     }
 
     /// Everything received until the server closes the connection.

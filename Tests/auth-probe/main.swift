@@ -10,11 +10,15 @@ import SecretKeychain
 // three-step migration of the signed-in user), session GROUP (below), chaos GROUP SEED [never-prompt] (Chaos.swift)
 // and switch-groups GROUP COUNT (below).
 let arguments = CommandLine.arguments.dropFirst()
-// auth-probe browse URL: a stand-in for the user's browser (the desktop sign-in's tests put it behind a fake
-// xdg-open): follows the provider's redirect back to the app and prints the app's page.
-if arguments.count == 2, arguments.first == "browse", let url = URL(string: arguments.last!) {
+// auth-probe browse URL [EMAIL]: a stand-in for the user's browser (the desktop sign-in's tests put it behind a fake
+// xdg-open): follows the provider's redirect back to the app and prints the app's page. At the emulator's provider page
+// it signs in as EMAIL (the listed account, else a new one).
+if (2...3).contains(arguments.count), arguments.first == "browse", let url = URL(string: arguments[arguments.startIndex + 1]) {
     do {
-        let page = try FakeOAuthProvider.Browser.signIn(url)
+        let email = arguments.count == 3 ? arguments.last! : "ada@example.com"
+        let page = url.path == "/emulator/auth/idp"
+            ? try EmulatorIdPPage.complete(url, .signIn(email: email, displayName: "Ada"))
+            : try FakeOAuthProvider.Browser.signIn(url)
         print("status=\(page.status)")
         print(page.body)
         exit(0)

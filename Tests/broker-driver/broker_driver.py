@@ -5,7 +5,7 @@ output, for the broker's integration tests.
     broker_driver.py APP_JSON GROUP
 
 A request: {"method": "UpdateProfile", "signature": "a{sv}", "args": [{"displayName": "Ada"}]}; the app and group
-come first, as every method takes them (a JSON object argument is an a{sv} of strings and booleans). An answer:
+come first, as every method takes them (a JSON object argument is an a{sv} of strings, booleans and a{ss} objects). An answer:
 {"reply": [...]} or {"error": "SecondFactorRequired", "message": "...", "body": [...]}, where body holds what the
 error carries after its message. Errors are read from the reply message itself, so that nothing they carry is lost.
 """
@@ -18,7 +18,13 @@ NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
 
 
 def dictionary(values):
-    return {key: GLib.Variant("b" if isinstance(value, bool) else "s", value) for key, value in values.items()}
+    return {key: GLib.Variant(value_type(value), value) for key, value in values.items()}
+
+
+def value_type(value):
+    if isinstance(value, bool):
+        return "b"
+    return "a{ss}" if isinstance(value, dict) else "s"
 
 
 def argument(value):

@@ -19,6 +19,10 @@ package protocol AuthBackend: Sendable {
     func signIn(
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext
     ) async throws(AuthError) -> BackendSignIn
+    /// Begins an identity provider's sign-in under the Firebase project's own registration with it
+    /// (`accounts:createAuthUri` with `providerId`): the provider's authorization URL, which sends the browser back
+    /// to `continueURI`, and the session ``signIn(with:linkingTo:creatingAccount:context:)`` must present.
+    func startProviderSignIn(_ request: ProviderSignInRequest, context: AuthRequestContext) async throws(AuthError) -> ProviderSignInStart
     /// Signs in with a custom token the app's server minted (`accounts:signInWithCustomToken`).
     func signIn(customToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn
     /// Gives the account of `idToken` an email and password (`accounts:signUp` with `idToken`).
@@ -68,6 +72,13 @@ package protocol AuthBackend: Sendable {
 
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
 extension AuthBackend {
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no identity provider.
+    package func startProviderSignIn(
+        _ request: ProviderSignInRequest, context: AuthRequestContext
+    ) async throws(AuthError) -> ProviderSignInStart {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with identity providers (\(request.providerID)).")
+    }
+
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend signs in with no identity provider.
     package func signIn(
         with credential: OAuthCredential, linkingTo idToken: String?, creatingAccount: Bool, context: AuthRequestContext

@@ -14,6 +14,9 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     public let secret: String?
     /// The nonce whose SHA-256 the ID token carries (Apple, some OIDC providers).
     let rawNonce: String?
+    /// The provider's answer to a sign-in Firebase began (``OAuthProvider/credential(with:)``): the URL the browser
+    /// came back to (`requestUri`), and the `sessionId` of the `accounts:createAuthUri` that began it. Never logged.
+    let providerAnswer: (requestURI: String, sessionID: String)?
 
     init(providerID: String, idToken: String?, accessToken: String?, secret: String? = nil, rawNonce: String? = nil) {
         // An empty string is no token at all, as Firebase's SDKs treat it.
@@ -21,10 +24,22 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
         self.accessToken = accessToken?.isEmpty == false ? accessToken : nil
         self.secret = secret?.isEmpty == false ? secret : nil
         self.rawNonce = rawNonce?.isEmpty == false ? rawNonce : nil
+        providerAnswer = nil
         super.init(provider: providerID)
     }
 
-    override var comparableFields: [String?] { [provider, idToken, accessToken, secret, rawNonce] }
+    /// A credential of the provider's answer to a sign-in begun with `accounts:createAuthUri`, as Firebase's
+    /// `OAuthCredential(withProviderID:sessionID:OAuthResponseURLString:)`: `accounts:signInWithIdp` gets the URL as
+    /// its `requestUri` and the session.
+    init(providerID: String, sessionID: String, responseURL: String) {
+        (idToken, accessToken, secret, rawNonce) = (nil, nil, nil, nil)
+        providerAnswer = (responseURL, sessionID)
+        super.init(provider: providerID)
+    }
+
+    override var comparableFields: [String?] {
+        [provider, idToken, accessToken, secret, rawNonce, providerAnswer?.requestURI, providerAnswer?.sessionID]
+    }
 
     /// Provider IDs that name a sign-in method which is not an identity provider's.
     static let reservedProviderIDs: Set<String> = ["password", "phone", "anonymous", "custom", "firebase", "emailLink"]
@@ -54,7 +69,7 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
         try Self.checkField(accessToken, "access token", code: .invalidCredential)
         try Self.checkField(secret, "token secret", code: .invalidCredential)
         try Self.checkField(rawNonce, "raw nonce", code: .missingOrInvalidNonce)
-        guard idToken != nil || accessToken != nil else {
+        guard idToken != nil || accessToken != nil || providerAnswer != nil else {
             throw AuthError(
                 .invalidCredential,
                 "The \(provider) credential has neither an ID token nor an access token; pass what the provider's sign-in gave.")

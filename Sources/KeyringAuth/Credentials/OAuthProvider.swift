@@ -1,9 +1,114 @@
-/// Credentials of any OAuth 2 or OpenID Connect provider, as the static methods of Firebase's
-/// `OAuthProvider`: `github.com`, `apple.com`, `microsoft.com`, `yahoo.com`, an `oidc.*` provider.
+import Synchronization
+
+/// Any OAuth 2 or OpenID Connect provider, as Firebase's `OAuthProvider`: the provider's credentials made from tokens
+/// the app got itself (the static methods), and, made with a provider ID, the sign-in Firebase begins under the
+/// project's own registration with the provider (``credential(with:)``, ``Auth/signIn(with:uiDelegate:)``).
 ///
-/// The app gets the provider's tokens itself (its own OAuth flow); Firebase's web-view sign-in
-/// (`OAuthProvider(providerID:)` with `getCredentialWith`) is not available on Linux.
-public enum OAuthProvider {
+/// Where Firebase's Apple SDK shows the provider's page in a web view on the project's auth domain, this one opens it
+/// in the user's browser and takes the provider's answer at a loopback address (`http://localhost:PORT/`): the
+/// Firebase project's own provider (`microsoft.com`, `yahoo.com`), so the person is the same Firebase user as in the
+/// project's web app. The provider's registration needs `http://localhost` among its redirect URIs (see
+/// <doc:DesktopSignIn>).
+public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
+    /// The provider ID of this generic provider, as Firebase's `OAuthProvider.id`.
+    public static let id = "OAuth"
+
+    /// The provider ID this provider signs in with (`microsoft.com`, `yahoo.com`, an `oidc.` provider).
+    public let providerID: String
+
+    /// The ``Auth`` whose project begins the sign-in.
+    let auth: Auth
+
+    private struct Settings {
+        var scopes: [String]? = []
+        var customParameters: [String: String]? = [:]
+        var browser = DesktopBrowser.system
+        var redirectPort: UInt16 = 0
+        var timeout = Duration.seconds(300)
+    }
+
+    /// `@unchecked Sendable`: the settings are kept under this lock.
+    private let settings = Mutex(Settings())
+
+    /// More OAuth scopes to ask the provider for (Microsoft's `Mail.Read`, …), as Firebase's `scopes`.
+    public var scopes: [String]? {
+        get { settings.withLock { $0.scopes } }
+        set { settings.withLock { $0.scopes = newValue } }
+    }
+
+    /// The provider's own parameters, as Firebase's `customParameters`: Microsoft's `tenant`, `prompt`, `login_hint`.
+    /// Firebase sets `client_id`, `response_type`, `scope`, `redirect_uri` and `state` itself.
+    public var customParameters: [String: String]? {
+        get { settings.withLock { $0.customParameters } }
+        set { settings.withLock { $0.customParameters = newValue } }
+    }
+
+    /// How the provider's page is shown: ``DesktopBrowser/system`` (the user's browser) by default. KeyringAuth's own.
+    public var browser: DesktopBrowser {
+        get { settings.withLock { $0.browser } }
+        set { settings.withLock { $0.browser = newValue } }
+    }
+
+    /// The loopback port the browser comes back to; 0 (the default) lets the system pick a free one. KeyringAuth's own.
+    public var redirectPort: UInt16 {
+        get { settings.withLock { $0.redirectPort } }
+        set { settings.withLock { $0.redirectPort = newValue } }
+    }
+
+    /// How long to wait for the person to finish in the browser (five minutes by default). KeyringAuth's own.
+    public var timeout: Duration {
+        get { settings.withLock { $0.timeout } }
+        set { settings.withLock { $0.timeout = newValue } }
+    }
+
+    /// A provider of `providerID` for `auth`'s project.
+    public init(providerID: String, auth: Auth = Auth.auth()) {
+        self.providerID = providerID
+        self.auth = auth
+    }
+
+    /// A provider of `providerID` for `auth`'s project.
+    public convenience init(providerID: AuthProviderID, auth: Auth = Auth.auth()) {
+        self.init(providerID: providerID.rawValue, auth: auth)
+    }
+
+    /// A provider of `providerID` for the default ``Auth``.
+    public class func provider(providerID: AuthProviderID) -> OAuthProvider {
+        OAuthProvider(providerID: providerID.rawValue, auth: Auth.auth())
+    }
+
+    /// A provider of `providerID` for `auth`'s project.
+    public class func provider(providerID: AuthProviderID, auth: Auth) -> OAuthProvider {
+        OAuthProvider(providerID: providerID.rawValue, auth: auth)
+    }
+
+    /// Signs the person in to the provider in their browser and gives the credential for ``Auth/signIn(with:)``,
+    /// ``User/link(with:)`` or ``User/reauthenticate(with:)``, as Firebase's `credential(with:)`.
+    ///
+    /// - Parameter uiDelegate: Unused on Linux (there is no view controller to present): pass `nil`.
+    /// - Throws: ``AuthError``: ``AuthErrorCode/webContextCancelled`` when the person declined, the time passed or the
+    ///   task was cancelled; ``AuthErrorCode/operationNotAllowed`` when the provider is not enabled in the project;
+    ///   ``AuthErrorCode/invalidProviderID``; ``AuthErrorCode/invalidConfiguration``; ``AuthErrorCode/networkError``.
+    public func credential(with uiDelegate: AuthUIDelegate?) async throws -> AuthCredential {
+        let settings = settings.withLock { $0 }
+        var flow = ProviderRedirectFlow(providerID: providerID)
+        flow.customParameters = settings.customParameters ?? [:]
+        flow.scopes = (settings.scopes ?? []).filter { !$0.isEmpty }
+        flow.browser = settings.browser
+        flow.port = settings.redirectPort
+        flow.timeout = settings.timeout
+        flow.logger = auth.configuration.logger
+        return try await flow.credential(backend: auth.configuration.backend, context: auth.requestContext)
+    }
+
+    /// ``credential(with:)`` with a completion handler, called on the ``Auth``'s callback queue, as Firebase's
+    /// `getCredentialWith(_:completion:)`.
+    public func getCredentialWith(_ uiDelegate: AuthUIDelegate?, completion: (@Sendable (AuthCredential?, Error?) -> Void)? = nil) {
+        auth.complete({ credential, error in completion?(credential, error) }) { () async throws in
+            try await self.credential(with: uiDelegate)
+        }
+    }
+
     /// A credential from the provider's ID token and, if it gave one, its access token.
     public static func credential(providerID: AuthProviderID, idToken: String, accessToken: String? = nil) -> OAuthCredential {
         OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken)

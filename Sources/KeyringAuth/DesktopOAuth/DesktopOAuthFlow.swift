@@ -11,7 +11,9 @@ import Logging
 /// the raw nonce) for ``Auth/signIn(with:)``, ``User/link(with:)`` or ``User/reauthenticate(with:)``.
 ///
 /// One call:
-/// 1. listens on `127.0.0.1` (``port`` 0: a free port) for the redirect `http://127.0.0.1:PORT/`;
+/// 1. listens on `127.0.0.1` (``port`` 0: a free port) for the redirect `http://127.0.0.1:PORT/` (Microsoft's
+///    sign-in: on `127.0.0.1` and `::1` for `http://localhost:PORT/`, the only loopback form whose port Microsoft
+///    ignores);
 /// 2. makes a PKCE `S256` verifier, a `state` and a nonce (its SHA-256 is sent; Firebase gets the raw one);
 /// 3. announces the authorization URL and opens it with ``browser`` (`xdg-open`, or the desktop portal in a
 ///    sandbox);
@@ -75,7 +77,7 @@ public struct DesktopOAuthFlow: Sendable {
     public func getCredential(announcing: @Sendable (URL) -> Void = { _ in }) async throws(AuthError) -> OAuthCredential {
         try check()
         let secrets = PKCE()
-        let listener = try LoopbackRedirectListener(port: port, path: redirectPath)
+        let listener = try LoopbackRedirectListener(port: port, path: redirectPath, host: provider.loopbackHost)
         defer { listener.close() }
         let url = authorizationURL(redirectURI: listener.redirectURI, secrets: secrets)
         logger.debug("waiting for the \(provider.providerID) redirect", metadata: ["redirect": "\(listener.redirectURI)"])
@@ -83,19 +85,7 @@ public struct DesktopOAuthFlow: Sendable {
         if let failure = await browser.open(url) {
             logger.notice("the browser was not opened: \(failure); the URL must be opened by hand")
         }
-        let callback: LoopbackRedirectListener.Callback
-        switch await listener.nextCallback(state: secrets.state, until: .now + timeout) {
-        case .success(let received): callback = received
-        case .failure(.timedOut):
-            throw AuthError(
-                .webContextCancelled,
-                "Nobody finished signing in to \(provider.providerID) in the browser within \(timeout); start the sign-in again.")
-        case .failure(.cancelled):
-            throw AuthError(.webContextCancelled, "The \(provider.providerID) sign-in was cancelled before the browser came back.")
-        case .failure(.failed(let reason)):
-            throw AuthError(.webInternalError, "The desktop sign-in stopped listening for the browser: \(reason).")
-        }
-        listener.close()  // a second request is refused from now on
+        let callback = try await listener.redirect(state: secrets.state, within: timeout, of: provider.providerID)
         do throws(AuthError) {
             let code = try authorizationCode(from: callback, secrets: secrets)
             let credential = try await exchange(code: code, redirectURI: listener.redirectURI, secrets: secrets)
@@ -167,19 +157,7 @@ public struct DesktopOAuthFlow: Sendable {
         if let issuer = provider.issuer, callback.parameters.keys.contains("iss"), !provider.isIssuer(callback.value("iss")) {
             throw AuthError(.webSignInUserInteractionFailure, "The redirect names another issuer than \(issuer); start the sign-in again.")
         }
-        if callback.parameters.keys.contains("error") {
-            let error = Self.printable(callback.value("error") ?? "", limit: 64)
-            let detail = callback.value("error_description").map { " (\(Self.printable($0, limit: 200)))" } ?? ""
-            switch error {
-            case "access_denied":
-                throw AuthError(.webContextCancelled, "The sign-in to \(provider.providerID) was declined in the browser\(detail).")
-            case "unauthorized_client", "invalid_client":
-                throw AuthError(
-                    .invalidClientID, "\(provider.providerID) refused the OAuth client: \(error)\(detail); check the client ID and its type.")
-            default:
-                throw AuthError(.webSignInUserInteractionFailure, "\(provider.providerID) answered \(error)\(detail); start the sign-in again.")
-            }
-        }
+        try LoopbackRedirectListener.checkRefusal(in: callback, of: provider.providerID)
         guard let code = callback.value("code"), !code.isEmpty, code.utf8.count <= 4096 else {
             throw AuthError(
                 .webSignInUserInteractionFailure, "The browser came back without an authorization code; start the sign-in again.")

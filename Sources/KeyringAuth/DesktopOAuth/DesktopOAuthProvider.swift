@@ -72,6 +72,19 @@ public struct DesktopOAuthProvider: Hashable, Sendable {
             scopes: scopes)
     }
 
+    /// The hosts of Microsoft's sign-in (Entra ID, personal accounts, External ID), whose registrations take a loopback
+    /// redirect with any port only as `http://localhost` ("Redirect URI restrictions" in Microsoft's identity platform
+    /// documentation; `http://127.0.0.1` needs the app's manifest).
+    static let localhostRedirectHosts = ["login.microsoftonline.com", "login.microsoft.com", "login.live.com"]
+
+    /// Where the loopback redirect goes: `localhost` for Microsoft's sign-in, `127.0.0.1` for every other provider
+    /// (RFC 8252 §7.3; Google's guide for installed apps).
+    var loopbackHost: LoopbackRedirectListener.Host {
+        guard let host = authorizationEndpoint.host?.lowercased() else { return .ipv4 }
+        let microsoft = Self.localhostRedirectHosts.contains(host) || host.hasSuffix(".ciamlogin.com")
+        return microsoft ? .localhost : .ipv4
+    }
+
     /// The placeholder of a multi-tenant issuer (Microsoft's `https://login.microsoftonline.com/{tenantid}/v2.0`), which
     /// stands for the tenant of each ID token (its `tid` claim).
     static let tenantPlaceholder = "{tenantid}"

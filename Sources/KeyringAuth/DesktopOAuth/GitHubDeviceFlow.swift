@@ -106,11 +106,17 @@ public struct GitHubDeviceFlow: Sendable {
         case "access_denied":
             throw AuthError(.webSignInUserInteractionFailure, "The GitHub sign-in was declined in the browser.")
         case "device_flow_disabled":
-            throw AuthError(.invalidClientID, "The GitHub app does not allow the device flow; enable \"Device Flow\" in its settings on GitHub.")
+            throw AuthError(
+                .invalidClientID, "The GitHub OAuth app does not allow the device flow: tick \"Enable Device Flow\" in its settings on GitHub.")
         case "incorrect_client_credentials", "unauthorized_client":
             throw AuthError(.invalidClientID, "GitHub does not know the client ID (\(error)); check the GitHub OAuth app's client ID.")
         default:
-            throw AuthError(.internalError, "GitHub refused the token request: \(error.isEmpty ? "no token and no error" : error).")
+            guard !error.isEmpty else {
+                throw AuthError(
+                    .internalError,
+                    "GitHub's answer held neither a token nor an error; check the GitHub Enterprise host, or a proxy between here and GitHub.")
+            }
+            throw AuthError(.internalError, "GitHub refused the token request: \(error).")
         }
     }
 
@@ -135,11 +141,27 @@ public struct GitHubDeviceFlow: Sendable {
 
     private func refusal(_ answer: Answer, what: String) -> AuthError {
         if answer.status >= 500 { return AuthError(.networkError, "GitHub failed to give \(what) (HTTP \(answer.status)); try again later.") }
-        let error = DesktopOAuthFlow.printable(answer.object?["error"] as? String ?? "HTTP \(answer.status)", limit: 64)
-        if ["device_flow_disabled", "unauthorized_client", "incorrect_client_credentials"].contains(error) || [401, 403, 404, 422].contains(answer.status) {
-            return AuthError(.invalidClientID, "GitHub refused to give \(what) (\(error)): check the client ID, and that the GitHub OAuth app allows the device flow.")
+        let named = (answer.object?["error"] as? String).map { DesktopOAuthFlow.printable($0, limit: 64) }
+        if named == "device_flow_disabled" {
+            return AuthError(
+                .invalidClientID, "The GitHub OAuth app does not allow the device flow: tick \"Enable Device Flow\" in its settings on GitHub.")
         }
-        return AuthError(.internalError, "GitHub refused to give \(what): \(error).")
+        if let named, ["unauthorized_client", "incorrect_client_credentials"].contains(named) {
+            return AuthError(.invalidClientID, "GitHub does not know the client ID (\(named)); check the GitHub OAuth app's client ID.")
+        }
+        if [401, 403, 404, 422].contains(answer.status) {
+            return AuthError(
+                .invalidClientID,
+                "GitHub refused to give \(what) (\(named ?? "HTTP \(answer.status)")): check the client ID, and that the GitHub OAuth app allows "
+                    + "the device flow.")
+        }
+        guard let named else {
+            // An answer GitHub would not give: neither what was asked for nor an error (a proxy's page, a wrong host).
+            return AuthError(
+                .internalError,
+                "GitHub's answer (HTTP \(answer.status)) held neither \(what) nor an error; check --github-host, or a proxy between here and GitHub.")
+        }
+        return AuthError(.internalError, "GitHub refused to give \(what): \(named).")
     }
 
     private static func seconds(_ value: Any?) -> Int64? {

@@ -14,13 +14,13 @@ extension LoopbackRedirectListener {
 
     /// Waits for the redirect that carries `state` until `deadline` or until the task is cancelled.
     func nextCallback(state: String, until deadline: ContinuousClock.Instant) async -> Result<Callback, Ending> {
-        let (listener, wakeRead, wakeWrite) = descriptors.withLock { ($0.listener, $0.wakeRead, $0.wakeWrite) }
-        guard listener >= 0 else { return .failure(.failed("the listener was closed")) }
-        let expected = Expected(path: path, host: "127.0.0.1:\(port)", state: state)
+        let (listeners, wakeRead, wakeWrite) = descriptors.withLock { ($0.listeners, $0.wakeRead, $0.wakeWrite) }
+        guard !listeners.isEmpty else { return .failure(.failed("the listener was closed")) }
+        let expected = Expected(path: path, host: "\(host.name):\(port)", state: state)
         return await withTaskCancellationHandler {
             do throws(OwnThreadFailure) {
                 return try await OwnThread.run(name: "redirect-listen") {
-                    Self.accept(listener, wake: wakeRead, expecting: expected, until: deadline)
+                    Self.accept(listeners, wake: wakeRead, expecting: expected, until: deadline)
                 }
             } catch {
                 return .failure(.failed(error.explanation))
@@ -53,7 +53,7 @@ extension LoopbackRedirectListener {
     /// Serves every connection at once with `poll`, so that a connection that sends nothing (a browser's
     /// speculative pre-connect, a stray local client) holds up nobody until its own limit.
     private static func accept(
-        _ listener: Int32, wake: Int32, expecting expected: Expected, until deadline: ContinuousClock.Instant
+        _ listeners: [Int32], wake: Int32, expecting expected: Expected, until deadline: ContinuousClock.Instant
     ) -> Result<Callback, Ending> {
         var pending: [Pending] = []
         func closeAll() {
@@ -74,8 +74,9 @@ extension LoopbackRedirectListener {
                 return .failure(.timedOut)
             }
             let wakeUp = pending.map(\.deadline).reduce(deadline, min)
-            var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            var fds = [pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
             fds += pending.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            fds += listeners.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let milliseconds = Int32(clamping: Int64((wakeUp - now).inMilliseconds.rounded(.up)))
             let ready = poll(&fds, nfds_t(fds.count), max(1, milliseconds))
             if ready < 0 {
@@ -83,17 +84,18 @@ extension LoopbackRedirectListener {
                 closeAll()
                 return .failure(.failed("poll failed (\(String(cString: strerror(errno))))"))
             }
-            if fds[1].revents != 0 {
+            if fds[0].revents != 0 {
                 closeAll()
                 return .failure(.cancelled)
             }
-            if fds[0].revents & Int16(POLLNVAL) != 0 {
+            let listening = fds.suffix(listeners.count)
+            if listening.contains(where: { $0.revents & Int16(POLLNVAL) != 0 }) {
                 closeAll()
                 return .failure(.failed("the listener was closed"))
             }
             // Requests first (the accepted list changes below).
             var finished: Set<Int32> = []
-            for (index, connection) in pending.enumerated() where fds[index + 2].revents != 0 {
+            for (index, connection) in pending.enumerated() where fds[index + 1].revents != 0 {
                 let count = recv(connection.fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
                 if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 guard count > 0 else {
@@ -115,11 +117,11 @@ extension LoopbackRedirectListener {
                 }
             }
             pending.removeAll { finished.contains($0.fd) }
-            if fds[0].revents != 0 {
-                var peer = sockaddr_in()
-                var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+            for listener in listening where listener.revents != 0 {
+                var peer = sockaddr_in6()
+                var peerLength = socklen_t(MemoryLayout<sockaddr_in6>.size)
                 let connection = withUnsafeMutablePointer(to: &peer) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &peerLength) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener.fd, $0, &peerLength) }
                 }
                 guard connection >= 0 else {
                     if [EINTR, EAGAIN, EWOULDBLOCK, ECONNABORTED, EPROTO].contains(errno) { continue }
@@ -127,14 +129,31 @@ extension LoopbackRedirectListener {
                     return .failure(.failed("accept failed (\(String(cString: strerror(errno))))"))
                 }
                 _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-                // Only the machine's own browser: the peer must be 127.0.0.1 itself.
-                guard peer.sin_family == sa_family_t(AF_INET), UInt32(bigEndian: peer.sin_addr.s_addr) == 0x7f00_0001 else {
+                // Only the machine's own browser: the peer must be the loopback address itself.
+                guard isLoopback(peer) else {
                     Glibc.close(connection)
                     continue
                 }
                 if pending.count == maximumPending { Glibc.close(pending.removeFirst().fd) }
                 pending.append(Pending(fd: connection, deadline: min(deadline, .now + requestLimit)))
             }
+        }
+    }
+
+    /// Whether a peer's address (an IPv4 one read into a `sockaddr_in6`'s room) is `127.0.0.1` or `::1`.
+    private static func isLoopback(_ peer: sockaddr_in6) -> Bool {
+        switch Int32(peer.sin6_family) {
+        case AF_INET:
+            var peer = peer
+            return withUnsafeBytes(of: &peer) { bytes in
+                UInt32(bigEndian: bytes.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!, as: UInt32.self)) == 0x7f00_0001
+            }
+        case AF_INET6:
+            var address = peer.sin6_addr
+            var loopback = in6addr_loopback
+            return memcmp(&address, &loopback, MemoryLayout<in6_addr>.size) == 0
+        default:
+            return false
         }
     }
 }

@@ -30,7 +30,7 @@ extension LoopbackRedirectListener {
                 "This is not the answer of the sign-in waiting here (an old tab, or another page); it was ignored."))
             return nil
         }
-        return Callback(parameters: request.parameters, connection: connection)
+        return Callback(parameters: request.parameters, target: request.target, connection: connection)
     }
 
     /// Sends an HTML page and closes the connection.

@@ -4,6 +4,8 @@ import Foundation
 struct RedirectRequest {
     let method: String
     let path: String
+    /// The request target as sent: the path and the query, still percent-encoded.
+    let target: String
     let host: String?
     let parameters: [String: String?]
 
@@ -17,6 +19,7 @@ struct RedirectRequest {
         guard requestLine.count == 3, requestLine[2].hasPrefix("HTTP/1.") else { return nil }
         method = String(requestLine[0])
         let target = requestLine[1]
+        self.target = String(target)
         let query: Substring
         if let mark = target.firstIndex(of: "?") {
             path = String(target[..<mark])

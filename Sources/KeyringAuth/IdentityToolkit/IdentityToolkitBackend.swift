@@ -100,11 +100,15 @@ package final class IdentityToolkitBackend: AuthBackend {
         // requestUri: where the provider would have redirected; Firebase's SDKs send http://localhost for
         // credentials the app obtained itself. returnIdpCredential: refusals that concern the credential come
         // back with HTTP 200 and the provider's tokens, as Firebase's SDKs ask.
+        // A provider's answer to a sign-in Firebase began (createAuthUri) goes as the URL the browser came back to,
+        // with its session.
+        let answer = credential.providerAnswer
         let reply: IdpSignInReply = try await post(
             "signInWithIdp",
             json: [
-                "postBody": credential.postBody, "requestUri": "http://localhost", "returnSecureToken": true,
-                "returnIdpCredential": true, "idToken": idToken, "autoCreate": creatingAccount ? nil : false,
+                "postBody": answer == nil ? credential.postBody : nil, "requestUri": answer?.requestURI ?? "http://localhost",
+                "sessionId": answer?.sessionID, "returnSecureToken": true, "returnIdpCredential": true, "idToken": idToken,
+                "autoCreate": creatingAccount ? nil : false,
             ], tenant: true, context: context)
         return try reply.signIn(requestedProvider: credential.provider)
     }

@@ -40,6 +40,13 @@ struct IdpSignInReply: Decodable {
     var errorMessage: String?
 }
 
+/// `accounts:createAuthUri` with a provider ID: where to send the browser, and the session it is bound to.
+struct CreateAuthUriReply: Decodable {
+    var authUri: String?
+    var sessionId: String?
+    var providerId: String?
+}
+
 /// A first factor passed for an account with second factors (any sign-in): no tokens, a pending credential.
 struct SecondFactorPendingReply: Decodable {
     var idToken: String?

@@ -12,7 +12,12 @@ enum GVariants {
         case int64(Int64)
         /// An `aa{sv}`: a list of dictionaries (a user's second factors).
         case dictionaries([[String: Value]])
+        /// An `a{ss}`: a provider's custom parameters.
+        case strings([String: String])
     }
+
+    /// The most entries an `a{ss}` argument may hold.
+    static let maximumStringEntries = 16
 
     /// A string.
     static func string(_ string: String) -> OpaquePointer {
@@ -32,6 +37,8 @@ enum GVariants {
         case .bool(let bool): g_variant_new_boolean(bool ? 1 : 0)
         case .int64(let number): g_variant_new_int64(gint64(number))
         case .dictionaries(let list): GVariantValues.array(of: "a{sv}", list.map { dictionary($0) })
+        case .strings(let strings):
+            GVariantValues.array(of: "{ss}", strings.sorted { $0.key < $1.key }.map { g_variant_new_dict_entry(g_variant_new_string($0), g_variant_new_string($1)) })
         }
     }
 
@@ -46,7 +53,8 @@ enum GVariants {
     }
 
     /// The entries of an `a{sv}` that may hold only the keys of `types`, each at most once and of its type there (`s`,
-    /// a string of at most `limit` bytes without control characters, or `b`). An argument with more entries than keys
+    /// a string of at most `limit` bytes without control characters; `b`; or `a{ss}`, at most ``maximumStringEntries``
+    /// such strings by such keys). An argument with more entries than keys
     /// is refused before any entry is read; `shape` says what `name` must be, for the error.
     static func values(
         of variant: OpaquePointer, name: String, keys types: [String: String], limit: Int, shape: String
@@ -71,9 +79,12 @@ enum GVariants {
             let value = g_variant_get_variant(boxed)!
             defer { g_variant_unref(value) }
             guard GVariantValues.hasType(value, type) else {
-                throw BrokerError(.invalidArgument, "\(name)'s \(key) must be \(type == "b" ? "a boolean" : "a string").")
+                let kind = ["b": "a boolean", "a{ss}": "a dictionary of strings (a{ss})"][type] ?? "a string"
+                throw BrokerError(.invalidArgument, "\(name)'s \(key) must be \(kind).")
             }
-            if type == "b" {
+            if type == "a{ss}" {
+                values[key] = .strings(try strings(of: value, name: "\(name)'s \(key)", limit: limit))
+            } else if type == "b" {
                 values[key] = .bool(g_variant_get_boolean(value) != 0)
             } else {
                 let string = String(cString: g_variant_get_string(value, nil))
@@ -87,6 +98,26 @@ enum GVariants {
     /// An `as` of `strings`.
     static func array(of strings: [String]) -> OpaquePointer {
         GVariantValues.array(of: "s", strings.map { g_variant_new_string($0) })
+    }
+
+    /// The entries of an `a{ss}`: at most ``maximumStringEntries``, each key once, keys and values checked as strings.
+    private static func strings(of value: OpaquePointer, name: String, limit: Int) throws(BrokerError) -> [String: String] {
+        let count = Int(g_variant_n_children(value))
+        guard count <= maximumStringEntries else {
+            throw BrokerError(.invalidArgument, "\(name) has \(count) entries; it takes at most \(maximumStringEntries).")
+        }
+        var strings: [String: String] = [:]
+        for index in 0..<count {
+            let entry = g_variant_get_child_value(value, gsize(index))!
+            defer { g_variant_unref(entry) }
+            let (key, string) = (GVariantValues.string(at: 0, of: entry), GVariantValues.string(at: 1, of: entry))
+            try BrokerArguments.checkString(key, of: "a key of \(name)", limit: limit)
+            try BrokerArguments.checkString(string, of: "\(name)'s \(BrokerArguments.quoted(key))", limit: limit)
+            guard !key.isEmpty, strings.updateValue(string, forKey: key) == nil else {
+                throw BrokerError(.invalidArgument, "\(name) has an empty key, or a key twice.")
+            }
+        }
+        return strings
     }
 
     /// A 64-bit integer.
