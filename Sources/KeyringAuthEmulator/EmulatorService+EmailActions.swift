@@ -111,7 +111,9 @@ extension EmulatorService {
                     record.code.newEmail = normalized
                 }
             }
-            Self.keep(&record, mode: mode, host: request.headers["host"], apiKey: request.apiKey, continueURL: continueURL, in: &state)
+            Self.keep(
+                &record, mode: mode, host: request.headers["host"], apiKey: request.apiKey, continueURL: continueURL,
+                language: request.headers["x-firebase-locale"], in: &state)
             return record.code
         }
         if let made { oobCodeHandler?(made) }
@@ -126,10 +128,12 @@ extension EmulatorService {
 
     /// Gives `record` its link and keeps it, the oldest going past ``maximumOutOfBandCodes``.
     private static func keep(
-        _ record: inout OutOfBandRecord, mode: String, host: String?, apiKey: String?, continueURL: String?, in state: inout State
+        _ record: inout OutOfBandRecord, mode: String, host: String?, apiKey: String?, continueURL: String?, language: String? = nil,
+        in state: inout State
     ) {
         record.code.oobLink = link(
-            host: host, mode: mode, code: record.code.oobCode, apiKey: apiKey, continueURL: continueURL, tenant: record.tenantID)
+            host: host, mode: mode, code: record.code.oobCode, apiKey: apiKey, continueURL: continueURL, tenant: record.tenantID,
+            language: language)
         state.oobCodes.append(record)
         if state.oobCodes.count > maximumOutOfBandCodes { state.oobCodes.removeFirst() }
     }
@@ -330,8 +334,14 @@ extension EmulatorService {
 
     /// The action link, as Firebase's emulator makes it: `http://<host>/emulator/action?mode=…&lang=en&oobCode=…&apiKey=…`,
     /// the continue URL and a tenant's ID. `host` is the request's `Host` header when it is a plain host and port.
-    static func link(host: String?, mode: String, code: String, apiKey: String?, continueURL: String?, tenant: String? = nil) -> String {
-        var query = [("mode", mode), ("lang", "en"), ("oobCode", code), ("apiKey", apiKey ?? "fake-api-key")]
+    /// `lang` is the request's `X-Firebase-Locale` (`language`: letters, digits, `-` and `_`, at most 35), as Firebase's
+    /// links carry the language of their email, or `en` without one (firebase-tools' emulator always writes `en`).
+    static func link(
+        host: String?, mode: String, code: String, apiKey: String?, continueURL: String?, tenant: String? = nil, language: String? = nil
+    ) -> String {
+        let tag = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+        let lang = language.flatMap { $0.isEmpty || $0.count > 35 || !$0.unicodeScalars.allSatisfy(tag.contains) ? nil : $0 } ?? "en"
+        var query = [("mode", mode), ("lang", lang), ("oobCode", code), ("apiKey", apiKey ?? "fake-api-key")]
         if let continueURL { query.append(("continueUrl", continueURL)) }
         if let tenant { query.append(("tenantId", tenant)) }
         return "http://\(pageHost(host))/emulator/action?\(queryString(query))"

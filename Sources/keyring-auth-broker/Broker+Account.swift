@@ -58,6 +58,24 @@ extension Broker {
         case .sendPasswordReset(let email, let settings):
             try await auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
             call.reply()
+        case .commitSignIn(let handle):
+            guard case .heldSignIn(let user, _) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            }
+            pendingSteps.finish(handle)
+            try await auth.updateCurrentUser(user)
+            userChanged(in: scope, to: auth.currentUser)
+            call.reply([UserDictionary.variant(of: auth.currentUser)])
+        case .dropSignIn(let handle):
+            guard case .heldSignIn = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            }
+            pendingSteps.finish(handle)
+            call.reply()
+        case .getPasswordPolicy:
+            call.reply([GVariants.dictionary(Self.values(of: try await auth.passwordPolicy()))])
+        case .fetchSignInMethods(let email):
+            call.reply([GVariants.array(of: try await auth.signInMethods(forEmail: email))])
         case .verifyPasswordResetCode(let code):
             call.reply([GVariants.string(try await auth.verifyPasswordResetCode(code))])
         case .confirmPasswordReset(let code, let newPassword):
@@ -78,7 +96,7 @@ extension Broker {
             try await auth.sendSignInLink(toEmail: email, actionCodeSettings: settings)
             call.reply()
         case .resolveSignInWithTOTP(let handle, let factorUID, let code):
-            guard case .signIn(let resolver) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
+            guard case .signIn(let resolver, let held) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
                 throw BrokerError(.invalidArgument, "That handle is an enrollment's; finish it with FinishTOTPEnrollment.")
             }
             guard resolver.hints.contains(where: { $0.uid == factorUID && $0.factorID == TOTPMultiFactorID }) else {
@@ -89,6 +107,11 @@ extension Broker {
             // A wrong code may be given again with the same handle, until it expires.
             let user = try await resolver.resolveSignIn(with: assertion).user
             pendingSteps.finish(handle)
+            // A held sign-in stays held to its end: its user is on the scratch Auth, for CommitSignIn.
+            if let held {
+                call.reply([try heldSignIn(user, on: held, scope, app, call)])
+                return
+            }
             userChanged(in: scope, to: auth.currentUser)
             call.reply([UserDictionary.variant(of: user)])
         case .startTOTPEnrollment(let accountName, let issuer):
@@ -125,6 +148,24 @@ extension Broker {
             "signInProvider": .string(result.signInProvider),
         ]
         if !result.signInSecondFactor.isEmpty { values["signInSecondFactor"] = .string(result.signInSecondFactor) }
+        return values
+    }
+
+    /// A password policy as the broker sends it: Identity Toolkit's fields, flat, each present when the service gave it;
+    /// `allowedNonAlphanumericCharacters` as one string of them.
+    static func values(of policy: PasswordPolicyAnswer) -> [String: GVariants.Value] {
+        var values: [String: GVariants.Value] = [:]
+        let options = policy.customStrengthOptions
+        let lengths = ["minPasswordLength": options?.minPasswordLength, "maxPasswordLength": options?.maxPasswordLength, "schemaVersion": policy.schemaVersion]
+        for case let (key, value?) in lengths { values[key] = .int64(Int64(value)) }
+        let flags = [
+            "containsLowercaseCharacter": options?.containsLowercaseCharacter, "containsUppercaseCharacter": options?.containsUppercaseCharacter,
+            "containsNumericCharacter": options?.containsNumericCharacter,
+            "containsNonAlphanumericCharacter": options?.containsNonAlphanumericCharacter, "forceUpgradeOnSignin": policy.forceUpgradeOnSignin,
+        ]
+        for case let (key, value?) in flags { values[key] = .bool(value) }
+        if let characters = policy.allowedNonAlphanumericCharacters { values["allowedNonAlphanumericCharacters"] = .string(characters.joined()) }
+        if let state = policy.enforcementState { values["enforcementState"] = .string(state) }
         return values
     }
 

@@ -109,7 +109,10 @@ final class Broker: Sendable {
                 work = { try await self.perform(request, for: call) }
             } else {
                 let request = try Request(call)
-                work = { try await self.perform(request, for: call) }
+                // The call's language, for its requests only: the scope's Auth is shared.
+                work = {
+                    try await Auth.$languageCodeOfTask.withValue(request.arguments.languageCode) { try await self.perform(request, for: call) }
+                }
             }
         } catch {
             logger.info("Refused a call", metadata: ["method": "\(call.method)", "error": "\(error.kind.rawValue)"])
@@ -143,26 +146,34 @@ final class Broker: Sendable {
         defer { callsInProgress.end(app) }
         let auth = try await auth(for: scope, heldBy: app)
         defer { letGo(state.withLock { $0.scopes.release(scope, by: app) }) }
+        // A held sign-in runs on a scratch Auth of its own, in memory: nothing is stored before CommitSignIn.
+        let held = request.arguments.holdSignIn && request.signsIn ? try makeAuth(for: scope, scratch: true) : nil
+        let signingIn = held ?? auth
         switch request.operation {
         case .signInAnonymously:
-            call.reply([UserDictionary.variant(of: try await auth.signInAnonymously().user)])
+            if held != nil, let current = auth.currentUser, current.isAnonymous {
+                // Already signed in anonymously: no change to hold, as the sign-in answers the current user.
+                call.reply([UserDictionary.variant(of: current)])
+            } else {
+                call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signInAnonymously() }])
+            }
         case .signInWithEmail(let email, let password):
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withEmail: email, password: password) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(withEmail: email, password: password) }])
         case .createUserWithEmail(let email, let password):
-            call.reply([UserDictionary.variant(of: try await auth.createUser(withEmail: email, password: password).user)])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.createUser(withEmail: email, password: password) }])
         case .signInWithEmailLink(let email, let link):
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withEmail: email, link: link) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(withEmail: email, link: link) }])
         case .signInWithCustomToken(let token):
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(withCustomToken: token) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(withCustomToken: token) }])
         case .signInWithBrowser(let browser):
             let (logger, addresses, gitHubHost) = (logger, Self.reachableAddresses(for: scope), gitHubHost)
             try browser.checkNetwork(of: identity)
             let credential = try await browserFlows.run(for: app, client: call.sender) {
                 try await browser.credential(for: caller, auth: auth, addresses: addresses, gitHubHost: gitHubHost, logger: logger)
             }
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(with: credential) }])
         case .signInWithCredential(let credential):
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(with: credential) }])
         case .startGitHubSignIn(let clientID, let scopes):
             var flow = GitHubDeviceFlow(clientID: clientID, host: gitHubHost)
             if let scopes { flow.scopes = scopes }
@@ -190,8 +201,23 @@ final class Broker: Sendable {
             // One wait per app, as a browser sign-in, ended when the client leaves the bus.
             let credential = try await browserFlows.run(for: app, client: call.sender) { try await flow.credential(for: authorization) }
             pendingSteps.finish(handle)
-            call.reply([try await signIn(scope, app, call) { try await auth.signIn(with: credential) }])
+            call.reply([try await signIn(scope, app, call, held: held) { try await signingIn.signIn(with: credential) }])
         case .getUser:
+            call.reply([UserDictionary.variant(of: auth.currentUser)])
+        case .updateCurrentUser(let source, let uid):
+            // The user of another app or scope of this caller's, which it must be allowed too, becomes this scope's.
+            try policy.check(caller, group: source.group)
+            try Self.checkEmulator(source, for: identity)
+            let sourceScope = Scope(
+                options: Self.storedOptions(source.options, for: caller), group: source.group, emulatorHost: source.emulatorHost)
+            let sourceAuth = try await self.auth(for: sourceScope, heldBy: app)
+            defer { letGo(state.withLock { $0.scopes.release(sourceScope, by: app) }) }
+            guard let user = sourceAuth.currentUser, user.uid == uid else {
+                throw BrokerError(.notSignedIn, "The user \(BrokerArguments.quoted(uid)) is no longer signed in to \(Self.describe(sourceScope)) "
+                    + "of the app it came from; pass a user signed in there now.")
+            }
+            do { try await auth.updateCurrentUser(user) } catch { throw Self.brokerError(from: error) }
+            userChanged(in: scope, to: auth.currentUser)
             call.reply([UserDictionary.variant(of: auth.currentUser)])
         case .signOut:
             try await blocking.run { () throws(BrokerError) in
@@ -210,17 +236,29 @@ final class Broker: Sendable {
     }
 
     /// Runs a sign-in and answers its user; one that meets the account's second factor keeps its resolver for this
-    /// connection and fails with `SecondFactorRequired`, which carries the handle that finishes it.
+    /// connection and fails with `SecondFactorRequired`, which carries the handle that finishes it. A sign-in run on
+    /// `held`, a scratch `Auth`, is held (``heldSignIn(_:on:_:_:_:)``), its second factor's too.
     func signIn(
-        _ scope: Scope, _ app: String, _ call: MethodCall, _ body: () async throws -> AuthDataResult
+        _ scope: Scope, _ app: String, _ call: MethodCall, held: Auth? = nil, _ body: () async throws -> AuthDataResult
     ) async throws -> OpaquePointer {
         do {
-            return UserDictionary.variant(of: try await body().user)
+            let user = try await body().user
+            guard let held else { return UserDictionary.variant(of: user) }
+            return try heldSignIn(user, on: held, scope, app, call)
         } catch let error as AuthError where error.code == .secondFactorRequired {
             guard let resolver = error.multiFactorResolver else { throw error }
-            let handle = try pendingSteps.add(.signIn(resolver), client: call.sender, app: app, scope: scope)
+            let handle = try pendingSteps.add(.signIn(resolver, held: held), client: call.sender, app: app, scope: scope)
             throw BrokerError.secondFactorRequired(handle: handle, factors: resolver.hints)
         }
+    }
+
+    /// Keeps a held sign-in's `user`, signed in on the scratch `Auth` `held`, for this connection's `CommitSignIn` (or
+    /// `DropSignIn`), and answers it with the handle that does so (`heldSignIn`).
+    func heldSignIn(_ user: User, on held: Auth, _ scope: Scope, _ app: String, _ call: MethodCall) throws(BrokerError) -> OpaquePointer {
+        let handle = try pendingSteps.add(.heldSignIn(user, held), client: call.sender, app: app, scope: scope)
+        var values = UserDictionary.values(of: user)
+        values["heldSignIn"] = .string(handle)
+        return GVariants.dictionary(values)
     }
 
     /// The options under which `caller`'s app is stored: a sandboxed app's private scope is keyed by
@@ -316,23 +354,28 @@ final class Broker: Sendable {
             let released = try self.state.withLock { state throws(BrokerError) in try state.scopes.makeRoom(for: scope, by: app) }
             if released != nil { self.logger.debug("Released the least lately used scope nobody holds") }
             withExtendedLifetime(released) {}
-            let endpoint: IdentityToolkitEndpoint
-            do throws(AuthError) {
-                endpoint = try scope.emulatorHost.map { host throws(AuthError) in try .emulator(hostAndPort: host) } ?? self.endpoint
-            } catch {
-                throw Self.brokerError(from: error)
-            }
-            let backend = IdentityToolkitBackend(
-                apiKey: scope.options.apiKey, endpoint: endpoint, requestTimeout: .seconds(15), logger: self.logger)
-            let auth = Auth(configuration: AuthConfiguration(
-                options: scope.options, store: self.store, backend: backend, callbackQueue: self.listenerQueue, logger: self.logger,
-                liveSync: scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),
-                tokenRefresh: self.tokenRefresh))
+            let auth = try self.makeAuth(for: scope)
             // A corrupt stored user is replaced by the next sign-in; anything else is tried again by the next call.
             if let error = auth.startupError, error.code != .corruptStoredUser { throw Self.brokerError(from: error) }
             try self.state.withLock { state throws(BrokerError) in try state.scopes.insert(auth, for: scope, by: app) }
             return auth
         }
+    }
+
+    /// A new `Auth` of `scope`: the scope's own, over the keychain, or a scratch one in memory (`scratch`), which
+    /// signs a held sign-in's user in without storing it anywhere.
+    private func makeAuth(for scope: Scope, scratch: Bool = false) throws(BrokerError) -> Auth {
+        let endpoint: IdentityToolkitEndpoint
+        do throws(AuthError) {
+            endpoint = try scope.emulatorHost.map { host throws(AuthError) in try .emulator(hostAndPort: host) } ?? self.endpoint
+        } catch {
+            throw Self.brokerError(from: error)
+        }
+        let backend = IdentityToolkitBackend(apiKey: scope.options.apiKey, endpoint: endpoint, requestTimeout: .seconds(15), logger: logger)
+        return Auth(configuration: AuthConfiguration(
+            options: scope.options, store: scratch ? InMemoryStore() : store, backend: backend, callbackQueue: listenerQueue, logger: logger,
+            liveSync: !scratch && scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),
+            tokenRefresh: scratch ? .disabled : tokenRefresh))
     }
 
     // MARK: Watching

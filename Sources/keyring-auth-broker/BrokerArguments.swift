@@ -20,15 +20,21 @@ struct BrokerArguments: Sendable {
     let appDictionary: [String: GVariants.Value]
     /// The Auth emulator the app's calls go to (`host:port`, on loopback), or `nil` for Firebase.
     let emulatorHost: String?
+    /// The language of this call's requests (`X-Firebase-Locale`: the emails it has Firebase send), a BCP 47 tag, or
+    /// `nil` for the project's default. The call's own: the scope's `Auth` is shared by apps of other languages.
+    let languageCode: String?
+    /// Whether a sign-in of this call is held, not stored, until `CommitSignIn` (`holdSignIn` `"true"`): for an app
+    /// whose checks before its Auth's state changes (Firebase's `beforeAuthStateChanged`) may refuse it.
+    let holdSignIn: Bool
 
     private static let requiredKeys = ["apiKey", "appID", "projectID"]
-    private static let optionalKeys = ["tenantID", "appName", "emulatorHost"]
+    private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn"]
 
     /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
     init(app: OpaquePointer, group: String) throws(BrokerError) {
         let strings = try GVariants.strings(
             of: app, name: "app", keys: Self.requiredKeys + Self.optionalKeys, limit: Self.maximumAppValueSize,
-            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName and emulatorHost")
+            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName, emulatorHost, languageCode and holdSignIn")
         for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
             throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
         }
@@ -40,6 +46,11 @@ struct BrokerArguments: Sendable {
             projectID: strings["projectID"]!, tenantID: strings["tenantID"].flatMap { $0.isEmpty ? nil : $0 })
         appDictionary = strings.mapValues { .string($0) }
         emulatorHost = try strings["emulatorHost"].flatMap { $0.isEmpty ? nil : $0 }.map { host throws(BrokerError) in try Self.loopbackEmulator(host) }
+        guard [nil, "", "true"].contains(strings["holdSignIn"]) else {
+            throw BrokerError(.invalidArgument, "app's holdSignIn takes \"true\" (hold the call's sign-in until CommitSignIn), or leave it out.")
+        }
+        holdSignIn = strings["holdSignIn"] == "true"
+        languageCode = try strings["languageCode"].flatMap { $0.isEmpty ? nil : $0 }.map { code throws(BrokerError) in try Self.languageTag(code) }
         if group.isEmpty {
             self.group = nil
         } else {
@@ -66,6 +77,15 @@ struct BrokerArguments: Sendable {
                 + "reaches an emulator at 127.0.0.1, [::1] or localhost only, for example 127.0.0.1:9099.")
         }
         return host
+    }
+
+    /// `code` when it can be sent as `X-Firebase-Locale`: a BCP 47 tag's letters, digits, `-` and `_`, at most 35.
+    static func languageTag(_ code: String) throws(BrokerError) -> String {
+        let allowed = code.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") }
+        guard allowed, code.count <= 35 else {
+            throw BrokerError(.invalidArgument, "app's languageCode \(quoted(code)) is not a language tag; give one such as fr or pt-BR.")
+        }
+        return code
     }
 
     /// Refuses a string longer than `limit` bytes, or with a control character (a line break would forge a line of the

@@ -31,6 +31,14 @@ enum BrokerInterface {
             Finishes a sign-in that failed with Error.SecondFactorRequired, with the code of the authenticator app
                  of the factor factorUID. handle: from that error, on this connection only, for five minutes.
             """),
+        Method("CommitSignIn", [("handle", "s")], replies: [("user", "a{sv}")], note: """
+            A sign-in made with holdSignIn "true" in app (any of the sign-ins above, and its second factor's) signs
+                 the user in on the side and answers it with heldSignIn, a handle (this connection only, five
+                 minutes): nothing is stored, and no app of the group sees it, until CommitSignIn stores it as
+                 updateCurrentUser does; DropSignIn forgets it. For an app that runs checks before its sign-in takes
+                 effect (Firebase's beforeAuthStateChanged).
+            """),
+        Method("DropSignIn", [("handle", "s")]),
         Method("StartGitHubSignIn", [("github", "a{sv}")], replies: [("handle", "s"), ("userCode", "s"), ("verificationURI", "s"), ("expiresIn", "x")], note: """
             GitHub's device flow: github is clientID (the GitHub OAuth app's, its device flow enabled) and scope
                  (space-separated; default read:user user:email). Show userCode and verificationURI to the person;
@@ -43,6 +51,11 @@ enum BrokerInterface {
         Method("GetIDTokenResult", [("forceRefresh", "b")], replies: [("result", "a{sv}")], note: """
             result: token, claims (JSON), authDate, issuedAtDate, expirationDate (x, Unix seconds), signInProvider,
                  signInSecondFactor (when there was one).
+            """),
+        Method("UpdateCurrentUser", [("userApp", "a{sv}"), ("userGroup", "s"), ("uid", "s")], replies: [("user", "a{sv}")], note: """
+            Firebase's updateCurrentUser: the user signed in to (userApp, userGroup), another app or scope the
+                 caller may use too, whose uid must still be uid, is stored as (app, group)'s user, for every app of
+                 that group; the other keeps it. Its tenant must be this app's.
             """),
         Method("Reload", replies: [("user", "a{sv}")]),
         Method("UpdateProfile", [("profile", "a{sv}")], replies: [("user", "a{sv}")], note: """
@@ -61,6 +74,19 @@ enum BrokerInterface {
         Method("Unlink", [("providerID", "s")], replies: [("user", "a{sv}")]),
         Method("Delete"),
         Method("SendPasswordReset", [("email", "s"), ("actionCodeSettings", "a{sv}")]),
+        Method("GetPasswordPolicy", replies: [("policy", "a{sv}")], note: """
+            The password policy of the project or the app's tenant, for checking a password before sending it
+                 (Firebase's validatePassword): minPasswordLength, maxPasswordLength, schemaVersion (x),
+                 containsLowercaseCharacter, containsUppercaseCharacter, containsNumericCharacter,
+                 containsNonAlphanumericCharacter, forceUpgradeOnSignin (b), allowedNonAlphanumericCharacters (s, the
+                 characters), enforcementState (OFF, ENFORCE), each present when Firebase gave it. An emulator, which
+                 serves no policy, is answered a project's without one: enforcementState OFF, schemaVersion 1.
+            """),
+        Method("FetchSignInMethods", [("email", "s")], replies: [("methods", "as")], note: """
+            How the account of email signs in (Firebase's fetchSignInMethodsForEmail): password, emailLink, or a
+                 provider's ID; none for an address of no account, and none at all where the project protects
+                 against email enumeration (Firebase's default for new projects).
+            """),
         Method("VerifyPasswordResetCode", [("code", "s")], replies: [("email", "s")]),
         Method("ConfirmPasswordReset", [("code", "s"), ("newPassword", "s")]),
         Method("CheckActionCode", [("code", "s")], replies: [("info", "a{sv}")], note: """
@@ -113,12 +139,18 @@ enum BrokerInterface {
           io.github.keyringauth.Broker1: Firebase Authentication's shared sign-in for any app of the session,
           on the Secret Service items KeyringAuth's Swift apps use.
 
-          app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName (optional).
+          app:   a{sv} of strings: apiKey, appID, projectID (required), tenantID, appName, emulatorHost
+                 (optional); and for the call only, languageCode (X-Firebase-Locale: the language of the
+                 emails the call has Firebase send, such as fr or pt-BR) and holdSignIn ("true": a sign-in's
+                 user is held until CommitSignIn).
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),
-                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)).
-                 An empty dictionary when nobody is signed in. Never a token.
+                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)),
+                 creationDate and lastSignInDate (x, Unix seconds), refreshToken and idToken (the group's
+                 own, which a caller allowed the group may read from its item anyway; idToken as stored,
+                 which GetIDToken refreshes when it expires, and which each refresh changes).
+                 An empty dictionary when nobody is signed in.
           Errors: io.github.keyringauth.Broker1.Error.AccessDenied, .InvalidArgument, .NotSignedIn,
                   .KeychainUnavailable, .Backend (the message starts with Firebase's error name, for
                   example ERROR_WRONG_PASSWORD: ...), .Failed, and .SecondFactorRequired (a sign-in of an
@@ -129,7 +161,7 @@ enum BrokerInterface {
 
     private static let userChanged = """
             <!-- Sent to each client that watches (app, group), and to no one else, when the signed-in user
-                 or what the user dictionary holds changes, whoever changed it. -->
+                 or what the user dictionary holds changes (a token refresh among them), whoever changed it. -->
             <signal name="UserChanged">
               <arg name="app" type="a{sv}"/>
               <arg name="group" type="s"/>

@@ -2,7 +2,7 @@ import KeyringAuth
 import Synchronization
 
 /// The steps under way between two calls of a client: a sign-in that met a second factor (its resolver), an
-/// authenticator app being enrolled (its secret), a GitHub device code waiting to be entered. Each is known by a
+/// authenticator app being enrolled (its secret), a GitHub device code waiting to be entered, a held sign-in's user. Each is known by a
 /// random handle, answered to the connection that started it and usable by that connection only, in the same app and
 /// scope, for ``lifetime`` (a device code, as long as GitHub gives it); a connection that leaves the bus ends its own.
 ///
@@ -16,9 +16,12 @@ final class PendingSteps: Sendable {
     static let reservationLifetime: Duration = .seconds(120)
 
     enum Step: Sendable {
-        case signIn(MultiFactorResolver)
+        /// A sign-in's second factor; `held`, the scratch `Auth` of a sign-in held until `CommitSignIn`.
+        case signIn(MultiFactorResolver, held: Auth?)
         case enrollment(TOTPSecret)
         case gitHubDevice(GitHubDeviceFlow, GitHubDeviceAuthorization)
+        /// A sign-in's user, signed in on a scratch `Auth` (kept with it) and stored by `CommitSignIn` only.
+        case heldSignIn(User, Auth)
     }
 
     private struct Entry {
@@ -74,7 +77,7 @@ final class PendingSteps: Sendable {
                 throw BrokerError(.failed, "This app is already starting a GitHub sign-in; wait for its answer.")
             }
             guard Self.share.admits(held: ofApp.count, inUse: state.entries.count) else {
-                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes) are under way: an app has at most "
+                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes, held sign-ins) are under way: an app has at most "
                     + "\(Self.share.perApp) at once; finish one, or start again later.")
             }
             state.entries[handle] = entry

@@ -29,6 +29,11 @@ struct Request: Sendable {
         case unlink(providerID: String)
         case delete
         case sendPasswordReset(email: String, settings: ActionCodeSettings?)
+        case fetchSignInMethods(email: String)
+        case getPasswordPolicy
+        case commitSignIn(handle: String)
+        case dropSignIn(handle: String)
+        case updateCurrentUser(source: BrokerArguments, uid: String)
         case verifyPasswordResetCode(String)
         case confirmPasswordReset(code: String, newPassword: String)
         case checkActionCode(String)
@@ -40,6 +45,17 @@ struct Request: Sendable {
         case signOut
         case watch
         case unwatch
+    }
+
+    /// Whether the operation signs a user in to the scope (what `holdSignIn` holds).
+    var signsIn: Bool {
+        switch operation {
+        case .signInAnonymously, .signInWithEmail, .createUserWithEmail, .signInWithEmailLink, .signInWithCustomToken, .signInWithCredential,
+            .signInWithBrowser, .finishGitHubSignIn:
+            true
+        default:
+            false
+        }
     }
 
     /// A profile change: each field kept (`nil`), set, or removed (`""`).
@@ -103,6 +119,15 @@ struct Request: Sendable {
         case "Delete": operation = .delete
         case "SendPasswordReset":
             operation = .sendPasswordReset(email: try reader.string(2, "email", limit: email), settings: try reader.actionCodeSettings(3))
+        case "GetPasswordPolicy": operation = .getPasswordPolicy
+        case "CommitSignIn": operation = .commitSignIn(handle: try reader.string(2, "handle", limit: 64))
+        case "DropSignIn": operation = .dropSignIn(handle: try reader.string(2, "handle", limit: 64))
+        case "FetchSignInMethods": operation = .fetchSignInMethods(email: try reader.string(2, "email", limit: email))
+        case "UpdateCurrentUser":
+            let source = try reader.dictionary(2) { v throws(BrokerError) in
+                try BrokerArguments(app: v, group: GVariantValues.string(at: 3, of: parameters))
+            }
+            operation = .updateCurrentUser(source: source, uid: try reader.string(4, "uid", limit: BrokerArguments.maximumAppValueSize))
         case "VerifyPasswordResetCode": operation = .verifyPasswordResetCode(try reader.string(2, "code", limit: code))
         case "ConfirmPasswordReset":
             operation = .confirmPasswordReset(code: try reader.string(2, "code", limit: code), newPassword: try reader.string(3, "newPassword", limit: password))

@@ -1,7 +1,9 @@
 import KeyringAuth
 
 /// A user as the broker sends it: an `a{sv}` of what an app shows and decides on, keys absent when
-/// empty, an empty dictionary for nobody; never a token.
+/// empty, an empty dictionary for nobody. It carries the user's tokens, the group's own: a caller allowed the scope
+/// may read the group's item anyway (a Swift app from the keychain, a sandboxed one through `Keychain1`). The ID token
+/// makes each refresh a change of the dictionary, so that watchers hear of it (`UserChanged`).
 enum UserDictionary {
     static func values(of user: User?) -> [String: GVariants.Value] {
         guard let user else { return [:] }
@@ -15,6 +17,11 @@ enum UserDictionary {
             "providers": user.providerData.map(\.providerID).sorted().joined(separator: ","),
         ]
         for case let (key, value?) in optional where !value.isEmpty { values[key] = .string(value) }
+        let metadata = user.metadata
+        let dates = ["creationDate": metadata.creationDate, "lastSignInDate": metadata.lastSignInDate]
+        for case let (key, date?) in dates { values[key] = .int64(Int64(date.timeIntervalSince1970.rounded(.down))) }
+        if let refreshToken = user.refreshToken, !refreshToken.isEmpty { values["refreshToken"] = .string(refreshToken) }
+        if !user.storedIDToken.isEmpty { values["idToken"] = .string(user.storedIDToken) }
         let factors = user.multiFactor.enrolledFactors
         if !factors.isEmpty { values["secondFactors"] = .dictionaries(factors.map(values(of:))) }
         return values

@@ -41,7 +41,11 @@ extension KeyringTests {
             #expect(change["providers"] as? String == "password")
             let read = try BrokerFixture.user(in: try await broker.ask(notes, "user"))
             #expect(read["uid"] as? String == adas.uid)
-            #expect(read.keys.allSatisfy { !$0.lowercased().contains("token") }, "no token in a user: \(read.keys)")
+            // The group's own refresh token (the client prints its length) and the account's times, as the Swift app has them.
+            #expect(read["refreshToken"] as? String == "\(try #require(adas.refreshToken).count) characters")
+            let created = try #require(adas.metadata.creationDate)
+            #expect(read["creationDate"] as? Int == Int(created.timeIntervalSince1970.rounded(.down)))
+            #expect(read["lastSignInDate"] is Int)
 
             #expect(try await broker.ask(notes, "unwatch") == "ok")
             #expect(await notes.finish() == 0, "\(notes.standardError)")

@@ -10,7 +10,7 @@ Reads commands from standard input, one a line, and answers each on standard out
 
     anonymous | email EMAIL PASSWORD | custom-token TOKEN | user | token [force] | sign-out | watch | unwatch
 
-    user {...}            the user as JSON ({} when nobody is signed in)
+    user {...}            the user as JSON ({} when nobody is signed in), each token as its length ("N characters")
     token N               an ID token of N characters (the token itself is not printed)
     ok                    sign-out, watch, unwatch
     error NAME MESSAGE    the broker's D-Bus error
@@ -73,11 +73,17 @@ def say(line):
     print(line, flush=True)
 
 
+def shown(user):
+    """The user as JSON, with each token (refreshToken) replaced by its length: a script never prints a token."""
+    return json.dumps({key: "%d characters" % len(value) if key.endswith("Token") else value for key, value in user.items()},
+                      sort_keys=True)
+
+
 def main():
     app, group = json.loads(sys.argv[1]), sys.argv[2]
     if os.environ.get("FIREBASE_AUTH_EMULATOR_HOST") and "emulatorHost" not in app:
         app["emulatorHost"] = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
-    broker = Broker(app, group, on_change=lambda user: say("changed " + json.dumps(user, sort_keys=True)))
+    broker = Broker(app, group, on_change=lambda user: say("changed " + shown(user)))
     loop = GLib.MainLoop()
 
     def handle(line):
@@ -87,13 +93,13 @@ def main():
         command, rest = words[0], words[1:]
         try:
             if command == "anonymous":
-                say("user " + json.dumps(broker.sign_in_anonymously(), sort_keys=True))
+                say("user " + shown(broker.sign_in_anonymously()))
             elif command == "email":
-                say("user " + json.dumps(broker.sign_in_with_email(rest[0], rest[1]), sort_keys=True))
+                say("user " + shown(broker.sign_in_with_email(rest[0], rest[1])))
             elif command == "custom-token":
-                say("user " + json.dumps(broker.sign_in_with_custom_token(rest[0]), sort_keys=True))
+                say("user " + shown(broker.sign_in_with_custom_token(rest[0])))
             elif command == "user":
-                say("user " + json.dumps(broker.user(), sort_keys=True))
+                say("user " + shown(broker.user()))
             elif command == "token":
                 say("token %d" % len(broker.id_token(rest == ["force"])))
             elif command in ("sign-out", "watch", "unwatch"):

@@ -50,8 +50,12 @@ extension Auth {
         return "\(language)-\(territory)"
     }
 
-    /// What every request of this instance carries now.
+    /// The language of the requests made in the current task, over ``languageCode``: the broker's, whose `Auth`s serve
+    /// apps of several languages at once, so that a call's language is that call's, never set on the shared instance.
+    @TaskLocal package static var languageCodeOfTask: String?
+
+    /// What every request of this instance carries now (in the current task).
     var requestContext: AuthRequestContext {
-        state.withLock { AuthRequestContext(tenantID: $0.tenantID, languageCode: $0.languageCode) }
+        state.withLock { AuthRequestContext(tenantID: $0.tenantID, languageCode: Self.languageCodeOfTask ?? $0.languageCode) }
     }
 }

@@ -38,6 +38,12 @@ package protocol AuthBackend: Sendable {
 
     /// Has an email action code sent (`accounts:sendOobCode`).
     func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError)
+    /// How the account of `email` signs in (`accounts:createAuthUri` with `identifier` and `continueUri`): its
+    /// `signinMethods` (`password`, `emailLink`, a provider's ID), none for an address of no account, and none at all
+    /// on a project that protects against email enumeration.
+    func signInMethods(forEmail email: String, continueURI: String, context: AuthRequestContext) async throws(AuthError) -> [String]
+    /// The password policy of the project, or of the context's tenant (`GET v2/passwordPolicy`).
+    func passwordPolicy(context: AuthRequestContext) async throws(AuthError) -> PasswordPolicyAnswer
     /// Describes an email action code (`accounts:resetPassword` without a password) or, with `newPassword`, resets
     /// the password with a password-reset code (`accounts:resetPassword`), using it up.
     func resetPassword(oobCode: String, newPassword: String?, context: AuthRequestContext) async throws(AuthError) -> ActionCodeInfo
@@ -119,6 +125,16 @@ extension AuthBackend {
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend sends no email action codes.
     package func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) sends no email action codes.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend does not say how an address signs in.
+    package func signInMethods(forEmail email: String, continueURI: String, context: AuthRequestContext) async throws(AuthError) -> [String] {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not say how an address signs in.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no password policy.
+    package func passwordPolicy(context: AuthRequestContext) async throws(AuthError) -> PasswordPolicyAnswer {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no password policy.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no email action codes.

@@ -1,7 +1,7 @@
 import Foundation
 
 // The email action endpoints: `accounts:sendOobCode`, `accounts:resetPassword`, `accounts:update` with an
-// `oobCode`, and `accounts:signInWithEmailLink`.
+// `oobCode`, and `accounts:signInWithEmailLink`; and `accounts:createAuthUri`, how an address signs in.
 extension IdentityToolkitBackend {
     package func sendOutOfBandCode(_ request: OutOfBandCodeRequest, context: AuthRequestContext) async throws(AuthError) {
         var body: [String: (any Sendable)?] = [
@@ -9,6 +9,12 @@ extension IdentityToolkitBackend {
         ]
         for (name, value) in request.settingsFields { body[name] = value }
         let _: OutOfBandCodeReply = try await post("sendOobCode", json: body, tenant: true, context: context)
+    }
+
+    package func signInMethods(forEmail email: String, continueURI: String, context: AuthRequestContext) async throws(AuthError) -> [String] {
+        let reply: CreateAuthURIReply = try await post(
+            "createAuthUri", json: ["identifier": email, "continueUri": continueURI], tenant: true, context: context)
+        return reply.signinMethods ?? []
     }
 
     package func resetPassword(

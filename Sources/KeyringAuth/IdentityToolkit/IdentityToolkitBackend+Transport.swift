@@ -32,6 +32,21 @@ extension IdentityToolkitBackend {
         return try IdentityToolkitReply.decode(Reply.self, status: answer.status, body: answer.body, operation: operation)
     }
 
+    /// One GET of Identity Toolkit (`v2/passwordPolicy`): its answer of any status, for the caller to read.
+    func get(_ url: URL, operation: String, context: AuthRequestContext) async throws(AuthError) -> HTTPAnswer {
+        let answer: HTTPAnswer
+        do {
+            var headers = [("Accept", "application/json")]
+            if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
+            answer = try await transport.get(from: url, headers: headers, timeout: requestTimeout)
+        } catch {
+            logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
+            throw transportError(error, host: url.host ?? "?")
+        }
+        logger.debug("\(operation) answered", metadata: ["status": "\(answer.status)", "bytes": "\(answer.body.count)"])
+        return answer
+    }
+
     /// A language code as a header value: letters, digits, `-` and `_` only, at most 35 characters (BCP 47's
     /// longest common tags); anything else is not sent, so that no value can split the request's headers.
     static func headerSafe(_ languageCode: String) -> String? {

@@ -145,6 +145,17 @@ package struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConverti
         withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/accounts/\(method)"), apiKey: apiKey)
     }
 
+    /// The URL of Identity Toolkit's v2 password policy, of the project or of `tenantID`.
+    func passwordPolicyURL(apiKey: String, tenantID: String?) -> URL {
+        let url = withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/passwordPolicy"), apiKey: apiKey)
+        guard let tenantID else { return url }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        let tenant = tenantID.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        components.percentEncodedQuery = (components.percentEncodedQuery ?? "") + "&tenantId=" + tenant
+        return components.url!
+    }
+
     /// The URL of the token endpoint.
     func tokenURL(apiKey: String) -> URL {
         withKey(secureTokenBase.appendingPathComponent("token"), apiKey: apiKey)

@@ -218,6 +218,11 @@ extension LenientInt {
     var millisecondsDate: Date { Date(timeIntervalSince1970: Double(value) / 1000) }
 }
 
+/// `accounts:createAuthUri` with an `identifier`: how the address's account signs in (absent: no way, or not told).
+struct CreateAuthURIReply: Decodable {
+    var signinMethods: [String]?
+}
+
 /// `accounts:sendOobCode`: `{"kind": …, "email": …}`; nothing in it is needed.
 struct OutOfBandCodeReply: Decodable {}
 

@@ -64,6 +64,9 @@ public final class User: Sendable {
     /// tokens independently. A secret: it is never logged, and neither ``description`` nor the user's
     /// mirror (`dump`, `String(reflecting:)`) shows it.
     public var refreshToken: String? { storedRecord.tokens.refreshToken }
+    /// The ID token as stored now, without a refresh (``getIDToken(forcingRefresh:)`` refreshes one that expires):
+    /// what tells the broker's clients that the token changed.
+    package var storedIDToken: String { storedRecord.tokens.idToken }
 
     /// The user's ID token, refreshed first when it expires within five minutes or when asked.
     ///

@@ -95,6 +95,11 @@ enum GVariants {
         return values
     }
 
+    /// An `as` of `strings`.
+    static func array(of strings: [String]) -> OpaquePointer {
+        GVariantValues.array(of: "s", strings.map { g_variant_new_string($0) })
+    }
+
     /// The entries of an `a{ss}`: at most ``maximumStringEntries``, each key once, keys and values checked as strings.
     private static func strings(of value: OpaquePointer, name: String, limit: Int) throws(BrokerError) -> [String: String] {
         let count = Int(g_variant_n_children(value))

@@ -7,12 +7,25 @@ import queue
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
+from dataclasses import replace
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import pytest
 
 import keyringauth
-from keyringauth import ActionCodeSettings, Auth, EmailAuthProvider, FirebaseOptions, GoogleAuthProvider, TotpMultiFactorGenerator, User
+from keyringauth import (
+    ActionCodeSettings,
+    ActionCodeURL,
+    Auth,
+    EmailAuthProvider,
+    FirebaseOptions,
+    GoogleAuthProvider,
+    TotpMultiFactorGenerator,
+    User,
+)
 
 assert sys.version_info >= (3, 9)
 from conftest import oob_code, run_sandboxed, totp, unique_email
@@ -97,6 +110,93 @@ def test_the_account_from_creation_to_deletion(auth: Auth) -> None:
         auth.sign_in_with_email_and_password(new_email, "third-password")
 
 
+def test_a_user_has_its_times_and_the_groups_refresh_token(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    before = time.time()
+    user = auth.create_user_with_email_and_password(unique_email("times"), "a-password").user
+    metadata = user.metadata
+    assert metadata.creation_time is not None and metadata.creation_time.endswith(" GMT"), "a UTC string, as JavaScript's"
+    created = parsedate_to_datetime(metadata.creation_time).timestamp()
+    assert before - 5 <= created <= time.time() + 5
+    assert metadata.last_sign_in_time is not None and parsedate_to_datetime(metadata.last_sign_in_time).timestamp() >= created
+    assert user.to_json()["createdAt"] == str(int(created) * 1000)
+
+    # The group's refresh token: every app of the group has the same, and it gets this user's ID tokens.
+    token = user.refresh_token
+    assert token and token not in repr(user) and token not in json.dumps(user.to_json())
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is not None and other.current_user.refresh_token == token
+    url = "http://{}/securetoken.googleapis.com/v1/token?key={}".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], options.api_key)
+    body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+    with urllib.request.urlopen(urllib.request.Request(url, data=body), timeout=30) as answer:
+        assert json.load(answer)["user_id"] == user.uid
+
+
+def emulator_config(**fields: Any) -> None:
+    """Sets the emulator's project configuration (its own API, as firebase-tools has it)."""
+    url = "http://{}/emulator/v1/projects/{}/config".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], "demo-keyring-auth")
+    request = urllib.request.Request(url, data=json.dumps(fields).encode(), method="PATCH", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+
+
+def test_the_sign_in_methods_of_an_address(auth: Auth) -> None:
+    email = unique_email("methods")
+    assert auth.fetch_sign_in_methods_for_email(email) == [], "no account"
+    auth.create_user_with_email_and_password(email, "a-password")
+    assert auth.fetch_sign_in_methods_for_email(email) == [keyringauth.SignInMethod.EMAIL_PASSWORD]
+    google = unique_email("google")
+    auth.sign_in_with_credential(GoogleAuthProvider.credential(id_token=json.dumps({"sub": google, "email": google})))
+    assert auth.fetch_sign_in_methods_for_email(google) == [keyringauth.SignInMethod.GOOGLE]
+    with pytest.raises(keyringauth.AuthError) as malformed:
+        auth.fetch_sign_in_methods_for_email("not an address")
+    assert malformed.value.code == "auth/invalid-email"
+    emulator_config(emailPrivacyConfig={"enableImprovedEmailPrivacy": True})
+    try:
+        assert auth.fetch_sign_in_methods_for_email(email) == [], "email enumeration protection answers nothing, as Firebase"
+    finally:
+        emulator_config(emailPrivacyConfig={"enableImprovedEmailPrivacy": False})
+
+
+def link_language(request_type: str, email: str) -> str | None:
+    """The language of the latest email link of ``request_type`` for ``email``: the emulator's link carries the
+    request's X-Firebase-Locale as its ``lang``, as Firebase's do."""
+    parsed = ActionCodeURL.parse_link(oob_code(request_type, email, link=True))
+    assert parsed is not None
+    return parsed.language_code
+
+
+def test_emails_are_sent_in_the_language_of_the_calling_auth(auth: Auth, options: FirebaseOptions, group: str,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    email = unique_email("language")
+    user = auth.create_user_with_email_and_password(email, "a-password").user
+    assert [auth.language_code] == [None]
+    auth.send_password_reset_email(email)
+    assert link_language("PASSWORD_RESET", email) == "en", "none sent: the project's default"
+    auth.language_code = "fr"
+    with Auth(options, access_group=group) as other:  # the same app and group: one Auth in the broker for both
+        other.language_code = "de"
+        auth.send_password_reset_email(email)
+        assert link_language("PASSWORD_RESET", email) == "fr"
+        other.send_password_reset_email(email)
+        assert link_language("PASSWORD_RESET", email) == "de", "each call in its own Auth's language"
+        user.send_email_verification()
+        assert link_language("VERIFY_EMAIL", email) == "fr", "a user's call in its Auth's language"
+    monkeypatch.setenv("LC_ALL", "pt_BR.UTF-8")
+    auth.use_device_language()
+    assert auth.language_code == "pt-BR"
+    user.verify_before_update_email("new-" + email)
+    assert link_language("VERIFY_AND_CHANGE_EMAIL", "new-" + email) == "pt-BR"
+    auth.send_sign_in_link_to_email(email, ActionCodeSettings(url="https://example.com/finish", handle_code_in_app=True))
+    assert link_language("EMAIL_SIGNIN", email) == "pt-BR"
+    monkeypatch.setenv("LC_ALL", "C")
+    auth.use_device_language()
+    assert [auth.language_code] == [None]  # a list: mypy keeps a property narrowed across the calls that change it
+    auth.language_code = "fr\nX-Forged: 1"
+    with pytest.raises(keyringauth.AuthError) as refused:
+        auth.send_password_reset_email(email)
+    assert refused.value.code == "auth/argument-error" and "Auth.language_code" in refused.value.message
+
+
 @pytest.mark.skipif(not os.environ.get("KEYRING_AUTH_TEST_GITHUB"), reason="needs the broker's fake GitHub (KEYRING_AUTH_TEST_GITHUB)")
 def test_github_device_flow_through_the_broker(auth: Auth) -> None:
     authorization = auth.start_github_sign_in("Iv1.python", scopes=["read:user"])
@@ -133,6 +233,10 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
     assert factor.display_name == "Phone" and factor.factor_id == "totp"
 
     auth.sign_out()
+    # With a before_auth_state_changed callback, the sign-in is held to its end: the callback sees the user once the
+    # second factor is given.
+    through: list[str | None] = []
+    stop_before = auth.before_auth_state_changed(lambda user: through.append(user.uid if user else None))
     with pytest.raises(keyringauth.SecondFactorRequiredError) as required:
         auth.sign_in_with_email_and_password(email, "a-password")
     error = required.value
@@ -148,8 +252,11 @@ def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
         error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, "000000"))
     assert wrong.value.name == "ERROR_INVALID_VERIFICATION_CODE" and "assertion_for_sign_in(hint.uid, code)" in wrong.value.message
     code = totp(secret.secret_key, max(enrolled_at + 30, time.time() - 29))
+    assert through == [], "no callback before the second factor"
     signed_in = error.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(factor.uid, code)).user
     assert signed_in.email == email and signed_in.get_id_token_result().sign_in_second_factor == "totp"
+    assert [through, [auth.current_user]] == [[signed_in.uid], [signed_in]]  # lists: mypy keeps current_user narrowed
+    stop_before()
 
     signed_in.multi_factor.unenroll(factor)
     assert signed_in.multi_factor.enrolled_factors == []
@@ -218,6 +325,118 @@ def test_id_token_listeners_and_what_a_sign_in_tells(auth: Auth) -> None:
     with pytest.raises(keyringauth.AuthError) as not_a_second_factor:
         keyringauth.get_multi_factor_resolver(auth, keyringauth.AuthError("auth/internal-error", "ERROR_INTERNAL_ERROR", "x"))
     assert not_a_second_factor.value.code == "auth/argument-error"
+
+
+def test_id_token_listeners_hear_every_refresh(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    user = auth.sign_in_anonymously().user
+    tokens: queue.Queue[User | None] = queue.Queue()
+    states: queue.Queue[User | None] = queue.Queue()
+    stop, stop_states = auth.on_id_token_changed(tokens.put), auth.on_auth_state_changed(states.put)
+    assert tokens.get(timeout=30) is user and states.get(timeout=30) is user
+    first = user.get_id_token()
+    assert user.get_id_token(force_refresh=True) != first
+    assert tokens.get(timeout=30) is user, "the broker's refresh is a new token"
+    # Another app of the group (another Auth in the broker) refreshes: the group's item has the new token, and this
+    # Auth hears of it.
+    with Auth(replace(options, app_id=options.app_id + "-other"), access_group=group) as other:
+        assert other.current_user is not None and other.current_user.uid == user.uid
+        refreshed = other.current_user.get_id_token(force_refresh=True)
+        assert tokens.get(timeout=30) is user
+        while user.to_dict().get("idToken") != refreshed:  # a refresh of this Auth's broker scope may come first
+            assert tokens.get(timeout=30) is user
+    assert user.get_id_token() == refreshed, "one token for the group"
+    assert states.empty(), "a refresh is no change of auth state"
+    stop()
+    stop_states()
+
+
+def test_a_user_of_another_auth_becomes_this_auths(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    states: queue.Queue[User | None] = queue.Queue()
+    auth.on_auth_state_changed(states.put)
+    assert states.get(timeout=30) is None
+    with Auth(replace(options, app_id=options.app_id + "-mail"), access_group=group + "-mail") as mail:
+        user = mail.create_user_with_email_and_password(unique_email("moved"), "a-password").user
+        auth.update_current_user(user)
+        current = auth.current_user
+        assert current is not None and current.uid == user.uid and current is not user, "a User of this Auth's"
+        assert states.get(timeout=30) is current
+        assert current.get_id_token_result().claims["user_id"] == user.uid
+        with Auth(options, access_group=group) as another:
+            assert another.current_user is not None and another.current_user.uid == user.uid, "stored for the whole group"
+        assert mail.current_user is user, "the other Auth keeps it"
+        mail.sign_out()
+        with pytest.raises(keyringauth.NoCurrentUserError):
+            auth.update_current_user(user)
+    with Auth(replace(options, api_key=options.api_key + "-other"), access_group=group + "-other") as foreign:
+        with pytest.raises(keyringauth.AuthError) as refused:
+            auth.update_current_user(foreign.sign_in_anonymously().user)
+        assert refused.value.code == "auth/invalid-user-token"
+    auth.update_current_user(None)
+    assert [auth.current_user] == [None] and states.get(timeout=30) is None, "None signs out, as JavaScript's"
+
+
+def test_a_password_is_checked_against_the_projects_policy(auth: Auth, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    call = auth._binding.call
+
+    def counted(method: str, *arguments: Any, **options: Any) -> list[Any]:
+        calls.append(method)
+        return call(method, *arguments, **options)
+    monkeypatch.setattr(auth._binding, "call", counted)
+    short = auth.validate_password("abc")
+    # The emulator serves no policy: a project's without one, as the JavaScript SDK reads it (Firebase's six at least).
+    assert not short.is_valid and short.meets_min_password_length is False and short.meets_max_password_length is None
+    assert short.contains_lowercase_letter is None and short.password_policy.enforcement_state == "OFF"
+    assert short.password_policy.custom_strength_options.min_password_length == 6
+    assert keyringauth.validate_password(auth, "abcdef").is_valid
+    assert calls == ["GetPasswordPolicy"], "fetched once, then kept by the Auth"
+    auth.tenant_id = "tenant-policy"
+    assert not auth.validate_password("abc").is_valid
+    assert calls == ["GetPasswordPolicy", "GetPasswordPolicy"], "each tenant's own"
+
+
+def test_before_auth_state_changed_stops_this_auths_own_changes(auth: Auth, options: FirebaseOptions, group: str) -> None:
+    states: queue.Queue[User | None] = queue.Queue()
+    auth.on_auth_state_changed(states.put)
+    assert states.get(timeout=30) is None
+    seen: list[str | None] = []
+    aborted: list[str] = []
+
+    def refuse(user: User | None) -> None:
+        raise RuntimeError("not now")
+    stop_seen = auth.before_auth_state_changed(lambda user: seen.append(user.uid if user else None), lambda: aborted.append("seen"))
+    stop_refuse = auth.before_auth_state_changed(refuse, lambda: aborted.append("refuse"))
+    email = unique_email("blocked")
+    with pytest.raises(keyringauth.AuthError) as blocked:
+        auth.create_user_with_email_and_password(email, "a-password")
+    assert blocked.value.code == "auth/login-blocked" and "RuntimeError: not now" in blocked.value.message
+    assert aborted == ["seen"], "the on_abort of the callbacks that ran before, not of the one that raised"
+    assert len(seen) == 1 and seen[0] and [auth.current_user] == [None]
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is None, "nothing stored: no app of the group signed in"
+    stop_refuse()
+
+    # The account was made at Firebase, as the JavaScript SDK makes it; signing in now passes the callback that is left.
+    user = auth.sign_in_with_email_and_password(email, "a-password").user
+    assert seen == [user.uid, user.uid] and auth.current_user is user and states.get(timeout=30) is user
+    with Auth(options, access_group=group) as other:
+        assert other.current_user is not None and other.current_user.uid == user.uid
+
+    # A sign-out, and a deletion, are stopped too; the group stays signed in.
+    stop_refuse = auth.before_auth_state_changed(refuse)
+    with pytest.raises(keyringauth.AuthError) as kept:
+        auth.sign_out()
+    assert kept.value.code == "auth/login-blocked" and auth.current_user is user
+    with pytest.raises(keyringauth.AuthError):
+        user.delete()
+    assert user.get_id_token(), "the account is still there"
+    stop_refuse()
+    auth.sign_out()
+    assert seen[-1] is None and states.get(timeout=30) is None
+    stop_seen()
+    auth.sign_in_anonymously()
+    assert seen == [user.uid, user.uid, None, None, None], "the refused sign-out's and deletion's, the sign-out's, none once removed"
+    assert states.get(timeout=30) is auth.current_user and states.empty(), "the listeners heard of no refused change"
 
 
 def test_a_group_holds_the_sign_in_of_one_tenant(auth: Auth) -> None:
@@ -291,6 +510,27 @@ def test_a_sandboxed_app_may_use_its_domains_group_only(options: FirebaseOptions
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "TEAMID.com.example.notes signed in True", "TEAMID.org.evil.notes refused auth/access-denied"], result.stderr
+
+
+SANDBOXED_UPDATE = """
+import json, sys
+from keyringauth import AccessDeniedError, Auth, FirebaseOptions
+options = FirebaseOptions(**json.loads(sys.argv[1]))
+with Auth(options, access_group="TEAMID.com.example.notes") as auth:
+    uid = auth.sign_in_anonymously().user.uid
+    binding = auth._binding
+    try:  # the broker's call as an app that forged another group's user would make it
+        binding.call("UpdateCurrentUser", "a{sv}ss", binding.app, "TEAMID.org.evil.notes", uid)
+    except AccessDeniedError as error:
+        print("refused", error.code)
+"""
+
+
+def test_a_user_is_taken_only_from_a_group_the_app_may_use(options: FirebaseOptions, tmp_path: Any) -> None:
+    fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
+    result = run_sandboxed(SANDBOXED_UPDATE, tmp_path, [json.dumps(fields)])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["refused auth/access-denied"], result.stderr
 
 
 GTK_APP = """

@@ -5,6 +5,7 @@ import pytest
 
 import keyringauth
 from keyringauth import ActionCodeOperation, ActionCodeURL, AuthErrorCodes, UserInfo
+from keyringauth._language import device_language
 
 pytestmark = pytest.mark.offline
 
@@ -34,3 +35,11 @@ def test_the_constant_maps_are_javascripts() -> None:
     assert [keyringauth.FactorId.TOTP, keyringauth.ProviderId.GOOGLE, keyringauth.SignInMethod.EMAIL_LINK] == ["totp", "google.com", "emailLink"]
     assert [keyringauth.OperationType.SIGN_IN, keyringauth.OperationType.LINK] == ["signIn", "link"]
     assert keyringauth.TotpMultiFactorGenerator.FACTOR_ID == keyringauth.FactorId.TOTP
+
+
+def test_the_device_language_is_the_locales_as_a_language_tag() -> None:
+    assert device_language({"LANG": "pt_BR.UTF-8"}) == "pt-BR"
+    assert device_language({"LC_ALL": "fr_FR@euro", "LANG": "de_DE.UTF-8"}) == "fr-FR", "LC_ALL first"
+    assert device_language({"LC_ALL": "", "LC_MESSAGES": "de.UTF-8", "LANG": "en_US"}) == "de", "an empty variable is not set"
+    assert device_language({"LANG": "C.UTF-8"}) is None and device_language({"LANG": "POSIX"}) is None
+    assert device_language({}) is None

@@ -8,7 +8,7 @@ from .action_code import (
     ActionCodeURL,
     parse_action_code_url,
 )
-from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator, get_multi_factor_resolver
+from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator, get_multi_factor_resolver, validate_password
 from .credentials import (
     AuthCredential,
     EmailAuthProvider,
@@ -44,6 +44,7 @@ from .multifactor import (
     TotpSecret,
 )
 from .options import FirebaseOptions
+from .password_policy import PasswordPolicy, PasswordPolicyCustomStrengthOptions, PasswordValidationStatus
 from .user import (
     AdditionalUserInfo,
     IdTokenResult,
@@ -53,6 +54,7 @@ from .user import (
     User,
     UserCredential,
     UserInfo,
+    UserMetadata,
     get_additional_user_info,
 )
 
@@ -62,7 +64,8 @@ __all__ = [
     "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
-    "NoCurrentUserError", "OAuthProvider", "OperationType", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
-    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserNotFoundError", "WrongPasswordError",
-    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url",
+    "NoCurrentUserError", "OAuthProvider", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
+    "PasswordValidationStatus", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
+    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url", "validate_password",
 ]

@@ -3,20 +3,24 @@ Firebase's JavaScript SDK in Python's style; and ``connect_auth_emulator``. The 
 others, and none of them imports it."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
+from ._language import device_language
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential, EmailAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
-from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, credential_dictionary, sign_in
+from .password_policy import PasswordPolicy, PasswordValidationStatus
+from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, answer, credential_dictionary, sign_in
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -37,6 +41,36 @@ class GitHubDeviceAuthorization:
 
 def _bound(callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
     return lambda: callback(user)
+
+
+def _uid(user: User | None) -> object:
+    return user.uid if user else None
+
+
+def _uid_and_token(user: User | None) -> object:
+    return (user.uid, user._id_token) if user else None
+
+
+def _fields(user: User | None) -> object:
+    return user.to_dict() if user else None
+
+
+class _Listener:
+    """A listener and what of the user it is told of (``key``: the uid, the uid and ID token, every field), with the
+    key it was last told: each change reaches it once, whether it came before or after it was added."""
+
+    def __init__(self, callback: Callable[[User | None], None], key: Callable[[User | None], object], user: User | None) -> None:
+        self.callback = callback
+        self.key = key
+        self.told = key(user)
+
+    def changed(self, user: User | None) -> bool:
+        """Whether ``user`` is news to this listener, which is then told of it."""
+        key = self.key(user)
+        if key == self.told:
+            return False
+        self.told = key
+        return True
 
 
 class Auth:
@@ -70,15 +104,20 @@ class Auth:
         if self.emulator_config is not None:
             self._binding.app["emulatorHost"] = ("s", self.emulator_config.host_and_port)
         self._lock = threading.RLock()
-        self._state_listeners: list[Callable[[User | None], None]] = []
-        self._user_listeners: list[Callable[[User | None], None]] = []
-        self._token_listeners: list[Callable[[User | None], None]] = []
+        self._state_listeners: list[_Listener] = []
+        self._token_listeners: list[_Listener] = []
+        self._user_listeners: list[_Listener] = []
+        #: The password policy of each tenant (``None``: the project's), fetched at the first validate_password, as the
+        #: JavaScript SDK keeps it.
+        self._password_policies: dict[str | None, PasswordPolicy] = {}
         self._closed = threading.Event()
         self._ready = threading.Event()
         self._user: User | None = None
-        #: The uid the state listeners were last told of.
-        self._last_uid: str | None = None
         self._binding.answered = self._answered
+        self._binding.settle = self._settle
+        self._binding.before_sign_out = lambda: self._run_before(None)
+        #: before_auth_state_changed's callbacks, each with its on_abort.
+        self._before: list[tuple[Callable[[User | None], None], Callable[[], None] | None]] = []
         try:
             self._watch_scope()
         except BaseException:
@@ -115,13 +154,30 @@ class Auth:
             self._rewatch("tenantID", tenant_id or None)
             self.options = replace(self.options, tenant_id=tenant_id or None)
 
+    @property
+    def language_code(self) -> str | None:
+        """The language of the emails Firebase sends for this Auth's calls (a password reset, an email verification, a
+        sign-in link, ``verify_before_update_email``), a BCP 47 tag such as ``fr`` or ``pt-BR``, as the JavaScript SDK's
+        ``languageCode``; ``None`` (the default) for the project's template language. Each call of this Auth and its
+        users carries it to Firebase (``X-Firebase-Locale``); the group's other apps keep their own. A value that is not
+        a language tag raises AuthError (``auth/argument-error``) at the next call."""
+        return self._binding.language_code
+
+    @language_code.setter
+    def language_code(self, language_code: str | None) -> None:
+        self._binding.language_code = language_code or None
+
+    def use_device_language(self) -> None:
+        """Sets ``language_code`` to the process's language, as the JavaScript SDK's ``useDeviceLanguage`` takes the
+        browser's: the first of ``LC_ALL``, ``LC_MESSAGES`` and ``LANG`` that is set (``pt_BR.UTF-8`` is ``pt-BR``), or
+        ``None`` for the ``C`` or ``POSIX`` locale or none."""
+        self.language_code = device_language()
+
     def _watch_scope(self) -> None:
         """Watches this app and group, which checks them (the group, the keyring, the emulator), and takes the user."""
         self._broker.call("Watch", self._binding.app, self._binding.group)
         values = self._broker.call("GetUser", self._binding.app, self._binding.group)[0]
-        with self._lock:
-            self._answered(values or {})
-            self._last_uid = self._user.uid if self._user else None
+        self._answered(values or {})
         self._ready.set()
 
     def _answered(self, values: dict[str, Any]) -> User | None:
@@ -137,16 +193,11 @@ class Auth:
 
     def _sign_in(self, provider_id: str | None, method: str, signature: str = "", *arguments: Any,
                  timeout: float | None = None, is_new_user: bool | None = None) -> UserCredential:
-        """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in."""
-        with self._lock:
-            before = self._last_uid
+        """A sign-in's credential, its user the one this Auth holds (``current_user``) while it is signed in. Its
+        listeners hear of it by the broker's UserChanged, which every sign-in sends (a new ID token at least)."""
         credential = sign_in(self._binding, provider_id, method, signature, *arguments, timeout=timeout, is_new_user=is_new_user)
         with self._lock:
             held = self._user
-            # The user signed in before, signed in again, has a new token, which no UserChanged tells of.
-            again = list(self._token_listeners) if held is not None and held.uid == credential.user.uid == before else []
-        for callback in again:
-            self._dispatch(_bound(callback, held))
         return replace(credential, user=held) if held is not None and held.uid == credential.user.uid else credential
 
     # Signing in.
@@ -154,10 +205,12 @@ class Auth:
         return self._sign_in(None, "SignInAnonymously", is_new_user=True)
 
     def sign_in_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
+        with self._password_policy_checked():
+            return self._sign_in("password", "SignInWithEmail", "ss", email, password, is_new_user=False)
 
     def create_user_with_email_and_password(self, email: str, password: str) -> UserCredential:
-        return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
+        with self._password_policy_checked():
+            return self._sign_in("password", "CreateUserWithEmail", "ss", email, password, is_new_user=True)
 
     def sign_in_with_custom_token(self, token: str) -> UserCredential:
         return self._sign_in(None, "SignInWithCustomToken", "s", token)
@@ -198,9 +251,30 @@ class Auth:
         return "mode=signIn" in email_link and "oobCode=" in email_link
 
     def sign_out(self) -> None:
-        """Signs out every app of the group."""
+        """Signs out every app of the group; before_auth_state_changed's callbacks run first, with ``None``."""
+        self._run_before(None)
         self._binding.call("SignOut")
         self._answered({})
+
+    def update_current_user(self, user: User | None) -> None:
+        """Makes ``user``, the user of another Auth of this process (another app, or another access group, which this
+        app may use too), this Auth's, as the JavaScript SDK's ``updateCurrentUser``: the broker stores it for this
+        Auth's app and group, so every app of the group is signed in to it; the other Auth keeps it. ``current_user``
+        is then a User of this Auth's. ``None`` signs out, as ``sign_out``.
+
+        Raises AuthError: ``auth/invalid-user-token`` for a user of another project (another API key),
+        ``auth/tenant-id-mismatch`` for a user of another tenant; NoCurrentUserError when ``user`` is no longer signed
+        in to its Auth's app and group; AccessDeniedError when this app may not use its group."""
+        if user is None:
+            self.sign_out()
+            return
+        source = user._binding
+        if source.app.get("apiKey") != self._binding.app.get("apiKey"):
+            raise errors.AuthError("auth/invalid-user-token", "ERROR_INVALID_USER_TOKEN", (
+                "The user is of another Firebase project (its Auth has another api_key), so this Auth cannot take it; sign "
+                "it in to this Auth with its credential instead."))
+        self._run_before(User(self._binding, user.to_dict()))
+        answer(self._binding, "UpdateCurrentUser", "a{sv}ss", source.app, source.group, user.uid)
 
     # Email actions.
     def send_password_reset_email(self, email: str, action_code_settings: ActionCodeSettings | None = None) -> None:
@@ -209,12 +283,53 @@ class Auth:
     def send_sign_in_link_to_email(self, email: str, action_code_settings: ActionCodeSettings) -> None:
         self._binding.call("SendSignInLink", "sa{sv}", email, action_code_settings.dictionary())
 
+    def fetch_sign_in_methods_for_email(self, email: str) -> list[str]:
+        """How the account of ``email`` signs in, as the JavaScript SDK's ``fetchSignInMethodsForEmail`` (which Firebase
+        deprecated): ``password`` and ``emailLink`` (``SignInMethod``'s values) or a provider's ID (``google.com``); an
+        empty list for an address of no account. A project that protects against email enumeration (Firebase's default
+        for new projects) answers an empty list for every address, as the emulator does with that protection on: an app
+        that must know signs in, and handles ``UserNotFoundError`` and ``InvalidCredentialError``."""
+        return [str(method) for method in self._binding.call("FetchSignInMethods", "s", email)[0]]
+
     def verify_password_reset_code(self, code: str) -> str:
         """The address whose password the code resets."""
         return str(self._binding.call("VerifyPasswordResetCode", "s", code)[0])
 
     def confirm_password_reset(self, code: str, new_password: str) -> None:
-        self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
+        with self._password_policy_checked():
+            self._binding.call("ConfirmPasswordReset", "ss", code, new_password)
+
+    # The password policy.
+    def validate_password(self, password: str) -> PasswordValidationStatus:
+        """``password`` checked against the project's password policy (the tenant's, with ``tenant_id``), as the
+        JavaScript SDK's ``validatePassword``: which requirements it meets, before it is sent. The policy is fetched at
+        the first call and kept by this Auth (fetched again after Firebase refuses a password for not meeting it). An
+        emulator serves no policy (neither Firebase's nor KeyringAuth's): there, a project's without one, against which
+        the JavaScript SDK checks Firebase's own least length, six characters.
+
+        Raises AuthError: ``auth/unsupported-password-policy-schema-version`` for a policy this package cannot read, or
+        the network's error."""
+        tenant = self.options.tenant_id
+        with self._lock:
+            policy = self._password_policies.get(tenant)
+        if policy is None:
+            policy = PasswordPolicy._from_broker(self._binding.call("GetPasswordPolicy")[0])
+            with self._lock:
+                self._password_policies[tenant] = policy
+        policy._check_schema()
+        return policy.validate_password(password)
+
+    @contextlib.contextmanager
+    def _password_policy_checked(self) -> Iterator[None]:
+        """Forgets the kept password policy when Firebase refuses a password for not meeting it: the policy changed,
+        and the next validate_password fetches it, as the JavaScript SDK does."""
+        try:
+            yield
+        except errors.AuthError as error:
+            if error.code == "auth/password-does-not-meet-requirements":
+                with self._lock:
+                    self._password_policies.pop(self.options.tenant_id, None)
+            raise
 
     def check_action_code(self, code: str) -> ActionCodeInfo:
         """What ``code`` is for and which addresses it concerns (``info.data.email``)."""
@@ -228,30 +343,99 @@ class Auth:
     def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
         group, by any app of the group. Answers a function that stops it."""
-        return self._listen(self._state_listeners, callback)
+        return self._listen(self._state_listeners, callback, _uid)
 
     def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
-        """Calls ``callback`` with the user now, then whenever its ID token is another: when another user (or nobody) is
-        signed in by any app of the group, and when this Auth signs in again. Not when a token is refreshed (the broker
-        refreshes tokens as they are asked for, and tells no one): a backend's token is ``get_id_token()``'s, which
-        refreshes it when it has expired. Answers a function that stops it."""
-        return self._listen(self._token_listeners, callback)
+        """Calls ``callback`` with the user now, then whenever its ID token is another, as the JavaScript SDK's: a
+        sign-in or sign-out by any app of the group, and each refresh of the token, whoever made it (the broker ahead of
+        expiry, ``get_id_token(force_refresh=True)``, another app of the group). What keeps a backend's copy of the
+        token fresh: ``user.get_id_token()`` in the callback. Answers a function that stops it."""
+        return self._listen(self._token_listeners, callback, _uid_and_token)
 
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
-        return self._listen(self._user_listeners, callback)
+        return self._listen(self._user_listeners, callback, _fields)
 
-    def _listen(self, listeners: list[Callable[[User | None], None]], callback: Callable[[User | None], None]) -> Callable[[], None]:
+    def before_auth_state_changed(self, callback: Callable[[User | None], None],
+                                  on_abort: Callable[[], None] | None = None) -> Callable[[], None]:
+        """Calls ``callback`` with the user about to be signed in (or ``None``) before this Auth's own sign-in, sign-out,
+        ``update_current_user`` or ``user.delete()`` changes the group's user, as the JavaScript SDK's
+        ``beforeAuthStateChanged``: one that raises stops the change, which raises AuthError (``auth/login-blocked``,
+        saying the callback's error) with nothing stored, and the ``on_abort`` of the callbacks that ran before it are
+        called, the latest first. Callbacks run in order, in the thread of the call that makes the change.
+
+        While one is registered, this Auth's sign-ins ask the broker to hold the signed-in user (five minutes at most)
+        until the callbacks have passed: no app of the group sees it before. A sign-in's second factor, if any, comes
+        first, then the callbacks. The group's other apps (and other Auths) change the user without asking this Auth:
+        their changes are not this Auth's to block, and its listeners hear of them. Answers a function that removes
+        the callback."""
+        entry = (callback, on_abort)
         with self._lock:
-            listeners.append(callback)
+            self._before.append(entry)
+            self._binding.hold_sign_ins = True
+
+        def remove() -> None:
+            with self._lock:
+                if entry in self._before:
+                    self._before.remove(entry)
+                self._binding.hold_sign_ins = bool(self._before)
+        return remove
+
+    def _run_before(self, user: User | None) -> None:
+        """Runs before_auth_state_changed's callbacks for a change to ``user``, or raises ``auth/login-blocked`` when one
+        raises, after the ``on_abort`` of those that ran. Nothing to run when there is no change (nobody signed out)."""
+        with self._lock:
+            callbacks = list(self._before)
+            unchanged = user is None and self._user is None
+        if unchanged:
+            return
+        ran: list[Callable[[], None]] = []
+        try:
+            for callback, on_abort in callbacks:
+                callback(user)
+                if on_abort is not None:
+                    ran.append(on_abort)
+        except Exception as error:
+            for on_abort in reversed(ran):
+                with contextlib.suppress(Exception):  # as the JavaScript SDK: an on_abort's error is ignored, the next runs
+                    on_abort()
+            raise errors.AuthError("auth/login-blocked", "ERROR_LOGIN_BLOCKED", (
+                f"A before_auth_state_changed callback raised {type(error).__name__}: {error}; the change was not made (nothing "
+                "was stored, and the group's apps saw nothing).")) from error
+
+    def _settle(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A held sign-in (``values`` with its ``heldSignIn`` handle): stored once the callbacks pass, and the user stored
+        answered; else dropped, and ``auth/login-blocked`` raised."""
+        values = dict(values)
+        handle = str(values.pop("heldSignIn"))
+        user = User(self._binding, values)
+        try:
+            self._run_before(user)
+        except errors.AuthError:
+            try:
+                self._binding.call("DropSignIn", "s", handle)
+            except errors.AuthError:  # it ends with its five minutes, or with this connection, in any case
+                pass
+            raise
+        stored: dict[str, Any] = self._binding.call("CommitSignIn", "s", handle)[0] or {}
+        with self._lock:  # the callbacks' user is the one signed in, as the JavaScript SDK's
+            if stored and (self._user is None or self._user.uid != user.uid):
+                self._user = user
+        return stored
+
+    def _listen(self, listeners: list[_Listener], callback: Callable[[User | None], None],
+                key: Callable[[User | None], object]) -> Callable[[], None]:
+        with self._lock:
             user = self._user
+            listener = _Listener(callback, key, user)
+            listeners.append(listener)
         self._dispatch(_bound(callback, user))
 
         def stop() -> None:
             with self._lock:
-                if callback in listeners:
-                    listeners.remove(callback)
+                if listener in listeners:
+                    listeners.remove(listener)
         return stop
 
     def _watch(self) -> None:
@@ -267,11 +451,9 @@ class Auth:
                 continue
             with self._lock:
                 user = self._answered(values)
-                uid = user.uid if user else None
-                state = list(self._state_listeners) + list(self._token_listeners) if uid != self._last_uid else []
-                changed = list(self._user_listeners)
-                self._last_uid = uid
-            for callback in state + changed:
+                told = [listener.callback for listener in self._state_listeners + self._token_listeners + self._user_listeners
+                        if listener.changed(user)]
+            for callback in told:
                 self._dispatch(_bound(callback, user))
 
     def _use_emulator(self, config: EmulatorConfig) -> None:
@@ -359,3 +541,8 @@ def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFacto
         raise errors.invalid_argument(
             f"get_multi_factor_resolver takes the SecondFactorRequiredError of a sign-in, not {type(error).__name__} ({error.code}).")
     return error.resolver
+
+
+def validate_password(auth: Auth, password: str) -> PasswordValidationStatus:
+    """``auth.validate_password(password)``, as the JavaScript SDK's ``validatePassword(auth, password)``."""
+    return auth.validate_password(password)

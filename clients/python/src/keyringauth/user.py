@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.utils import formatdate
 from typing import Any
 
 from . import errors
@@ -49,6 +50,22 @@ class UserInfo:
     def to_json(self) -> dict[str, Any]:
         return {"uid": self.uid, "displayName": self.display_name, "email": self.email, "phoneNumber": self.phone_number,
                 "photoURL": self.photo_url, "providerId": self.provider_id}
+
+
+@dataclass(frozen=True)
+class UserMetadata:
+    """When the account was made and last signed in (``User.metadata``), as the JavaScript SDK's ``UserMetadata`` writes
+    them: UTC strings such as ``Tue, 01 Jan 2030 00:00:00 GMT`` (``email.utils.parsedate_to_datetime`` reads one), to
+    the second, or ``None`` where the account's record has none."""
+
+    creation_time: str | None = None
+    last_sign_in_time: str | None = None
+
+    @classmethod
+    def _of(cls, values: dict[str, Any]) -> UserMetadata:
+        def utc(key: str) -> str | None:
+            return formatdate(values[key], usegmt=True) if isinstance(values.get(key), int) else None
+        return cls(utc("creationDate"), utc("lastSignInDate"))
 
 
 class User:
@@ -112,6 +129,25 @@ class User:
                 for provider in providers]
 
     @property
+    def metadata(self) -> UserMetadata:
+        """When the account was made and last signed in."""
+        return UserMetadata._of(self._values)
+
+    @property
+    def refresh_token(self) -> str:
+        """The user's refresh token, as the JavaScript SDK's ``refreshToken``: the long-lived secret that gets new ID
+        tokens, the group's own (every app of the group reads it from its item), for an app's own uses only; never log
+        it. ``get_id_token`` is the way to a fresh ID token. ``repr`` and ``to_json`` leave it out."""
+        return str(self._values.get("refreshToken", ""))
+
+    @property
+    def _id_token(self) -> str | None:
+        """The ID token as the broker last sent it (``get_id_token`` is the way to a fresh one): what tells the Auth
+        that the token changed."""
+        token = self._values.get("idToken")
+        return str(token) if token else None
+
+    @property
     def multi_factor(self) -> MultiFactorUser:
         return MultiFactorUser(self._binding, lambda: self.enrolled_factors, self._took)
 
@@ -168,7 +204,10 @@ class User:
         return self
 
     def delete(self) -> None:
-        """Deletes the account; nobody is signed in to the group after it."""
+        """Deletes the account; nobody is signed in to the group after it. The Auth's before_auth_state_changed
+        callbacks run first, with ``None``, and one that raises keeps the account (the JavaScript SDK deletes it first,
+        then runs them, and leaves a deleted user signed in when one raises, which a group's shared sign-in cannot)."""
+        self._binding.before_sign_out()
         self._binding.call("Delete")
         self._binding.answered({})
 
@@ -183,17 +222,21 @@ class User:
         self._values = values
 
     def to_dict(self) -> dict[str, Any]:
-        """The user's fields as the broker sends them (never a token)."""
+        """The user's fields as the broker sends them, its tokens among them."""
         return dict(self._values)
 
     def to_json(self) -> dict[str, Any]:
-        """The user as the JavaScript SDK's ``toJSON()`` writes it, JSON-ready, without what the broker keeps to itself
-        (the tokens and the metadata)."""
+        """The user as the JavaScript SDK's ``toJSON()`` writes it, JSON-ready, with ``createdAt`` and ``lastLoginAt``
+        (milliseconds, as strings, to the second) but without the tokens (JavaScript's ``stsTokenManager``): a user's
+        JSON is often logged, and a token must not be."""
+        def milliseconds(key: str) -> str | None:
+            return str(self._values[key] * 1000) if isinstance(self._values.get(key), int) else None
         return {
             "uid": self.uid, "email": self.email, "emailVerified": self.email_verified, "displayName": self.display_name,
             "isAnonymous": self.is_anonymous, "photoURL": self.photo_url, "phoneNumber": self.phone_number,
             "tenantId": self.tenant_id, "providerId": self.provider_id,
             "providerData": [info.to_json() for info in self.provider_data],
+            "createdAt": milliseconds("creationDate"), "lastLoginAt": milliseconds("lastSignInDate"),
         }
 
     def __eq__(self, other: object) -> bool:
@@ -279,6 +322,8 @@ def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, 
     except errors.SecondFactorChallenge as challenge:
         resolver = MultiFactorResolver(binding, challenge.handle, [MultiFactorInfo.from_dictionary(factor) for factor in challenge.factors])
         raise SecondFactorRequiredError(challenge.code, challenge.name, challenge.message, resolver) from None
+    if values and "heldSignIn" in values:  # a held sign-in, stored once the Auth's before_auth_state_changed callbacks pass
+        values = binding.settle(values)
     binding.answered(values or {})
     return values or None
 
