@@ -173,7 +173,14 @@ struct All: AsyncParsableCommand {
         var added = 0
         while added < unrelatedItems {
             let batch = min(fillBatch, unrelatedItems - added)
-            let nanoseconds = try await libsecret.command("fill \(batch) \(added)", within: .seconds(fillBatchLimit))
+            let nanoseconds: UInt64
+            do {
+                nanoseconds = try await libsecret.command("fill \(batch) \(added)", within: .seconds(fillBatchLimit))
+            } catch {
+                throw ValidationError(
+                    "items \(added)..<\(added + batch) (\(added) were in place) did not come within the batch's limit of "
+                        + "\(fillBatchLimit) s (--fill-batch-limit), or failed: \(error)")
+            }
             added += batch
             progress(String(
                 format: "%d of %d unrelated items added (the last %d in %.1f s)", added, unrelatedItems, batch,
