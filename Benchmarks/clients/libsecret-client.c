@@ -14,8 +14,9 @@
  *   start-up                  one write and one read, then "ready libsecret <version>"
  *   "write N"                 N stores of the item, each with the next counter value
  *   "read N"                  N lookups, each checked against the last payload written
- *   "fill N"                  N unrelated 64-byte items (schema org.keyringauth.BenchFiller,
- *                             attributes {"filler": "<i>"}, i in 0..<N) in the default collection
+ *   "fill N [FROM]"           N unrelated 64-byte items (schema org.keyringauth.BenchFiller,
+ *                             attributes {"filler": "<i>"}, i in FROM..<FROM+N, FROM 0 unless
+ *                             given) in the default collection: a batch of a larger fill
  *   "quit" or end of input    exit 0
  * Each command answers "ok <nanoseconds>" (CLOCK_MONOTONIC around the whole loop) or
  * "error <message>". The item: schema org.keyringauth.Bench, attributes {"client": "libsecret"},
@@ -146,25 +147,23 @@ int main(int argc, char **argv) {
     size_t capacity = 0;
     while (getline(&line, &capacity, stdin) != -1) {
         char command[16];
-        unsigned long n = 0;
+        unsigned long n = 0, from = 0;
         char extra;
         g_strchomp(line);
         if (strcmp(line, "quit") == 0)
             break;
-        if (sscanf(line, "%15s %lu %c", command, &n, &extra) != 2 || n == 0) {
-            print_error("unknown command (expected write N, read N, fill N or quit)", NULL);
-            continue;
-        }
+        int fields = sscanf(line, "%15s %lu %lu %c", command, &n, &from, &extra);
         gboolean (*step)(void) = strcmp(command, "write") == 0 ? write_once
                                : strcmp(command, "read") == 0 ? read_once : NULL;
-        if (step == NULL && strcmp(command, "fill") != 0) {
-            print_error("unknown command (expected write N, read N, fill N or quit)", NULL);
+        gboolean fill = strcmp(command, "fill") == 0;
+        if (fields < 2 || fields > (fill ? 3 : 2) || n == 0 || (step == NULL && !fill)) {
+            print_error("unknown command (expected write N, read N, fill N [FROM] or quit)", NULL);
             continue;
         }
         gboolean ok = TRUE;
         long long start = now_ns();
         for (unsigned long i = 0; i < n && ok; i++)
-            ok = step ? step() : fill_once(i);
+            ok = step ? step() : fill_once(from + i);
         long long elapsed = now_ns() - start;
         if (ok)   /* on failure the error line is already printed */
             printf("ok %lld\n", elapsed);

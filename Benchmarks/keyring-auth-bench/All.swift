@@ -9,7 +9,8 @@ import Synchronization
 import SystemSupport
 
 /// Every benchmark, side by side on one daemon, printed as Markdown tables with ratios
-/// (what `Benchmarks/run` runs). Progress goes to standard error.
+/// (what `Benchmarks/run` runs), each table as soon as its part completes. Progress goes to
+/// standard error, and so does the part that could not finish, and why (the run then exits 1).
 struct All: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Every benchmark side by side with libsecret (C), secretstorage and keyring; run through Benchmarks/run.")
@@ -50,6 +51,12 @@ struct All: AsyncParsableCommand {
     @Option(help: "Unrelated items added to the collection for the second set of reads.")
     var unrelatedItems = 5000
 
+    @Option(help: "Unrelated items the C client adds in one batch (each batch a command of its own, with progress).")
+    var fillBatch = 500
+
+    @Option(help: "Seconds one batch of unrelated items may take before the run stops (and says so).")
+    var fillBatchLimit = 300
+
     @Option(name: .customLong("leave-out"), help: ArgumentHelp(
         "A client to leave out of the one-item tables (its name as the tables print it), for example \"Python keyring\" on "
             + "KeePassXC, where its replacing write (a new connection each call, so another client's item) waits for a "
@@ -63,8 +70,11 @@ struct All: AsyncParsableCommand {
     var changes = 200
 
     func validate() throws {
-        guard rounds >= 1, calls >= 1, size >= 10, unrelatedItems >= 0, processRuns >= 1, changes >= 1 else {
-            throw ValidationError("--rounds, --calls, --process-runs and --changes take 1 or more, --size 10 or more")
+        guard rounds >= 1, calls >= 1, size >= 10, unrelatedItems >= 0, processRuns >= 1, changes >= 1, fillBatch >= 1,
+            fillBatchLimit >= 1
+        else {
+            throw ValidationError(
+                "--rounds, --calls, --process-runs, --changes, --fill-batch and --fill-batch-limit take 1 or more, --size 10 or more")
         }
         let known = ["SecretServiceStore", "SecretServiceStore (async)", "Python secretstorage", "Python keyring"]
         for name in leftOutClients where !known.contains(name) {
@@ -78,50 +88,105 @@ struct All: AsyncParsableCommand {
     }
 
     func run() async throws {
-        progress("Starting the clients")
-        let clients = try await startClients()
+        do {
+            try await measure()
+        } catch let failure as StepFailure {
+            progress("stopped at \"\(failure.step)\": \(failure.error)")
+            progress("the tables printed above are every part that completed before it")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Each part in turn; its table is printed as soon as it completes, so a part that fails later
+    /// (a provider that stops answering, a step past its limit) keeps what came before.
+    private func measure() async throws {
+        let clients = try await step("Starting the clients") { try await startClients() }
         let calls = self.calls
         // Python keyring is an order of magnitude slower; fewer calls keep its rounds as long as the others'.
         func count(_ client: BenchClient) -> Int { client.name == "Python keyring" ? max(1, calls / 5) : calls }
+        await printHeading(clients)
 
-        progress("Writes and reads of one item: \(rounds) interleaved rounds")
-        var writes: [String: [Double]] = [:]
-        var reads: [String: [Double]] = [:]
-        for round in 0..<rounds {
-            for client in clients.rotated(by: round) {
-                writes[client.name, default: []].append(try await client.rate("write", count(client)))
+        let (writes, reads) = try await step("Writes and reads of one item: \(rounds) interleaved rounds") {
+            var writes: [String: [Double]] = [:]
+            var reads: [String: [Double]] = [:]
+            for round in 0..<rounds {
+                for client in clients.rotated(by: round) {
+                    writes[client.name, default: []].append(try await client.rate("write", count(client)))
+                }
+                for client in clients.rotated(by: round + 1) {
+                    reads[client.name, default: []].append(try await client.rate("read", count(client)))
+                }
             }
-            for client in clients.rotated(by: round + 1) {
-                reads[client.name, default: []].append(try await client.rate("read", count(client)))
-            }
+            return (writes, reads)
         }
+        printOneItem(clients, writes: writes, reads: reads)
 
-        progress("Auth.currentUser and a signed-in user for the whole-process runs")
-        let inProcess = try await InProcessReads.measure()
+        let inProcess = try await step("Auth.currentUser and a signed-in user for the whole-process runs") {
+            try await InProcessReads.measure()
+        }
+        printInProcess(inProcess)
         let commands = timedCommands(inProcess)
-        let processes = try await wholeProcesses(commands.reads)
-        let launches = try await wholeProcesses(commands.noBus)
+        let processes = try await step("Whole processes reading one item") { try await wholeProcesses(commands.reads) }
+        printProcesses(commands.reads, processes)
+        let launches = try await step("Whole processes without D-Bus") { try await wholeProcesses(commands.noBus) }
+        printLaunches(commands.noBus, launches)
 
-        progress("Adding \(unrelatedItems) unrelated items")
-        let libsecret = clients[0]
-        if unrelatedItems > 0 { _ = try await libsecret.command("fill \(unrelatedItems)", within: .seconds(600)) }
-        progress("Reads among \(unrelatedItems) other items: \(rounds) interleaved rounds")
-        var crowdedReads: [String: [Double]] = [:]
-        for round in 0..<rounds {
-            for client in clients.rotated(by: round) {
-                crowdedReads[client.name, default: []].append(try await client.rate("read", count(client)))
-            }
+        let filling = try await step("Adding \(unrelatedItems) unrelated items, \(fillBatch) at a time") {
+            try await fill(clients[0])
         }
-        let crowdedProcesses = try await wholeProcesses(commands.reads)
+        let crowdedReads = try await step("Reads among \(unrelatedItems) unrelated items: \(rounds) interleaved rounds") {
+            var crowdedReads: [String: [Double]] = [:]
+            for round in 0..<rounds {
+                for client in clients.rotated(by: round) {
+                    crowdedReads[client.name, default: []].append(try await client.rate("read", count(client)))
+                }
+            }
+            return crowdedReads
+        }
+        printCrowdedReads(clients, filling: filling, reads: reads, crowdedReads: crowdedReads)
+        let crowdedProcesses = try await step("Whole processes reading one item among \(unrelatedItems) unrelated items") {
+            try await wholeProcesses(commands.reads)
+        }
+        printCrowdedProcesses(commands.reads, processes, crowdedProcesses)
         for client in clients { _ = await client.channel.finish() }
 
-        progress("Propagation between two apps: \(changes) changes")
-        let propagation = try await Propagation.measure(changes: changes, warmup: 10)
+        let propagation = try await step("Propagation between two apps: \(changes) changes") {
+            try await Propagation.measure(changes: changes, warmup: 10)
+        }
+        printPropagation(propagation)
+    }
 
-        try await printReport(
-            clients: clients, writes: writes, reads: reads, crowdedReads: crowdedReads, inProcess: inProcess,
-            processes: processes, crowdedProcesses: crowdedProcesses, launches: launches, commands: commands,
-            propagation: propagation)
+    /// Runs one part of the benchmark, announced on standard error; its failure names it.
+    private func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        progress(name)
+        do {
+            return try await body()
+        } catch {
+            throw StepFailure(step: name, error: error)
+        }
+    }
+
+    /// The unrelated items, added by the C client in batches of `fillBatch`, each within
+    /// `fillBatchLimit` seconds, with progress after each.
+    private func fill(_ libsecret: BenchClient) async throws -> Filling {
+        let started = monotonicNanoseconds()
+        var added = 0
+        while added < unrelatedItems {
+            let batch = min(fillBatch, unrelatedItems - added)
+            let nanoseconds: UInt64
+            do {
+                nanoseconds = try await libsecret.command("fill \(batch) \(added)", within: .seconds(fillBatchLimit))
+            } catch {
+                throw ValidationError(
+                    "items \(added)..<\(added + batch) (\(added) were in place) did not come within the batch's limit of "
+                        + "\(fillBatchLimit) s (--fill-batch-limit), or failed: \(error)")
+            }
+            added += batch
+            progress(String(
+                format: "%d of %d unrelated items added (the last %d in %.1f s)", added, unrelatedItems, batch,
+                Double(nanoseconds) / 1_000_000_000))
+        }
+        return Filling(items: added, seconds: Double(monotonicNanoseconds() - started) / 1_000_000_000)
     }
 
     private func startClients() async throws -> [BenchClient] {
@@ -143,7 +208,7 @@ struct All: AsyncParsableCommand {
 
     /// A whole process timed from start to exit: its row's name, its arguments, and what its
     /// output must contain when run once first (the timed runs must do the real work).
-    private struct TimedCommand {
+    struct TimedCommand {
         let name: String
         let arguments: [String]
         let expectedOutput: String?
@@ -213,88 +278,6 @@ struct All: AsyncParsableCommand {
         let elapsed = Double(monotonicNanoseconds() - started) / 1_000_000
         guard status == expected else { throw ValidationError("\(arguments[0]) exited with \(status)") }
         return elapsed
-    }
-
-    private func printReport(
-        clients: [BenchClient], writes: [String: [Double]], reads: [String: [Double]], crowdedReads: [String: [Double]],
-        inProcess: InProcessReads, processes: [String: [Double]], crowdedProcesses: [String: [Double]],
-        launches: [String: [Double]], commands: (reads: [TimedCommand], noBus: [TimedCommand]),
-        propagation: (fromWrite: [Double], fromStart: [Double])
-    ) async throws {
-        let baseline = clients[0].name
-        func ratio(_ figures: [String: [Double]], _ name: String) -> String {
-            String(format: "%.2f×", figures[name]!.median / figures[baseline]!.median)
-        }
-        func rate(_ figures: [String: [Double]], _ name: String) -> String {
-            String(format: "%.0f", figures[name]!.median)
-        }
-        let versions = clients.filter { $0.version != "this-build" }.map { "\($0.name) \($0.version)" }
-        let reruns = BenchClient.sessionBugReruns.withLock { $0 }
-        let sessionBugNote = reruns.isEmpty ? "" : "\n\nBatches sent again after KWallet's session bug (KDE bug 514194) failed them: "
-            + reruns.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "."
-        print("""
-            ## KeyringAuth benchmarks
-
-            \(Date().formatted(.iso8601.year().month().day())) · \(ProcessInfo.processInfo.activeProcessorCount) cores, \
-            \(Machine.processor), Linux \(Machine.kernel) · \(Machine.provider) · \
-            \(versions.joined(separator: ", ")) · \(await Machine.version(of: python)) · release build
-
-            ### One item, warm connection (calls per second: median of \(rounds) interleaved rounds; ×: against libsecret in C)
-
-            | Client | writes/s | × | reads/s | × | reads/s among \(unrelatedItems) other items | × |
-            |---|---:|---:|---:|---:|---:|---:|
-            """)
-        for client in clients {
-            let name = client.name
-            print("| \(name) | \(rate(writes, name)) | \(ratio(writes, name)) | \(rate(reads, name)) | \(ratio(reads, name)) "
-                + "| \(rate(crowdedReads, name)) | \(ratio(crowdedReads, name)) |")
-        }
-
-        let tool = "secret-tool lookup"
-        func processRow(_ name: String) -> String {
-            let (plain, crowded) = (processes[name]!, crowdedProcesses[name]!)
-            return String(
-                format: "| `%@` | %.1f | %.1f | %.2f× | %.1f | %.2f× |", name, plain.median, plain.percentile(0.9),
-                plain.median / processes[tool]!.median, crowded.median, crowded.median / crowdedProcesses[tool]!.median)
-        }
-        func launchRow(_ name: String) -> String {
-            let times = launches[name]!
-            return String(
-                format: "| `%@` | %.1f | %.1f | %.2f× |", name, times.median, times.percentile(0.9),
-                times.median / launches["secret-tool --version"]!.median)
-        }
-        print("""
-
-            ### Reading one item from a new process (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool)
-
-            | Command | median | p90 | × | median among \(unrelatedItems) other items | × |
-            |---|---:|---:|---:|---:|---:|
-            \(commands.reads.map { processRow($0.name) }.joined(separator: "\n"))
-
-            ### Starting without D-Bus (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool --version)
-
-            | Command | median | p90 | × |
-            |---|---:|---:|---:|
-            \(commands.noBus.map { launchRow($0.name) }.joined(separator: "\n"))
-
-            ### In one process
-
-            | Read | cost | keychain calls |
-            |---|---:|---:|
-            \(String(format: "| `auth.currentUser` | %.0f ns | %d in %d reads |", inProcess.currentUserNanoseconds, inProcess.currentUserKeychainCalls, InProcessReads.currentUserReads))
-            \(String(format: "| `auth.getStoredUser(forAccessGroup:)` | %.0f µs | %d in %d reads |", inProcess.storedUserMicroseconds, inProcess.storedUserKeychainCalls, InProcessReads.storedUserReads))
-
-            ### Propagation between two running apps (\(propagation.fromWrite.count) changes; milliseconds to app B's listener)
-
-            Every write (warm-up included) was reported once by app B's store and once to its listener.\(sessionBugNote)
-            "From the change's start" adds app A's token refresh over loopback HTTP and its write: a write that
-            returns sooner can leave the provider busy with it for longer, which the first row then counts.
-
-            | from | median | p90 | p99 | max |
-            |---|---:|---:|---:|---:|
-            \(String(format: "| app A's write returning | %.2f | %.2f | %.2f | %.2f |", propagation.fromWrite.median, propagation.fromWrite.percentile(0.9), propagation.fromWrite.percentile(0.99), propagation.fromWrite.max()!))
-            \(String(format: "| app A's change starting | %.2f | %.2f | %.2f | %.2f |", propagation.fromStart.median, propagation.fromStart.percentile(0.9), propagation.fromStart.percentile(0.99), propagation.fromStart.max()!))
-            """)
     }
 }
 
