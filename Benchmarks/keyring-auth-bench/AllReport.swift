@@ -59,13 +59,17 @@ extension All {
             """)
     }
 
-    func printProcesses(_ commands: [TimedCommand], _ processes: [String: [Double]]) {
-        let baseline = processes[commands[0].name]!.median
-        let rows = commands.map { command in
-            let times = processes[command.name]!
-            return String(
-                format: "| `%@` | %.1f | %.1f | %.2f× |", command.name, times.median, times.percentile(0.9), times.median / baseline)
+    /// One Markdown row per command: its median and p90 in milliseconds, and its median against the first command's.
+    private func timeRows(_ commands: [TimedCommand], _ times: [String: [Double]]) -> [String] {
+        let baseline = times[commands[0].name]!.median
+        return commands.map { command in
+            let runs = times[command.name]!
+            return String(format: "| `%@` | %.1f | %.1f | %.2f× |", command.name, runs.median, runs.percentile(0.9), runs.median / baseline)
         }
+    }
+
+    func printProcesses(_ commands: [TimedCommand], _ processes: [String: [Double]]) {
+        let rows = timeRows(commands, processes)
         report("""
 
             ### Reading one item from a new process, no unrelated items (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool)
@@ -77,12 +81,7 @@ extension All {
     }
 
     func printLaunches(_ commands: [TimedCommand], _ launches: [String: [Double]]) {
-        let baseline = launches[commands[0].name]!.median
-        let rows = commands.map { command in
-            let times = launches[command.name]!
-            return String(
-                format: "| `%@` | %.1f | %.1f | %.2f× |", command.name, times.median, times.percentile(0.9), times.median / baseline)
-        }
+        let rows = timeRows(commands, launches)
         report("""
 
             ### Starting without D-Bus (milliseconds, \(processRuns) runs each, alternating; ×: against secret-tool --version)
