@@ -551,6 +551,28 @@ extension KeyringTests {
             loop.run()
             print("tokens=%d errors=%d" % (len(set(tokens)), len(errors)), flush=True)
             """
+
+        /// While the broker has the keyring open, the provider locks its collection and unlocks it, then restarts
+        /// (KeePassXC withdraws the collection and offers it anew, with `CollectionDeleted` and `CollectionCreated`, the
+        /// latter as it starts, before the bus has given libsecret the service's properties again): the broker that served
+        /// the app before still runs and serves it after, with the user it kept.
+        @Test func theBrokerOutlivesItsProviderLockingAndRestarting() async throws {
+            let broker = try await BrokerFixture.start()
+            try await broker.call("SignInAnonymously").requireSuccess("SignInAnonymously")
+            let pid = try #require(try await broker.brokerPID())
+
+            try await broker.harness.lockLoginCollection()
+            var unlocked = false
+            defer { if !unlocked { try? broker.harness.unlockLoginCollection() } }
+            try broker.harness.unlockLoginCollection()
+            unlocked = true
+            try await broker.harness.restartProvider()
+
+            let user = try await broker.call("GetUser")
+            #expect(user.status == 0 && user.output.contains("'isAnonymous': <true>"), "\(user.output)\(user.standardError)")
+            #expect(try await broker.brokerPID() == pid, "the broker that had the keyring open still runs")
+            #expect(kill(pid, 0) == 0)
+        }
     }
 }
 

@@ -23,6 +23,7 @@ struct SecretServiceClient {
         guard let service else {
             throw .keychain(.noProvider(detail: "libsecret returned no service"))
         }
+        CollectionSignalGuard.install(on: service)
         return SecretServiceClient(service: SecretServiceHandle(taking: service), limit: limit)
     }
 
