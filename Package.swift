@@ -109,7 +109,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // prctl(2)'s dumpable flag for the CLI while it holds a secret (prctl is variadic: Swift cannot call it).
+        // prctl(2)'s dumpable flag for the CLI while it holds a secret (prctl is variadic: Swift cannot call it); glibc's
+        // malloc_trim(3) for the broker once a burst of calls is over (Swift's Glibc module does not declare it).
         .target(name: "CProcessControl"),
         // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
         .target(name: "Subprocesses", dependencies: ["SystemSupport"], swiftSettings: strict),
@@ -149,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "keyring-auth-broker",
             dependencies: [
-                "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret", "CPsl",
+                "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret", "CPsl", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
