@@ -119,8 +119,8 @@ let package = Package(
             dependencies: ["SystemSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        // The programs' code is in libraries of the package, so that each program's own executable (below) and the
-        // one executable that installs all three (keyring-auth-multicall) are built from the same modules.
+        // The programs' code is in libraries of the package, so that each program's own executable (below) and
+        // keyring-auth-multicall, the one executable installed for all three, are built from the same modules.
         //
         // The keyring-auth CLI's commands: inspection, sign-in and sign-out, doctor, emulator (run as
         // keyring-auth-emulator), demo. libqrencode, the field's own QR code library (Debian's libqrencode-dev):
