@@ -114,17 +114,21 @@ let package = Package(
         .target(name: "CProcessControl"),
         // Child processes started as a shell starts them (posix_spawn), for the CLI's demo and the tests.
         .target(name: "Subprocesses", dependencies: ["SystemSupport"], swiftSettings: strict),
-        // What the two executables share: running a command line with keyring-auth's exit codes, the emulator's options.
+        // What the programs share: running a command line with keyring-auth's exit codes, the emulator's options.
         .target(
             name: "CommandLineSupport",
             dependencies: ["SystemSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
-        // The keyring-auth CLI: inspection, sign-in and sign-out, doctor, emulator (run as keyring-auth-emulator), demo.
-        // libqrencode, the field's own QR code library (Debian's libqrencode-dev): `keyring-auth mfa enroll-totp`.
+        // The programs' code is in libraries of the package, so that each program's own executable (below) and
+        // keyring-auth-multicall, the one executable installed for all three, are built from the same modules.
+        //
+        // The keyring-auth CLI's commands: inspection, sign-in and sign-out, doctor, emulator (run as
+        // keyring-auth-emulator), demo. libqrencode, the field's own QR code library (Debian's libqrencode-dev):
+        // `keyring-auth mfa enroll-totp`.
         .systemLibrary(name: "CQRCode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .executableTarget(
-            name: "keyring-auth",
+        .target(
+            name: "KeyringAuthCommands",
             dependencies: [
                 "KeyringAuth", "SecretKeychain", "SystemSupport", "Subprocesses", "CProcessControl", "CommandLineSupport", "CQRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -133,9 +137,9 @@ let package = Package(
             swiftSettings: strict
         ),
         // The bundled emulator as a server, which `keyring-auth emulator` and `keyring-auth demo` run: SwiftNIO lives here,
-        // not in keyring-auth.
-        .executableTarget(
-            name: "keyring-auth-emulator",
+        // not in the CLI's commands.
+        .target(
+            name: "KeyringAuthEmulatorServer",
             dependencies: [
                 "KeyringAuthEmulator", "SystemSupport", "CommandLineSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -147,13 +151,27 @@ let package = Package(
         .systemLibrary(name: "CPsl", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         // The sign-in broker: the same Auth on the session bus (io.github.keyringauth.Broker1), for apps in any
         // language and sandboxed apps, with the access group enforced by who is calling. GDBus comes with libsecret.
-        .executableTarget(
-            name: "keyring-auth-broker",
+        .target(
+            name: "KeyringAuthBroker",
             dependencies: [
                 "KeyringAuth", "SecretKeychain", "SystemSupport", "CSecret", "CPsl", "CProcessControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // Each program as an executable of its own, for development (`swift run`), the tests and the benchmarks.
+        .executableTarget(name: "keyring-auth", dependencies: ["KeyringAuthCommands"], swiftSettings: strict),
+        // Without libsecret, which the emulator does not need (scripts/check-lean-start checks it).
+        .executableTarget(name: "keyring-auth-emulator", dependencies: ["KeyringAuthEmulatorServer"], swiftSettings: strict),
+        .executableTarget(name: "keyring-auth-broker", dependencies: ["KeyringAuthBroker"], swiftSettings: strict),
+        // The three programs in one executable, which scripts/install and the Debian package install as bin/keyring-auth,
+        // with bin/keyring-auth-broker and bin/keyring-auth-emulator linked to it: it is the one its name says, and
+        // the package carries one copy of the Swift runtime, not three. Not a product: `swift build --product
+        // keyring-auth-multicall` builds it in this package only.
+        .executableTarget(
+            name: "keyring-auth-multicall",
+            dependencies: ["KeyringAuthCommands", "KeyringAuthBroker", "KeyringAuthEmulatorServer"],
             swiftSettings: strict
         ),
         // Drives an Auth in a process of its own, for the cross-process tests.
@@ -319,7 +337,7 @@ let package = Package(
         .testTarget(
             name: "KeyringAuthBrokerTests",
             dependencies: [
-                "keyring-auth-broker", "KeyringAuth", "SecretKeychain", "SystemSupport", .product(name: "Logging", package: "swift-log"),
+                "KeyringAuthBroker", "KeyringAuth", "SecretKeychain", "SystemSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -3,7 +3,7 @@ import KeyringAuth
 import SecretKeychain
 import SystemSupport
 import Testing
-@testable import keyring_auth_broker
+@testable import KeyringAuthBroker
 
 /// The broker's rule for sandboxed callers, and what it reads to tell who is calling.
 @Suite struct AccessPolicyTests {

@@ -1,6 +1,6 @@
 import KeyringAuth
 import Testing
-@testable import keyring_auth_broker
+@testable import KeyringAuthBroker
 
 /// The bounds on the broker's browser sign-ins: one per app, eight in all, freed when the client that asked leaves.
 @Suite struct BrowserFlowsTests {

@@ -1,7 +1,7 @@
 import Logging
 import Synchronization
 import Testing
-@testable import keyring_auth_broker
+@testable import KeyringAuthBroker
 
 /// The broker's log never carries a control character a caller sent: no forged line, no terminal escape.
 @Suite struct EscapingLogHandlerTests {

@@ -1,7 +1,7 @@
 import KeyringAuth
 import SecretKeychain
 import Testing
-@testable import keyring_auth_broker
+@testable import KeyringAuthBroker
 
 /// The broker's `Auth`s: one app holds at most sixteen scopes at once, and a full table makes room by releasing the
 /// scope used least lately that no call or watch holds, so that no app keeps another out.

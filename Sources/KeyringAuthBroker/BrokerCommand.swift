@@ -7,9 +7,8 @@ import SecretKeychain
 
 /// `keyring-auth-broker`: KeyringAuth's `Auth` on the session bus as `io.github.keyringauth.Broker1`,
 /// normally started by D-Bus activation (`io.github.keyringauth.Broker1.service`, which `scripts/install` installs).
-@main
-struct BrokerCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct BrokerCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "keyring-auth-broker",
         abstract: "Serve Firebase sign-in on the session bus as io.github.keyringauth.Broker1, for apps in any language and sandboxed apps.",
         discussion: """
@@ -41,7 +40,15 @@ struct BrokerCommand: ParsableCommand {
     @Flag(help: "Log each call's outcome to standard error (never a secret).")
     var verbose = false
 
-    func validate() throws {
+    package init() {}
+
+    /// Runs this process as `keyring-auth-broker` with its arguments, until it exits when idle.
+    package static func runAsProgram() -> Never {
+        main()
+        Foundation.exit(0)
+    }
+
+    package func validate() throws {
         guard idleTimeout.isFinite, idleTimeout >= 0, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout takes 0 (never) to 86400 seconds")
         }
@@ -56,7 +63,7 @@ struct BrokerCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         if printInterface {
             print(BrokerInterface.introspectionXML, terminator: "")
             return

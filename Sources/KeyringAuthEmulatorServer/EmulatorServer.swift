@@ -6,15 +6,17 @@ import Logging
 import SystemSupport
 
 /// `keyring-auth-emulator`: the bundled Auth emulator, run by `keyring-auth emulator` (which passes on its options)
-/// and by `keyring-auth demo`. An executable of its own, so that SwiftNIO is not loaded by every `keyring-auth` command.
-struct EmulatorServer: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// and by `keyring-auth demo`. A program of its own, so that SwiftNIO is not linked into the `keyring-auth` executable.
+package struct EmulatorServer: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "keyring-auth emulator",
         abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).")
 
     @OptionGroup var options: EmulatorOptions
 
-    func run() async throws {
+    package init() {}
+
+    package func run() async throws {
         var logger = Logger(label: "keyring-auth.emulator") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = options.verbose ? .debug : .warning
         let emulator = AuthEmulator(configuration: .init(
@@ -62,9 +64,10 @@ struct EmulatorServer: AsyncParsableCommand {
     }
 }
 
-@main
-enum Main {
-    static func main() async {
+extension EmulatorServer {
+    /// Runs this process as `keyring-auth-emulator` with its arguments: a failure is one line on standard error and
+    /// `keyring-auth`'s exit code.
+    package static func runAsProgram() async -> Never {
         await runCommandLine(EmulatorServer.self)
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 import SecretKeychain
 
 /// `keyring-auth`: inspect and manage Firebase auth state shared through the Secret Service.
-struct KeyringAuthCLI: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct KeyringAuthCLI: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "keyring-auth",
         abstract: "Inspect and manage Firebase sign-in state shared through the Secret Service.",
         discussion: """
@@ -22,13 +22,14 @@ struct KeyringAuthCLI: AsyncParsableCommand {
             SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,
         ]
     )
+
+    package init() {}
 }
 
-/// Runs the command, turning every failure into one line on standard error and an exit code
-/// from the table in ``KeyringAuthCLI/configuration``.
-@main
-enum Main {
-    static func main() async {
+extension KeyringAuthCLI {
+    /// Runs this process as `keyring-auth` with its arguments, turning every failure into one line on standard error
+    /// and an exit code from the table in ``KeyringAuthCLI/configuration``.
+    package static func runAsProgram() async -> Never {
         await runCommandLine(KeyringAuthCLI.self) {
             SecretInput.protectProcess()  // a command may hold a stored user's tokens, or read a secret
         }
