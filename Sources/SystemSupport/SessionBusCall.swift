@@ -115,15 +115,19 @@ package enum SessionBusCall {
         if let value, error == nil { return value }
         guard let error else { throw Failure(kind: .other, message: "no answer and no error") }
         defer { g_error_free(error) }
-        let timedOut = deadline.hasExpired
-            || (error.pointee.domain == g_io_error_quark() && error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue))
-        if timedOut { throw Failure(kind: .timedOut, message: "no answer within \(limit.formattedSeconds)") }
-        if noBus { throw Failure(kind: .noBus, message: "no session bus: \(String(cString: error.pointee.message))") }
+        throw failure(error, expired: deadline.hasExpired, limit: limit, noBus: noBus)
+    }
+
+    /// The failure a GIO call's `error` stands for (not freed here); `expired` when its deadline has passed.
+    static func failure(_ error: UnsafeMutablePointer<GError>, expired: Bool, limit: Duration, noBus: Bool) -> Failure {
+        let timedOut = expired || (error.pointee.domain == g_io_error_quark() && error.pointee.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue))
+        if timedOut { return Failure(kind: .timedOut, message: "no answer within \(limit.formattedSeconds)") }
+        if noBus { return Failure(kind: .noBus, message: "no session bus: \(String(cString: error.pointee.message))") }
         if g_dbus_error_is_remote_error(error) != 0, let name = g_dbus_error_get_remote_error(error) {
             defer { g_free(name) }
             g_dbus_error_strip_remote_error(error)
-            throw Failure(kind: .remote(String(cString: name)), message: String(cString: error.pointee.message))
+            return Failure(kind: .remote(String(cString: name)), message: String(cString: error.pointee.message))
         }
-        throw Failure(kind: .other, message: String(cString: error.pointee.message))
+        return Failure(kind: .other, message: String(cString: error.pointee.message))
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Logging
+import SystemSupport
 
 /// What a sandboxed app keeps its items in when the session's Secret Service is out of its reach: its own
 /// (private) items in one store, the access groups' items in another.
@@ -30,7 +31,9 @@ public struct SandboxStore: KeychainStore {
     /// The store for this process's `Auth`: the Secret Service outside a sandbox, and inside one where the app may
     /// reach it (it was given `org.freedesktop.secrets`); otherwise a ``SandboxStore`` over the portal keyring (or the
     /// broker, where the portal has no Secret backend) and the broker. Outside a sandbox it contacts nothing; inside,
-    /// one or two bus calls, each bounded. The choice is logged at debug level; `keyring-auth doctor` reports it.
+    /// it asks the bus whether the Secret Service is reachable and the portal whether it has a Secret backend, the
+    /// questions sent together (one round trip, bounded). The choice is logged at debug level; `keyring-auth doctor`
+    /// reports it.
     ///
     /// - Parameters:
     ///   - sandbox: The sandbox this process runs in.
@@ -40,16 +43,30 @@ public struct SandboxStore: KeychainStore {
     ) -> any KeychainStore {
         let logger = configuration.logger
         let secretService = SecretServiceStore(configuration: configuration)
-        guard sandbox.isSandboxed, !secretService.secretServiceIsReachable() else { return secretService }
+        guard sandbox.isSandboxed else { return secretService }
+        let portal = SecretPortalStore.precheck(sandbox: sandbox)
+        var calls = SecretServiceStore.reachabilityCalls
+        let portalAnswer = calls.count
+        if case .askThePortal = portal { calls.append(SecretPortalStore.versionCall) }
+        let answers = SessionBusCall.callTogether(calls, limit: configuration.timeout)
+        defer { SessionBusCall.release(answers) }
+        guard !SecretServiceStore.isReachable(answers) else { return secretService }
         let broker = BrokerKeychainStore(configuration: .init(logger: logger))
-        if let reason = SecretPortalStore.unavailability(sandbox: sandbox) {
+        let unavailability: String? =
+            switch portal {
+            case .usable: nil
+            case .unavailable(let reason): reason
+            case .askThePortal: SecretPortalStore.unavailability(versionAnswer: answers[portalAnswer])
+            }
+        if let reason = unavailability {
             logger.debug("In a sandbox without the Secret Service or a Secret portal: the app's own items and its groups go through the broker",
                         metadata: ["sandbox": "\(sandbox)", "portal": "\(reason)"])
             return SandboxStore(privateStore: broker, groupStore: broker, privateFallbackReason: "the Secret portal is not available (\(reason))")
         }
         logger.debug("In a sandbox without the Secret Service: the app's own items in its portal keyring, its groups through the broker",
                     metadata: ["sandbox": "\(sandbox)"])
-        return SandboxStore(privateStore: SecretPortalStore(configuration: .init(logger: logger)), groupStore: broker)
+        let privateStore = SecretPortalStore(configuration: .init(logger: logger), portalAnswered: { if case .askThePortal = portal { true } else { false } }())
+        return SandboxStore(privateStore: privateStore, groupStore: broker)
     }
 
     private func store(for key: KeychainKey) -> any KeychainStore {

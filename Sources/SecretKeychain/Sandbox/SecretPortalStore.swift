@@ -47,6 +47,8 @@ public final class SecretPortalStore: KeychainStore {
 
     private enum Readiness {
         case unchecked
+        /// The portal answered with libsecret's version as the store was chosen (``SandboxStore/automatic(sandbox:secretService:)``).
+        case portalAnswered
         case ready
         case unavailable(String)
     }
@@ -54,6 +56,12 @@ public final class SecretPortalStore: KeychainStore {
     /// Creates a store; nothing is contacted until the first call.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+    }
+
+    /// A store whose portal has just answered ``versionCall`` with libsecret's version: its first call does not ask again.
+    init(configuration: Configuration, portalAnswered: Bool) {
+        self.configuration = configuration
+        if portalAnswered { calls.withLock { $0 = .portalAnswered } }
     }
 
     // MARK: Whether the portal keyring can be used
@@ -69,22 +77,52 @@ public final class SecretPortalStore: KeychainStore {
     /// keeps a file keyring only inside Flatpak and Snap), no portal, or a portal without a Secret backend.
     /// One bounded bus call; blocks the calling thread.
     public static func unavailability(sandbox: Sandbox = .current, timeout: Duration = .seconds(5)) -> String? {
+        switch precheck(sandbox: sandbox) {
+        case .usable: return nil
+        case .unavailable(let reason): return reason
+        case .askThePortal:
+            let answers = SessionBusCall.callTogether([versionCall], limit: timeout)
+            defer { SessionBusCall.release(answers) }
+            return unavailability(versionAnswer: answers[0])
+        }
+    }
+
+    /// What this process alone tells of the portal keyring, before the portal is asked.
+    enum Precheck {
+        /// Usable without asking: libsecret's own test switch.
+        case usable
+        /// Not usable, for this reason.
+        case unavailable(String)
+        /// Usable if the portal answers ``versionCall`` with libsecret's version.
+        case askThePortal
+    }
+
+    static func precheck(sandbox: Sandbox) -> Precheck {
         let environment = ProcessInfo.processInfo.environment
         // libsecret's own test switch: its file backend with a fixed password instead of the portal's.
-        if environment["SECRET_BACKEND"] == "file", environment["SECRET_FILE_TEST_PASSWORD"] != nil { return nil }
+        if environment["SECRET_BACKEND"] == "file", environment["SECRET_FILE_TEST_PASSWORD"] != nil { return .usable }
         guard sandbox.isSandboxed else {
-            return "this process runs in no Flatpak or Snap sandbox, where alone libsecret keeps an app's own file keyring"
+            return .unavailable("this process runs in no Flatpak or Snap sandbox, where alone libsecret keeps an app's own file keyring")
         }
-        let arguments = GVariantValues.tuple([g_variant_new_string(secretInterface), g_variant_new_string("version")])
-        do throws(SessionBusCall.Failure) {
-            let reply = try SessionBusCall.call(
-                portalName, portalPath, "org.freedesktop.DBus.Properties", "Get", arguments: arguments, replyType: "(v)", limit: timeout)
-            defer { g_variant_unref(reply) }
+        return .askThePortal
+    }
+
+    /// The question libsecret asks before it chooses its file keyring: the Secret portal's `version` property.
+    static var versionCall: SessionBusCall.Call {
+        SessionBusCall.Call(
+            portalName, portalPath, "org.freedesktop.DBus.Properties", "Get",
+            arguments: GVariantValues.tuple([g_variant_new_string(secretInterface), g_variant_new_string("version")]), replyType: "(v)")
+    }
+
+    /// Why the portal keyring cannot be used, from the answer to ``versionCall`` (not released here); `nil` when it can.
+    static func unavailability(versionAnswer: Result<OpaquePointer, SessionBusCall.Failure>) -> String? {
+        switch versionAnswer {
+        case .success(let reply):
             guard let value = GVariantValues.property(in: reply, ofType: "u") else { return "the Secret portal's version is not a number" }
             defer { g_variant_unref(value) }
             let version = g_variant_get_uint32(value)
             return version == portalVersion ? nil : "the Secret portal speaks version \(version), libsecret version \(portalVersion)"
-        } catch {
+        case .failure(let error):
             switch error.kind {
             case .remote(let name) where name.hasPrefix("org.freedesktop.DBus.Error.Unknown") || name == "org.freedesktop.DBus.Error.InvalidArgs":
                 return "the desktop portal has no Secret backend in this session"
@@ -101,10 +139,13 @@ public final class SecretPortalStore: KeychainStore {
         switch readiness {
         case .ready: return
         case .unavailable(let reason): throw .noPortal(detail: reason)
-        case .unchecked: break
+        case .unchecked:
+            // Not remembered: the portal may start, or answer, by the next call.
+            if let reason = Self.unavailability(timeout: configuration.timeout) { throw .noPortal(detail: reason) }
+        case .portalAnswered:
+            // Asked when the store was chosen, just before; libsecret asks the portal again as it chooses.
+            break
         }
-        // Not remembered: the portal may start, or answer, by the next call.
-        if let reason = Self.unavailability(timeout: configuration.timeout) { throw .noPortal(detail: reason) }
         switch PasswordAPI.backendIsFileKeyring(limit: configuration.timeout) {
         case .success(true):
             readiness = .ready
@@ -114,7 +155,8 @@ public final class SecretPortalStore: KeychainStore {
             readiness = .unavailable(reason)
             throw .noPortal(detail: reason)
         case .failure(let error):
-            // Not remembered: the next call tries again (the portal may have been slow to hand over the key).
+            // Not remembered: the next call asks the portal again (it may have been slow to hand over the key).
+            readiness = .unchecked
             throw error
         }
     }

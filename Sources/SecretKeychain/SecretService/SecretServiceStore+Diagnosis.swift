@@ -1,5 +1,6 @@
 import CSecret
 import FoundationEssentials
+import SystemSupport
 
 extension SecretServiceStore {
     /// Checks, in order, the session bus, the provider owning `org.freedesktop.secrets`, the
@@ -85,12 +86,30 @@ extension SecretServiceStore {
     /// Whether something owns `org.freedesktop.secrets` on the session bus as this process sees it
     /// (asking the bus to start an activatable provider first), within the store's timeout. In a
     /// Flatpak sandbox without `--talk-name=org.freedesktop.secrets` the name is hidden: `false`.
+    /// One round trip on the process's kept session connection.
     package func secretServiceIsReachable() -> Bool {
-        let limit = configuration.timeout
-        guard let bus = try? SecretServiceClient.sessionBus(limit: limit) else { return false }
-        defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-        _ = try? SecretServiceClient.busDaemonCall(
-            bus, "StartServiceByName", [g_variant_new_string("org.freedesktop.secrets"), g_variant_new_uint32(0)], limit: limit)
-        return (try? SecretServiceClient.busDaemonCall(bus, "GetNameOwner", [g_variant_new_string("org.freedesktop.secrets")], limit: limit)) != nil
+        let answers = SessionBusCall.callTogether(Self.reachabilityCalls, limit: configuration.timeout)
+        defer { SessionBusCall.release(answers) }
+        return Self.isReachable(answers)
+    }
+
+    /// The questions ``isReachable(_:)`` reads, sent together: start `org.freedesktop.secrets` if it is activatable
+    /// (answered once it runs), and who owns it now.
+    static var reachabilityCalls: [SessionBusCall.Call] {
+        let name = "org.freedesktop.secrets"
+        return [
+            SessionBusCall.Call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "StartServiceByName",
+                arguments: GVariantValues.tuple([g_variant_new_string(name), g_variant_new_uint32(0)]), replyType: "(u)"),
+            SessionBusCall.Call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner",
+                arguments: GVariantValues.tuple([g_variant_new_string(name)]), replyType: "(s)"),
+        ]
+    }
+
+    /// Whether the answers to ``reachabilityCalls`` (the first two of `answers`) show a provider: the bus started it or
+    /// found it running, or it has an owner. Either fails where the sandbox hides the name.
+    static func isReachable(_ answers: [Result<OpaquePointer, SessionBusCall.Failure>]) -> Bool {
+        answers.prefix(2).contains { if case .success = $0 { true } else { false } }
     }
 }

@@ -118,6 +118,13 @@ enum PasswordAPI {
     /// (at least a second), and an attempt that has not finished by then is left behind (it holds a pipe and its main
     /// context, kept for it) while the next asks the portal again. Once an attempt succeeds, libsecret keeps the opened
     /// keyring for every later call, which never meets the portal again.
+    ///
+    /// GLib (with its fix for CVE-2024-34397) matches a signal from a well-known name only once it knows the name's
+    /// owner, and asks the bus for it when the first subscription names the sender: libsecret's subscription, made
+    /// after `RetrieveSecret` has answered, would wait for that answer while the portal's `Response` is on its way, and
+    /// lose the race more often than not when the process is slowed down. So each attempt holds a subscription of its
+    /// own to the portal's Request signals from before libsecret's first call (``PortalOwnerWatch``): GLib learns the
+    /// owner then, and matches libsecret's subscription at once.
     static func backendIsFileKeyring(limit: Duration) -> Result<Bool, KeychainError> {
         let attemptLimit = max(.seconds(1), limit / 5)
         let clock = ContinuousClock()
@@ -150,6 +157,8 @@ enum PasswordAPI {
         do throws(KeychainError) { context = try MainContexts.forKeychain() } catch { return .finished(.failure(error)) }
         g_main_context_push_thread_default(context)
         defer { g_main_context_pop_thread_default(context) }
+        let watch = PortalOwnerWatch(limit: limit)
+        defer { watch?.end() }
         let outcome = Outcome()
         // Two references: libsecret's callback and the timeout each release one; an attempt left behind keeps its context.
         let box = Unmanaged.passRetained(outcome).toOpaque()
@@ -179,5 +188,28 @@ enum PasswordAPI {
         // under the password API. At most one reference is kept, once per process.
         let typeName = g_type_name_from_instance(UnsafeMutableRawPointer(backend).assumingMemoryBound(to: GTypeInstance.self))
         return .finished(.success(typeName.map { String(cString: $0) } == "SecretFileBackend"))
+    }
+
+    /// A subscription to the portal's `org.freedesktop.portal.Request` `Response` signals on the process's shared
+    /// session connection (libsecret's), handling none: while it lasts, GLib follows who owns
+    /// `org.freedesktop.portal.Desktop` (`GetNameOwner` and `NameOwnerChanged`), for every subscription naming it.
+    /// Made in the attempt's main context, which dispatches its (empty) handler while the attempt runs.
+    private struct PortalOwnerWatch {
+        let bus: OpaquePointer
+        let subscription: guint
+
+        /// `nil` where no bus is reached: libsecret then fails as it would.
+        init?(limit: Duration) {
+            guard let bus = try? SessionBusCall.connection(limit: limit) else { return nil }
+            self.bus = bus
+            subscription = g_dbus_connection_signal_subscribe(
+                bus, SecretPortalStore.portalName, "org.freedesktop.portal.Request", "Response", nil, nil,
+                G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE, { _, _, _, _, _, _, _ in }, nil, nil)
+        }
+
+        func end() {
+            g_dbus_connection_signal_unsubscribe(bus, subscription)
+            g_object_unref(UnsafeMutableRawPointer(bus))
+        }
     }
 }
