@@ -14,7 +14,7 @@ extension CLIFailure {
             self.init(.keyringUnavailable, error.description)
         case .invalidAccessGroup, .invalidKey, .payloadTooLarge, .invalidCollectionPath:
             self.init(.invalidInput, error.description)
-        case .corruptItem, .oversizedItem, .sessionFailed:
+        case .corruptItem, .corruptKeyringFile, .oversizedItem, .sessionFailed:
             self.init(.failure, error.description)
         case .underlying:
             self.init(.failure, error.description + " Run the command again with --verbose to see the keyring calls.")

@@ -36,6 +36,8 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
     case oversizedItem(String, size: Int, limit: Int)
     /// A stored item matches a key but cannot be read as one.
     case corruptItem(String, reason: String)
+    /// A sandboxed app's portal keyring file cannot be opened by libsecret; it was not read or changed.
+    case corruptKeyringFile(path: String, reason: String)
     /// The provider lost or refused the encrypted session in every one of several tries, each with
     /// a fresh session: KWallet 5's known bug (KDE bug 514194, fixed in KWallet 6.25). When the
     /// operation `writes`, the item may have been left with an empty secret; a read changed nothing.
@@ -60,6 +62,7 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .payloadTooLarge: return "payloadTooLarge"
         case .oversizedItem: return "oversizedItem"
         case .corruptItem: return "corruptItem"
+        case .corruptKeyringFile: return "corruptKeyringFile"
         case .sessionFailed: return "sessionFailed"
         case .underlying: return "underlying"
         }
@@ -114,6 +117,10 @@ public enum KeychainError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corruptItem(let item, let reason):
             return "The stored item \(item) cannot be read: \(reason). It was left as it is; inspect it with "
                 + "`secret-tool search --all xdg:schema \(SecretServiceSchema.name)` and remove it if it is not needed."
+        case .corruptKeyringFile(let path, let reason):
+            return "This app's keyring file \(path) cannot be opened: \(reason). It was left as it is and nothing was "
+                + "stored. Restore it from a backup, or move it aside to start an empty keyring (the app's own items in it "
+                + "are then lost to the app)."
         case .sessionFailed(let operation, let detail, let writes):
             return "\(operation) failed \(Self.sessionTries) times in a row, each with a fresh encrypted session "
                 + "(\(detail)). This is KWallet 5's known bug (KDE bug 514194, fixed in KWallet 6.25): try again, "

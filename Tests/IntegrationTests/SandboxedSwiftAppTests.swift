@@ -101,6 +101,8 @@ extension KeyringTests {
                 let file = "\(home)/.var/app/\(Self.notes)/data/keyrings/default.keyring"
                 let contents = try Data(contentsOf: URL(fileURLWithPath: file))
                 #expect(contents.count > 0 && contents.range(of: Data(uid.utf8)) == nil, "the keyring file is encrypted")
+                // The store made the file with few key-derivation iterations, and libsecret kept them as it wrote the user.
+                #expect(PortalKeyringFile.recordedIterationCount(atPath: file) == PortalKeyringFile.iterationCount)
                 #expect(try Self.hostItems().allSatisfy { !$0.key.service.hasSuffix(firebaseAppID) }, "no item of it on the host")
                 // Its group needs the broker, which is not installed: Firebase's keychain error names it.
                 let group = try await sandboxed(broker, ["sign-in", "--anonymous", "--group", BrokerFixture.group, "--emulator", broker.address.description])
@@ -112,6 +114,30 @@ extension KeyringTests {
                 #expect(doctor.output.contains("ok   portal: the Secret portal answers"), "\(doctor.output)")
                 #expect(doctor.output.contains("FAIL broker:") && doctor.output.contains("ok   probe:"), "\(doctor.output)")
                 #expect(!doctor.output.contains("talk-name=org.freedesktop.secrets"), "\(doctor.output)")
+            }
+        }
+
+        /// A portal keyring file that libsecret would abort on (its salt's recorded size is not the salt's) or read as
+        /// empty (cut short): the app is told which file and what to do, and the file is left as it is.
+        @Test(.enabled(if: Harness.providerHasSecretPortal, "the Secret portal backend is gnome-keyring's"))
+        func aDamagedPortalKeyringFileIsReportedAndLeftAsItIs() async throws {
+            let broker = try await BrokerFixture.start()
+            let appID = "com.example.Damaged"
+            let folder = "\(ProcessInfo.processInfo.environment["HOME"]!)/.var/app/\(appID)/data/keyrings"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let file = "\(folder)/default.keyring"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            var wrongSaltSize = PortalKeyringFile.emptyKeyring(salt: Array(repeating: 7, count: 32), modified: Date())
+            wrongSaltSize[18] = 31
+            for (damaged, reason) in [(wrongSaltSize, "it records a salt of 31 bytes but holds 32"), (wrongSaltSize.dropLast(3), "it is cut short")] {
+                try damaged.write(to: URL(fileURLWithPath: file))
+                try await withPortal {
+                    let shown = try await sandboxed(broker, as: appID, ["show", "--private", "--json"])
+                    #expect(shown.status == 1, "\(shown.standardError)")
+                    #expect(shown.standardError.contains("\(file) cannot be opened: \(reason)"), "\(shown.standardError)")
+                    #expect(!shown.standardError.contains("Program crashed"), "\(shown.standardError)")
+                }
+                #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == damaged, "left as it is")
             }
         }
 

@@ -146,6 +146,8 @@ public final class SecretPortalStore: KeychainStore {
             // Asked when the store was chosen, just before; libsecret asks the portal again as it chooses.
             break
         }
+        // Before libsecret reads the file: a missing one is made with few iterations, a damaged one refused.
+        try PortalKeyringFile.prepare(logger: configuration.logger)
         switch PasswordAPI.backendIsFileKeyring(limit: configuration.timeout) {
         case .success(true):
             readiness = .ready
