@@ -14,6 +14,13 @@ import SystemSupport
 /// with a secret the portal hands this app alone. Nothing of them is in the session's Secret Service, and
 /// no other app can read them.
 ///
+/// libsecret derives the file's key from the portal's secret on every process start, with as many PBKDF2 iterations as
+/// the file records. Where the file does not exist yet, the store makes it, empty, recording 1,000 iterations instead of
+/// the 100,000 libsecret would (about 17 ms of every launch): the portal's secret is 64 random bytes, not a password,
+/// and as hard to guess either way. A file libsecret made keeps its count. A file libsecret cannot open (cut short, or
+/// with a salt libsecret 0.20 aborts on) is reported as ``KeychainError/corruptKeyringFile(path:reason:)`` and left as
+/// it is.
+///
 /// It holds the **private scope** only: a key with an access group is refused with
 /// ``KeychainError/invalidKey(_:reason:)`` (a group is shared through the broker: ``BrokerKeychainStore``).
 /// Every call first checks, within ``Configuration/timeout``, that this process is sandboxed and that the portal
