@@ -172,6 +172,20 @@ import Testing
         #expect(app.launch(choices: .stateDirectory(directory)).userAccessGroup == nil)
     }
 
+    @Test func aChoiceFileThatIsAFIFOIsAnErrorNotAWait() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let app = App()
+        let choices = AccessGroupChoices.stateDirectory(directory)
+        let file = try #require(choices.fileURL(forAppID: app.apps.options("A").appID))
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        #expect(mkfifo(file.path, 0o600) == 0)
+        // Nobody writes to the FIFO: reading it as a file would wait for ever.
+        #expect {
+            try choices.saved(forAppID: app.apps.options("A").appID)
+        } throws: { ($0 as? AuthError)?.code == .accessGroupChoiceError && "\($0)".contains("not a regular file") }
+    }
+
     @Test func anAppIDCannotNameAnotherDirectory() {
         #expect(AccessGroupChoices.fileSafe("../../x/y") == "..%2F..%2Fx%2Fy")
         #expect(AccessGroupChoices.fileSafe("1:42:linux:abc-D_e.f") == "1:42:linux:abc-D_e.f")

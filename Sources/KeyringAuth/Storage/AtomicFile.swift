@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Foundation
+import SystemSupport
 
 /// Small files written all at once or not at all: a temporary file beside the target, flushed,
 /// then renamed over it. Only the owner may read them (mode 0600; a new directory is 0700).
@@ -25,25 +26,14 @@ enum AtomicFile {
 
     /// The file's bytes, or `nil` when there is no file.
     ///
-    /// - Throws: ``Failure``, also when the file is larger than `limit` bytes (it is not read then).
+    /// - Throws: ``Failure``, also when the file is larger than `limit` bytes or not a regular file (it is not read then).
     static func contents(of url: URL, limit: Int) throws -> Data? {
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw Failure("open")
-        }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw Failure("read")
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[..<count])
-            if data.count > limit { throw Failure("read (larger than \(limit) bytes)", EFBIG) }
+        switch BoundedFile.read(url.path, limit: limit, followingLinks: false) {
+        case .missing: return nil
+        case .contents(let data): return data
+        case .tooLarge: throw Failure("read (larger than \(limit) bytes)", EFBIG)
+        case .notRegular: throw Failure("open (not a regular file)", EINVAL)
+        case .failed(let operation, let code): throw Failure(operation, code)
         }
     }
 

@@ -40,56 +40,31 @@ package enum PortalKeyringFile {
     /// Makes the file if it does not exist, or checks the one that does. Blocks on the file system.
     static func prepare(logger: Logger) throws(KeychainError) {
         let path = self.path
-        switch read(path) {
+        switch BoundedFile.read(path, limit: maximumSize) {
         case .missing:
             create(at: path, logger: logger)
         case .contents(let contents):
             if let reason = damage(in: contents) { throw .corruptKeyringFile(path: path, reason: reason) }
         case .tooLarge(let size):
             throw .corruptKeyringFile(path: path, reason: "it is \(size) bytes, more than the \(maximumSize) a keyring file is read up to")
-        case .unreadable(let reason):
+        case .notRegular:
+            // libsecret would wait on a FIFO for ever.
+            throw .corruptKeyringFile(path: path, reason: "it is not a regular file (a FIFO, a device or a directory)")
+        case .failed(let operation, let code):
             // libsecret reads it next and reports its own error.
-            logger.debug("The portal keyring file cannot be read", metadata: ["path": "\(path)", "error": "\(reason)"])
+            logger.debug("The portal keyring file cannot be read", metadata: [
+                "path": "\(path)", "operation": "\(operation)", "error": "\(String(cString: strerror(code)))",
+            ])
         }
     }
 
     /// The iterations the file at `path` records, or `nil` when it cannot be read as a keyring file.
     package static func recordedIterationCount(atPath path: String) -> UInt32? {
-        guard case .contents(let contents) = read(path), damage(in: contents) == nil else { return nil }
+        guard case .contents(let contents) = BoundedFile.read(path, limit: maximumSize), damage(in: contents) == nil else { return nil }
         return withContents(contents) { UInt32(littleEndian: GVariantValues.uint32(at: 2, of: $0)) }
     }
 
     // MARK: Reading
-
-    enum Reading {
-        case missing
-        case contents(Data)
-        case tooLarge(Int)
-        case unreadable(String)
-    }
-
-    static func read(_ path: String) -> Reading {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return errno == ENOENT ? .missing : .unreadable(String(cString: strerror(errno)))
-        }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return .unreadable(String(cString: strerror(errno))) }
-        guard Int(status.st_size) <= maximumSize else { return .tooLarge(Int(status.st_size)) }
-        var contents = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .unreadable(String(cString: strerror(errno)))
-            }
-            if count == 0 { return .contents(contents) }
-            contents.append(contentsOf: buffer[..<count])
-            if contents.count > maximumSize { return .tooLarge(contents.count) }
-        }
-    }
 
     /// Why libsecret cannot open `contents` as its file keyring, or `nil` when it can.
     static func damage(in contents: Data) -> String? {
