@@ -20,10 +20,16 @@ extension Broker {
             let data = try await keychain { store throws(KeychainError) in try store.data(for: StoredUserKeys.brokered(key, privateNamespace: namespace)) }
             call.reply([GVariants.bool(data != nil), GVariantValues.bytes(data ?? Data())])
         case .store(let key, _, let secret):
-            if caller != .host { try KeychainQuota.check(storing: key, for: caller, among: try await listing(.all, for: caller)) }
+            let stored = StoredUserKeys.brokered(key, privateNamespace: namespace)
+            // Replacing an item the app has is always allowed, so only a new item is counted against its share: one
+            // read of the key, rather than a listing of every item, for the writes an Auth makes most (its refreshes).
+            // A read that fails says nothing either way, and the listing decides.
+            if caller != .host, await (try? keychain { store throws(KeychainError) in try store.data(for: stored) != nil }) != true {
+                try KeychainQuota.check(storing: key, for: caller, among: try await listing(.all, for: caller))
+            }
             let label = KeychainQuota.label(of: key, for: caller)
             try await keychain { store throws(KeychainError) in
-                try store.setData(secret, for: StoredUserKeys.brokered(key, privateNamespace: namespace), label: label)
+                try store.setData(secret, for: stored, label: label)
             }
             call.reply()
         case .remove(let key):
