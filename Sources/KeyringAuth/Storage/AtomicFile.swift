@@ -28,7 +28,7 @@ enum AtomicFile {
     ///
     /// - Throws: ``Failure``, also when the file is larger than `limit` bytes or not a regular file (it is not read then).
     static func contents(of url: URL, limit: Int) throws -> Data? {
-        switch BoundedFile.read(url.path, limit: limit, followingLinks: false) {
+        switch SmallFile.read(url.path, limit: limit, followingLinks: false) {
         case .missing: return nil
         case .contents(let data): return data
         case .tooLarge: throw Failure("read (larger than \(limit) bytes)", EFBIG)
@@ -51,17 +51,7 @@ enum AtomicFile {
         defer { if !renamed { unlink(temporary) } }
         do {
             defer { close(descriptor) }
-            try contents.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) throws in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw Failure("write")
-                    }
-                    offset += written
-                }
-            }
+            guard SmallFile.writeAll(contents, to: descriptor) else { throw Failure("write") }
             guard fsync(descriptor) == 0 else { throw Failure("fsync") }
         }
         guard rename(temporary, url.path) == 0 else { throw Failure("rename") }

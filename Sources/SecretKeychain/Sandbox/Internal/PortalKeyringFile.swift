@@ -40,7 +40,7 @@ package enum PortalKeyringFile {
     /// Makes the file if it does not exist, or checks the one that does. Blocks on the file system.
     static func prepare(logger: Logger) throws(KeychainError) {
         let path = self.path
-        switch BoundedFile.read(path, limit: maximumSize) {
+        switch SmallFile.read(path, limit: maximumSize) {
         case .missing:
             create(at: path, logger: logger)
         case .contents(let contents):
@@ -60,7 +60,7 @@ package enum PortalKeyringFile {
 
     /// The iterations the file at `path` records, or `nil` when it cannot be read as a keyring file.
     package static func recordedIterationCount(atPath path: String) -> UInt32? {
-        guard case .contents(let contents) = BoundedFile.read(path, limit: maximumSize), damage(in: contents) == nil else { return nil }
+        guard case .contents(let contents) = SmallFile.read(path, limit: maximumSize), damage(in: contents) == nil else { return nil }
         return withContents(contents) { UInt32(littleEndian: GVariantValues.uint32(at: 2, of: $0)) }
     }
 
@@ -129,17 +129,7 @@ package enum PortalKeyringFile {
         var salt = [UInt8](repeating: 0, count: saltSize)
         var generator = SystemRandomNumberGenerator()
         for index in salt.indices { salt[index] = generator.next() }
-        let contents = emptyKeyring(salt: salt, modified: Date())
-        let written = contents.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
+        let written = SmallFile.writeAll(emptyKeyring(salt: salt, modified: Date()), to: descriptor)
         guard close(descriptor) == 0, written else { return failed("writing it") }
         guard link(temporary, path) == 0 || errno == EEXIST else { return failed("naming it") }
     }

@@ -4,9 +4,9 @@ import FoundationEssentials
 import Glibc
 #endif
 
-/// A small file read whole, with limits: a regular file only (a FIFO or a device is refused without waiting on it),
-/// at most a given number of bytes. For files anyone of the session may have put in place.
-package enum BoundedFile {
+/// Small files read and written whole. A read has limits: a regular file only (a FIFO or a device is refused without
+/// waiting on it), at most a given number of bytes; for files anyone of the session may have put in place.
+package enum SmallFile {
     /// What reading found.
     package enum Reading: Equatable, Sendable {
         case missing
@@ -42,6 +42,26 @@ package enum BoundedFile {
             contents.append(contentsOf: buffer[..<count])
             // The file may grow while it is read.
             if contents.count > limit { return .tooLarge(contents.count) }
+        }
+    }
+
+    /// Writes all of `data` to `descriptor`, again after an interruption; `false`, with `errno` set, when a write fails.
+    package static func writeAll(_ data: Data, to descriptor: Int32) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                if count == 0 {
+                    errno = EIO
+                    return false
+                }
+                offset += count
+            }
+            return true
         }
     }
 }
