@@ -4,13 +4,8 @@ import KeyringAuth
 // The calls after sign-in, as `Auth` and `User` make them: the user's tokens and profile, its credentials, email
 // actions, and second factors. Every call that changes the user sends `UserChanged` to the scope's watchers.
 extension Broker {
-    func performAccountCall(_ operation: Request.Operation, auth: Auth, scope: Scope, app: String, call: MethodCall) async throws {
-        func signedInUser() throws(BrokerError) -> User {
-            guard let user = auth.currentUser else {
-                throw BrokerError(.notSignedIn, "Nobody is signed in to \(Self.describe(scope)); sign in first.")
-            }
-            return user
-        }
+    func performAccountCall(_ operation: Request.Operation, auth: Auth, scope: AuthScope, app: String, call: MethodCall) async throws {
+        func signedInUser() throws(BrokerError) -> User { try self.signedInUser(of: auth, in: scope) }
         /// Answers the user as it is now, after telling the scope's watchers.
         func replyChangedUser() {
             userChanged(in: scope, to: auth.currentUser)
@@ -59,18 +54,17 @@ extension Broker {
             try await auth.sendPasswordReset(withEmail: email, actionCodeSettings: settings)
             call.reply()
         case .commitSignIn(let handle):
-            guard case .heldSignIn(let user, _) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
-                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            // The step is this call's until the user is stored: a failure gives it back, for another CommitSignIn.
+            try await usingStep(handle, call: call, scope: scope) { step in
+                guard case .heldSignIn(let user, _) = step else { throw Self.notAHeldSignIn }
+                try await auth.updateCurrentUser(user)
             }
-            pendingSteps.finish(handle)
-            try await auth.updateCurrentUser(user)
             userChanged(in: scope, to: auth.currentUser)
             call.reply([UserDictionary.variant(of: auth.currentUser)])
         case .dropSignIn(let handle):
-            guard case .heldSignIn = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
-                throw BrokerError(.invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+            try await usingStep(handle, call: call, scope: scope) { step in
+                guard case .heldSignIn = step else { throw Self.notAHeldSignIn }
             }
-            pendingSteps.finish(handle)
             call.reply()
         case .getPasswordPolicy:
             call.reply([GVariants.dictionary(Self.values(of: try await auth.passwordPolicy()))])
@@ -96,17 +90,18 @@ extension Broker {
             try await auth.sendSignInLink(toEmail: email, actionCodeSettings: settings)
             call.reply()
         case .resolveSignInWithTOTP(let handle, let factorUID, let code):
-            guard case .signIn(let resolver, let held) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
-                throw BrokerError(.invalidArgument, "That handle is an enrollment's; finish it with FinishTOTPEnrollment.")
+            // A wrong code gives the step back: it may be given again with the same handle, until it expires.
+            let (user, held) = try await usingStep(handle, call: call, scope: scope) { step -> (User, Auth?) in
+                guard case .signIn(let resolver, let held) = step else {
+                    throw BrokerError(.invalidArgument, "That handle is an enrollment's; finish it with FinishTOTPEnrollment.")
+                }
+                guard resolver.hints.contains(where: { $0.uid == factorUID && $0.factorID == TOTPMultiFactorID }) else {
+                    throw BrokerError(.invalidArgument, "The account has no authenticator-app (totp) factor of uid \(BrokerArguments.quoted(factorUID)); "
+                        + "use one of the factors SecondFactorRequired listed.")
+                }
+                let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factorUID, oneTimePassword: code)
+                return (try await resolver.resolveSignIn(with: assertion).user, held)
             }
-            guard resolver.hints.contains(where: { $0.uid == factorUID && $0.factorID == TOTPMultiFactorID }) else {
-                throw BrokerError(.invalidArgument, "The account has no authenticator-app (totp) factor of uid \(BrokerArguments.quoted(factorUID)); "
-                    + "use one of the factors SecondFactorRequired listed.")
-            }
-            let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: factorUID, oneTimePassword: code)
-            // A wrong code may be given again with the same handle, until it expires.
-            let user = try await resolver.resolveSignIn(with: assertion).user
-            pendingSteps.finish(handle)
             // A held sign-in stays held to its end: its user is on the scratch Auth, for CommitSignIn.
             if let held {
                 call.reply([try heldSignIn(user, on: held, scope, app, call)])
@@ -122,12 +117,14 @@ extension Broker {
                 withAccountName: accountName ?? user.email ?? user.uid, issuer: issuer ?? scope.options.projectID)
             call.reply([GVariants.string(handle), GVariants.string(uri)])
         case .finishTOTPEnrollment(let handle, let code, let displayName):
-            guard case .enrollment(let secret) = try pendingSteps.step(handle, client: call.sender, scope: scope) else {
-                throw BrokerError(.invalidArgument, "That handle is a sign-in's; finish it with ResolveSignInWithTOTP.")
+            // A wrong code gives the step back, as for a sign-in's.
+            try await usingStep(handle, call: call, scope: scope) { step in
+                guard case .enrollment(let secret) = step else {
+                    throw BrokerError(.invalidArgument, "That handle is a sign-in's; finish it with ResolveSignInWithTOTP.")
+                }
+                let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code)
+                try await signedInUser().multiFactor.enroll(with: assertion, displayName: displayName)
             }
-            let assertion = TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: code)
-            try await signedInUser().multiFactor.enroll(with: assertion, displayName: displayName)
-            pendingSteps.finish(handle)
             replyChangedUser()
         case .unenroll(let factorUID):
             try await signedInUser().multiFactor.unenroll(withFactorUID: factorUID)
@@ -135,6 +132,27 @@ extension Broker {
         default:
             throw BrokerError(.failed, "The broker has no account call of that name (a bug in keyring-auth-broker).")
         }
+    }
+
+    private static let notAHeldSignIn = BrokerError(
+        .invalidArgument, "That handle is not a held sign-in's; a sign-in with holdSignIn answers one (heldSignIn).")
+
+    /// Takes the step of `handle` (this connection's, in `scope`) for `body`: ended when `body` succeeds, given back when
+    /// it throws, so that two calls never use one step at once and a failure (a wrong code, a keychain that cannot store
+    /// the held user) loses none.
+    private func usingStep<Result>(
+        _ handle: String, call: MethodCall, scope: AuthScope, _ body: (PendingSteps.Step) async throws -> Result
+    ) async throws -> Result {
+        let taken = try pendingSteps.take(handle, client: call.sender, scope: scope)
+        let result: Result
+        do {
+            result = try await body(taken.step)
+        } catch {
+            letGo(pendingSteps.giveBack(taken))
+            throw error
+        }
+        letGo(pendingSteps.finish(taken.handle))
+        return result
     }
 
     /// An ID token's result as the broker sends it: the token, its claims as JSON, its times in Unix seconds.

@@ -71,6 +71,14 @@ enum BrokerInterface {
             credential: as SignInWithCredential's, or providerID password with email and password.
             """),
         Method("Link", [("credential", "a{sv}")], replies: [("user", "a{sv}")]),
+        Method("LinkWithBrowser", [("provider", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            Links the signed-in user to a provider in the user's browser, run by the broker as SignInWithBrowser
+                 (provider as there; Firebase's linkWithPopup).
+            """),
+        Method("ReauthenticateWithBrowser", [("provider", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            Reauthenticates the signed-in user in the user's browser, run by the broker as SignInWithBrowser
+                 (provider as there; Firebase's reauthenticateWithPopup); a second factor is met as a sign-in's.
+            """),
         Method("Unlink", [("providerID", "s")], replies: [("user", "a{sv}")]),
         Method("Delete"),
         Method("SendPasswordReset", [("email", "s"), ("actionCodeSettings", "a{sv}")]),

@@ -8,7 +8,12 @@ import Synchronization
 ///
 /// Steps are counted per app (``share``), across its connections. A step that needs a request first (a GitHub device
 /// code) has its slot reserved before the request, at most one at a time per app, and given back when the request
-/// fails or its client leaves; a client that has left is never given a step.
+/// fails or its client leaves; a client that has left is never given a step (``ClientGate``, checked under this
+/// table's lock). A call uses a step by taking it (``take(_:client:scope:)``), which keeps its slot counted but lets no
+/// other call take it, and then ends it (``finish(_:)``) or, when its use failed, gives it back (``giveBack(_:)``).
+///
+/// What holds an `Auth` (a held sign-in's scratch one, a resolver's) is never dropped inside the lock: the steps that
+/// end are answered, for the broker to let go of on its registry's queue.
 final class PendingSteps: Sendable {
     static let lifetime: Duration = .seconds(300)
     static let share = AppShare(perApp: 4, total: 64, reserved: 16)
@@ -27,40 +32,48 @@ final class PendingSteps: Sendable {
     private struct Entry {
         let client: String
         let app: String
-        let scope: Broker.Scope
+        let scope: AuthScope
         /// `nil` while the slot is reserved for a step whose request is under way.
         var step: Step?
         var expires: ContinuousClock.Instant
+        /// Whether a call is using the step now.
+        var taken = false
     }
 
-    private struct State {
-        var entries: [String: Entry] = [:]
-        var departed = DepartedClients()
+    /// A step a call has taken: ended with ``finish(_:)`` or given back with ``giveBack(_:)``.
+    struct Taken: Sendable {
+        let handle: String
+        let step: Step
     }
 
-    private let state = Mutex(State())
+    private let entries = Mutex<[String: Entry]>([:])
+    private let clients: ClientGate
+
+    init(clients: ClientGate) {
+        self.clients = clients
+    }
 
     /// Keeps `step` for `client` of `app` in `scope`, and answers its handle.
     func add(
-        _ step: Step, client: String, app: String, scope: Broker.Scope, lifetime: Duration = PendingSteps.lifetime
+        _ step: Step, client: String, app: String, scope: AuthScope, lifetime: Duration = PendingSteps.lifetime
     ) throws(BrokerError) -> String {
         try insert(Entry(client: client, app: app, scope: scope, step: step, expires: .now + lifetime))
     }
 
     /// Reserves a slot for a step of `app` whose request is about to be sent, and answers its handle for
     /// ``fill(_:with:lifetime:)``, or ``finish(_:)`` when the request fails. An app reserves one slot at a time.
-    func reserve(client: String, app: String, scope: Broker.Scope) throws(BrokerError) -> String {
+    func reserve(client: String, app: String, scope: AuthScope) throws(BrokerError) -> String {
         try insert(Entry(client: client, app: app, scope: scope, step: nil, expires: .now + Self.reservationLifetime))
     }
 
     /// Puts `step` in its reserved slot; fails when the slot is gone (its client left the bus meanwhile).
     func fill(_ handle: String, with step: Step, lifetime: Duration) throws(BrokerError) {
-        try state.withLock { state throws(BrokerError) in
-            guard state.entries[handle]?.step == nil, state.entries[handle] != nil else {
+        try entries.withLock { entries throws(BrokerError) in
+            guard entries[handle]?.step == nil, entries[handle] != nil else {
                 throw BrokerError(.failed, "The client left the bus before its step was ready.")
             }
-            state.entries[handle]!.step = step
-            state.entries[handle]!.expires = .now + lifetime
+            entries[handle]!.step = step
+            entries[handle]!.expires = .now + lifetime
         }
     }
 
@@ -69,43 +82,71 @@ final class PendingSteps: Sendable {
         var generator = SystemRandomNumberGenerator()
         let handle = (0..<4).map { _ in String(generator.next() as UInt32, radix: 16) }.map { String(repeating: "0", count: 8 - $0.count) + $0 }
             .joined()
-        return try state.withLock { state throws(BrokerError) -> String in
-            state.entries = state.entries.filter { $0.value.expires > now }
-            guard !state.departed.contains(entry.client) else { throw BrokerError(.failed, "The client left the bus.") }
-            let ofApp = state.entries.values.filter { $0.app == entry.app }
+        var expired: [Entry] = []
+        defer { withExtendedLifetime(expired) {} }  // after the lock: an expired step may hold the last reference to an Auth
+        return try entries.withLock { entries throws(BrokerError) -> String in
+            expired = Array(entries.values.filter { $0.expires <= now })
+            entries = entries.filter { $0.value.expires > now }
+            try clients.admit(entry.client)
+            let ofApp = entries.values.filter { $0.app == entry.app }
             if entry.step == nil, ofApp.contains(where: { $0.step == nil }) {
                 throw BrokerError(.failed, "This app is already starting a GitHub sign-in; wait for its answer.")
             }
-            guard Self.share.admits(held: ofApp.count, inUse: state.entries.count) else {
+            guard Self.share.admits(held: ofApp.count, inUse: entries.count) else {
                 throw BrokerError(.failed, "Too many steps (second factors, GitHub codes, held sign-ins) are under way: an app has at most "
                     + "\(Self.share.perApp) at once; finish one, or start again later.")
             }
-            state.entries[handle] = entry
+            entries[handle] = entry
             return handle
         }
     }
 
-    /// The step of `handle`, when `client` started it in `scope` and it has not expired.
-    func step(_ handle: String, client: String, scope: Broker.Scope) throws(BrokerError) -> Step {
+    /// Takes the step of `handle`, when `client` started it in `scope`, no other call has taken it, and it has not
+    /// expired: it stays counted, and the taker ends it or gives it back.
+    func take(_ handle: String, client: String, scope: AuthScope) throws(BrokerError) -> Taken {
         let now = ContinuousClock.now
-        let entry = state.withLock { state in state.entries[handle] }
-        guard let entry, let step = entry.step, entry.client == client, entry.scope == scope, entry.expires > now else {
+        let step = entries.withLock { entries -> Step? in
+            guard let entry = entries[handle], let step = entry.step, !entry.taken, entry.client == client, entry.scope == scope,
+                entry.expires > now
+            else { return nil }
+            entries[handle]!.taken = true
+            return step
+        }
+        guard let step else {
             throw BrokerError(.invalidArgument, "This connection has no step of that handle in this app and scope (a handle lasts "
-                + "five minutes, a GitHub code as long as GitHub gives it, on the connection that got it); start again.")
+                + "five minutes, a GitHub code as long as GitHub gives it, on the connection that got it, one call at a time); start again.")
         }
-        return step
+        return Taken(handle: handle, step: step)
     }
 
-    /// Ends the step (or the reserved slot) of `handle`.
-    func finish(_ handle: String) {
-        _ = state.withLock { $0.entries.removeValue(forKey: handle) }
+    /// Gives a taken step back, for another try with its handle; answers nothing, or the step when it ended meanwhile
+    /// (it expired, or its client left), for the broker to let go of.
+    func giveBack(_ taken: Taken) -> [Step] {
+        let kept = entries.withLock { entries -> Bool in
+            guard entries[taken.handle] != nil else { return false }
+            entries[taken.handle]!.taken = false
+            return true
+        }
+        return kept ? [] : [taken.step]
     }
 
-    /// Ends every step and reserved slot of `client`, which left the bus; it is given none after.
-    func clientLeft(_ client: String) {
-        state.withLock { state in
-            state.departed.insert(client)
-            state.entries = state.entries.filter { $0.value.client != client }
+    /// Ends the step (or the reserved slot) of `handle`; answers the step, for the broker to let go of.
+    func finish(_ handle: String) -> [Step] {
+        entries.withLock { $0.removeValue(forKey: handle) }.flatMap(\.step).map { [$0] } ?? []
+    }
+
+    /// Ends every step and reserved slot of `client`, which left the bus (it is given none after: ``ClientGate``);
+    /// answers the steps, for the broker to let go of outside the lock.
+    func clientLeft(_ client: String) -> [Step] {
+        entries.withLock { entries in
+            let leaving = entries.filter { $0.value.client == client }
+            entries = entries.filter { $0.value.client != client }
+            return leaving.values.compactMap(\.step)
         }
+    }
+
+    /// How many steps and reserved slots are kept, of `app` and in all.
+    func count(of app: String) -> (ofApp: Int, inAll: Int) {
+        entries.withLock { entries in (entries.values.count { $0.app == app }, entries.count) }
     }
 }

@@ -23,14 +23,14 @@ struct ScopeTable {
         var lastUse: UInt64
     }
 
-    private var entries: [Broker.Scope: Entry] = [:]
+    private var entries: [AuthScope: Entry] = [:]
     private var uses: UInt64 = 0
 
     /// The scope's `Auth`, if it is kept.
-    subscript(scope: Broker.Scope) -> Auth? { entries[scope]?.auth }
+    subscript(scope: AuthScope) -> Auth? { entries[scope]?.auth }
 
     /// Holds the scope for `app` and answers its `Auth`, or `nil` when it is not kept (``insert(_:for:by:)`` then).
-    mutating func hold(_ scope: Broker.Scope, by app: String) throws(BrokerError) -> Auth? {
+    mutating func hold(_ scope: AuthScope, by app: String) throws(BrokerError) -> Auth? {
         guard var entry = entries[scope] else { return nil }
         try checkQuota(of: app, adding: scope)
         uses += 1
@@ -44,7 +44,7 @@ struct ScopeTable {
     /// Ends one hold of `app` on the scope; answers the scope's `Auth` when that was the last hold and every app that
     /// used the scope has left, for the caller to let go of outside any lock.
     @discardableResult
-    mutating func release(_ scope: Broker.Scope, by app: String) -> Auth? {
+    mutating func release(_ scope: AuthScope, by app: String) -> Auth? {
         guard var entry = entries[scope], let count = entry.holds[app] else { return nil }
         entry.holds[app] = count > 1 ? count - 1 : nil
         if entry.holds.isEmpty && entry.users.isEmpty { return entries.removeValue(forKey: scope)?.auth }
@@ -70,7 +70,7 @@ struct ScopeTable {
 
     /// Checks that `app` may hold one more scope, and makes room for it: when the table is full, the scope used
     /// least lately that nobody holds is released, and its `Auth` answered for the caller to let go of outside any lock.
-    mutating func makeRoom(for scope: Broker.Scope, by app: String) throws(BrokerError) -> Auth? {
+    mutating func makeRoom(for scope: AuthScope, by app: String) throws(BrokerError) -> Auth? {
         try checkQuota(of: app, adding: scope)
         guard entries[scope] == nil, entries.count >= Self.capacity else { return nil }
         guard let idle = entries.filter({ $0.value.holds.isEmpty }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else {
@@ -81,13 +81,13 @@ struct ScopeTable {
     }
 
     /// Keeps `auth` for the scope, held once by `app`.
-    mutating func insert(_ auth: Auth, for scope: Broker.Scope, by app: String) throws(BrokerError) {
+    mutating func insert(_ auth: Auth, for scope: AuthScope, by app: String) throws(BrokerError) {
         try checkQuota(of: app, adding: scope)
         uses += 1
         entries[scope] = Entry(auth: auth, holds: [app: 1], users: [app], lastUse: uses)
     }
 
-    private func checkQuota(of app: String, adding scope: Broker.Scope) throws(BrokerError) {
+    private func checkQuota(of app: String, adding scope: AuthScope) throws(BrokerError) {
         guard entries[scope]?.holds[app] == nil else { return }
         let held = entries.values.count { $0.holds[app] != nil }
         guard held < Self.maximumHeldPerApp else {

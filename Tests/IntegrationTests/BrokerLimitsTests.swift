@@ -41,10 +41,13 @@ extension KeyringTests.Broker {
         #expect(BrokerLimits.descriptorLimit(of: pid) == BrokerLimits.descriptors)
         let before = BrokerLimits.usage(of: pid)
 
-        let flood = try LineChannel(["/usr/bin/python3", "-c", Self.floodScript, fixture.app["apiKey"]!])
-        let summaryLine = try await flood.nextLine(within: .seconds(300))
+        // A host process's flood (Tests/broker-driver/broker_flood.py): 12 connections, each sending at once 32
+        // Keychain1.Follow of groups of its own, 4 Watch and 4 GetUser of apps of its own; its connections are held
+        // until it is closed.
+        let flood = try await FloodingApp(fixture, as: nil, connections: 12)
+        let summaryLine = try await flood.ask("burst 32 4 4")
         let summary = try #require(
-            try JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any], "\(summaryLine): \(flood.standardError)")
+            try JSONSerialization.jsonObject(with: Data(summaryLine.utf8)) as? [String: Any], "\(summaryLine): \(flood.channel.standardError)")
         let during = BrokerLimits.usage(of: pid)
 
         // Another app, while the flood's connections hold what they were given.
@@ -65,58 +68,8 @@ extension KeyringTests.Broker {
         #expect(kill(pid, 0) == 0)
         let log = (try? String(contentsOfFile: launcher.log, encoding: .utf8)) ?? ""
         #expect(!log.contains("ERROR") && !log.contains("Fatal error"), "the broker logged no abort: \(log.suffix(2000))")
-        flood.send("done")
-        #expect(await flood.finish() == 0, "\(flood.standardError)")
+        #expect(await flood.finish() == 0, "\(flood.channel.standardError)")
     }
-
-    /// A host process's flood: 12 connections, each sending at once 32 `Keychain1.Follow` of groups of its own, 4 `Watch`
-    /// and 4 `GetUser` of apps of its own; prints, once every call is answered or has waited 90 s, a JSON line:
-    /// `answered`, `refused` (the broker's errors by name), `otherErrors` (any other failure by name) and `unanswered`
-    /// (calls that timed out); then holds its connections until its standard input gives a line.
-    static let floodScript = """
-        import json, sys
-        from gi.repository import Gio, GLib
-        NAME, PATH = "io.github.keyringauth.Broker1", "/io/github/keyringauth/Broker1"
-        CONNECTIONS, FOLLOWS, WATCHES, READS = 12, 32, 4, 4
-        address = Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None)
-        flags = Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION
-        connections = [Gio.DBusConnection.new_for_address_sync(address, flags, None, None) for _ in range(CONNECTIONS)]
-        loop = GLib.MainLoop()
-        outcome = {"answered": 0, "refused": {}, "otherErrors": {}, "unanswered": 0}
-        pending = [0]
-        def app(name):
-            return {"apiKey": GLib.Variant("s", sys.argv[1]), "appID": GLib.Variant("s", "1:42:linux:" + name),
-                    "projectID": GLib.Variant("s", "demo-keyring-auth")}
-        def done(connection, result, _):
-            try:
-                connection.call_finish(result)
-                outcome["answered"] += 1
-            except GLib.Error as error:
-                name = Gio.DBusError.get_remote_error(error) or ""
-                if error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.TIMED_OUT):
-                    outcome["unanswered"] += 1
-                elif name.startswith(NAME + ".Error."):
-                    outcome["refused"][name] = outcome["refused"].get(name, 0) + 1
-                else:
-                    key = name or error.message
-                    outcome["otherErrors"][key] = outcome["otherErrors"].get(key, 0) + 1
-            pending[0] -= 1
-            if pending[0] == 0:
-                loop.quit()
-        def call(connection, interface, method, arguments):
-            pending[0] += 1
-            connection.call(NAME, PATH, interface, method, arguments, None, Gio.DBusCallFlags.NONE, 90000, None, done, None)
-        for c, connection in enumerate(connections):
-            for g in range(FOLLOWS):
-                call(connection, "io.github.keyringauth.Keychain1", "Follow", GLib.Variant("(s)", ("TEAMID.com.flood.c%dg%d" % (c, g),)))
-            for w in range(WATCHES):
-                call(connection, NAME, "Watch", GLib.Variant("(a{sv}s)", (app("watch-%d-%d" % (c, w)), "TEAMID.com.flood.w%dw%d" % (c, w))))
-            for r in range(READS):
-                call(connection, NAME, "GetUser", GLib.Variant("(a{sv}s)", (app("read-%d-%d" % (c, r)), "")))
-        loop.run()
-        print(json.dumps(outcome, sort_keys=True), flush=True)
-        sys.stdin.readline()
-        """
 }
 
 /// The limits of the broker's systemd user unit, made by hand: a pids cgroup (`TasksMax=`) and a memory cgroup

@@ -6,8 +6,8 @@ import Testing
 /// The broker's `Auth`s: one app holds at most sixteen scopes at once, and a full table makes room by releasing the
 /// scope used least lately that no call or watch holds, so that no app keeps another out.
 @Suite struct ScopeTableTests {
-    private static func scope(_ index: Int) -> Broker.Scope {
-        Broker.Scope(
+    private static func scope(_ index: Int) -> AuthScope {
+        AuthScope(
             options: AuthAppOptions(appName: "app\(index)", apiKey: "AIza-x", appID: "1:1:linux:\(index)", projectID: "demo"), group: nil)
     }
 

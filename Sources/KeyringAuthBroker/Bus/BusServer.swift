@@ -40,7 +40,27 @@ final class BusServer: Sendable {
         let box = Unmanaged.passRetained(HandlerBox(handlers)).toOpaque()
         try export(userData: box)
         subscribeToPeersLeaving(userData: box)
+        stopWhenClosed()
     }
+
+    /// Ends ``run()`` when the connection closes (the session bus went away), whatever else uses the connection: it is
+    /// GLib's shared one, whose exit-on-close the keychain layer turns off (a library must not end its process), so the
+    /// broker follows the connection's `closed` signal itself, dispatched on the main thread.
+    private func stopWhenClosed() {
+        typealias ClosedCallback = @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, gpointer?) -> Void
+        let closed: ClosedCallback = { _, _, error, loop in
+            let detail = error.map { String(cString: $0.pointee.message) } ?? "the connection was closed"
+            FileHandle.standardError.write(Data("keyring-auth-broker: the session bus went away (\(detail)); exiting\n".utf8))
+            g_main_loop_quit(OpaquePointer(loop))
+        }
+        // The loop lives as long as the process: no reference is taken or given back.
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(connection.pointer), "closed", unsafeBitCast(closed, to: GCallback.self),
+            UnsafeMutableRawPointer(loop.pointer), nil, GConnectFlags(rawValue: 0))
+    }
+
+    /// Whether the connection to the session bus has closed.
+    var isClosed: Bool { g_dbus_connection_is_closed(connection.pointer) != 0 }
 
     private func export(userData: UnsafeMutableRawPointer) throws(BrokerStartFailure) {
         var error: UnsafeMutablePointer<GError>?

@@ -24,12 +24,19 @@ extension Broker {
             // Replacing an item the app has is always allowed, so only a new item is counted against its share: one
             // read of the key, rather than a listing of every item, for the writes an Auth makes most (its refreshes).
             // A read that fails says nothing either way, and the listing decides.
-            if caller != .host, await (try? keychain { store throws(KeychainError) in try store.data(for: stored) != nil }) != true {
-                try KeychainQuota.check(storing: key, for: caller, among: try await listing(.all, for: caller))
-            }
             let label = KeychainQuota.label(of: key, for: caller)
-            try await keychain { store throws(KeychainError) in
-                try store.setData(secret, for: stored, label: label)
+            let write = { @Sendable () async throws(BrokerError) in
+                try await self.keychain { store throws(KeychainError) in try store.setData(secret, for: stored, label: label) }
+            }
+            if caller != .host, await (try? keychain { store throws(KeychainError) in try store.data(for: stored) != nil }) != true {
+                // A new item: the app's count and its write are made one at a time for the app, whatever its connections
+                // send at once, so that no two writes are counted against the same room; a failed write takes none.
+                try await newItems.run(for: identity.app) {
+                    try KeychainQuota.check(storing: key, for: caller, among: try await listing(.all, for: caller))
+                    try await write()
+                }
+            } else {
+                try await write()
             }
             call.reply()
         case .remove(let key):
@@ -114,7 +121,7 @@ extension Broker {
 
     /// Starts sending `ItemChanged` to `client` for the changes of `group` (its private scope: `nil`).
     private func follow(_ group: AccessGroup?, client: String, namespace: String, app: String) async throws(BrokerError) {
-        switch itemFollows.add(group, client: client, namespace: namespace, app: app, share: Self.watchShare) {
+        switch try itemFollows.add(group, client: client, namespace: namespace, app: app, share: Self.watchShare) {
         case .refused:
             throw BrokerError(.failed, "An app may have at most \(Self.watchShare.perApp) follows at once, across its connections and "
                 + "scopes; unfollow one first.")
@@ -122,11 +129,6 @@ extension Broker {
             return
         case .added(let needsObservation):
             activity.watchBegan()
-            // A client that left while its call was on its way: peerLeft may have run before the follow was added.
-            if hasLeft(client) {
-                if itemFollows.remove(group, client: client) { activity.watchEnded() }
-                return
-            }
             guard needsObservation else { return }
         }
         logger.debug("Following a scope's items", metadata: ["group": "\(group.map { "\($0)" } ?? "private")"])
@@ -166,6 +168,11 @@ final class ItemFollows: Sendable {
     }
 
     private let scopes = Mutex<[AccessGroup?: Scope]>([:])
+    private let clients: ClientGate
+
+    init(clients: ClientGate) {
+        self.clients = clients
+    }
 
     enum Added {
         /// Newly followed; `needsObservation` for the scope's first follower.
@@ -174,9 +181,11 @@ final class ItemFollows: Sendable {
         case refused
     }
 
-    /// Adds `client`'s following of `group`, unless its app has its `share` of follows already.
-    func add(_ group: AccessGroup?, client: String, namespace: String, app: String, share: AppShare) -> Added {
-        scopes.withLock { scopes in
+    /// Adds `client`'s following of `group`, unless its app has its `share` of follows already; refused to a client
+    /// that has left the bus (``ClientGate``, checked under this table's lock).
+    func add(_ group: AccessGroup?, client: String, namespace: String, app: String, share: AppShare) throws(BrokerError) -> Added {
+        try scopes.withLock { scopes throws(BrokerError) in
+            try clients.admit(client)
             if scopes[group]?.followers[client] != nil { return .already }
             let follows = scopes.values.flatMap(\.followers.values)
             guard share.admits(held: follows.count { $0.app == app }, inUse: follows.count) else { return .refused }
