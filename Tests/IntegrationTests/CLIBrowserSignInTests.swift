@@ -109,7 +109,7 @@ extension KeyringTests {
                     "no browser was opened: \(nobody.standardError)")
 
             let anonymous = try await cli.run(["sign-in", "--anonymous", "--group", group, "--json", "--emulator", address] + a)
-            let uid = try #require(try JSONSerialization.jsonObject(with: anonymous.standardOutput) as? [String: Any])["uid"] as? String
+            let uid = try #require((try JSONSerialization.jsonObject(with: anonymous.standardOutput) as? [String: Any])?["uid"] as? String)
             let linked = try await cli.run(link + a, environment: environment(path: path))
             #expect(linked.status == 0, "\(linked.standardError)")
             let answer = try #require(try JSONSerialization.jsonObject(with: linked.standardOutput) as? [String: Any])

@@ -112,7 +112,7 @@ import Glibc
     /// few iterations rely on: no file is made, and libsecret makes it with its own 100,000.
     @Test func aSecretOfAnotherLengthLeavesTheFileToLibsecret() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        for length in [0, 16, 32, 63, 65, 128, PortalSecret.readLimit] as [Int?] + [nil] {
+        for length in ([0, 16, 32, 63, 65, 128, PortalSecret.readLimit] as [Int?]) + [nil] {
             let preparation = try PortalKeyringFile.prepare(at: path, logger: Self.logger) { length }
             guard case .leftToLibsecret(let reason) = preparation else {
                 Issue.record("\(String(describing: length)): \(preparation)")
