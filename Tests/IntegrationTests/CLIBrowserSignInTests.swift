@@ -103,7 +103,7 @@ extension KeyringTests {
             let link = ["link", "--provider", "microsoft.com", "--custom-parameter", "tenant=organizations", "--group", group, "--json",
                         "--emulator", address]
 
-            let nobody = try await cli.run(link + a, environment: environment(path: path))
+            let nobody = try await cli.run(["link", "--provider", "microsoft.com", "--emulator", address] + a, environment: environment(path: path))
             #expect(nobody.status == 3, "\(nobody.standardError)")
             #expect(!nobody.standardError.contains("/emulator/auth/idp?") && !FileManager.default.fileExists(atPath: page.path),
                     "no browser was opened: \(nobody.standardError)")
