@@ -6,7 +6,7 @@ import Logging
 import SecretKeychain
 import SystemSupport
 
-/// How `sign-in` runs a provider's flow in the browser: the Firebase project's own provider (``OAuthProvider``, begun by
+/// How `sign-in`, `link` and `reauthenticate` run a provider's flow in the browser: the Firebase project's own provider (``OAuthProvider``, begun by
 /// Firebase); the desktop OAuth flow (``DesktopOAuthFlow``) with Google, an OpenID Connect provider by its issuer or
 /// GitHub's web flow, the client secret, when there is one, from standard input; or GitHub's device flow
 /// (``GitHubDeviceFlow``), whose code the person enters in any browser.
@@ -157,12 +157,9 @@ struct BrowserSignInOptions: ParsableArguments {
         provider.customParameters = try parameters()
         provider.redirectPort = port
         provider.timeout = .seconds(browserTimeout)
-        let browser: DesktopBrowser = noBrowser ? .none : .system
-        provider.browser = .custom { url in
-            announce(url, providerID: providerID, opening: !noBrowser)
-            return await browser.open(url)
-        }
-        return try await provider.credential(with: nil)
+        provider.browser = noBrowser ? .none : .system
+        let opening = !noBrowser
+        return try await provider.credential(with: nil) { url in announce(url, providerID: providerID, opening: opening) }
     }
 
     /// Prints the URL to open on standard error, on a line of its own, to copy whole.

@@ -44,15 +44,21 @@ func printAccount(_ user: User, scope: String, json: Bool, message: String) {
 
 struct Link: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Link a sign-in method (an email and password, or a provider's tokens) to the app's signed-in user.",
+        abstract: "Link a sign-in method (an email and password, a provider's tokens, or a provider in the browser) to the app's signed-in user.",
         usage: """
-            keyring-auth link (--email <email> --password-stdin | --idp <provider> [--id-token-stdin] [--access-token-stdin]) \
+            keyring-auth link (--email <email> --password-stdin | --idp <provider> [--id-token-stdin] [--access-token-stdin] | --provider <id> \
+            [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | (--google | \
+            --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] \
+            [--no-browser] | --github --client-id <id> [--scope <scope>]…) \
             [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
             Links to the user of the app's current scope (its saved group choice; --group or --private \
             only confirm it). An anonymous user becomes permanent, in the stored item, so every app of the group \
-            sees it. Secrets are read from standard input, as for sign-in. Exits 3 when nobody is signed in there.
+            sees it. Secrets are read from standard input, as for sign-in. With --provider (microsoft.com, yahoo.com, …), \
+            --google, --oidc or --github the provider's page is completed in the browser as for sign-in (its URL printed \
+            on standard error, to open by hand with --no-browser); nobody signed in is found out before the browser \
+            opens. Exits 3 when nobody is signed in there.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -61,21 +67,37 @@ struct Link: AsyncParsableCommand {
     @OptionGroup(title: "Store") var storeOptions: StoreOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup(title: "Credential") var credential: CredentialOptions
+    @OptionGroup(title: "Link in the browser") var browser: BrowserSignInOptions
 
     func validate() throws {
-        guard credential.given else { throw ValidationError("Say what to link: --email E --password-stdin, or --idp P --id-token-stdin.") }
+        guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
+            throw ValidationError(
+                "Say what to link (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
+                    + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+        }
     }
 
     func run() async throws {
         let given = try credential.read()
+        let clientSecret = try browser.readSecret()
         let (auth, user, place) = try currentUserForAccountChange(app: app, backend: backend, scope: scope, storeOptions: storeOptions)
-        guard let given else { return }
         // A user holds its Auth weakly: the Auth must live until the link is saved.
         defer { withExtendedLifetime(auth) {} }
-        _ = try await reporting { () async throws in try await user.link(with: given.credential) }
+        let browser = browser, logger = storeOptions.logger
+        let linked = try await reporting { () async throws -> AuthCredential in
+            // The browser once the signed-in user is known; nothing stored changes until the link is accepted.
+            let linking: AuthCredential
+            if let given {
+                linking = given.credential
+            } else {
+                linking = try await browser.credential(secret: clientSecret, auth: auth, logger: logger)
+            }
+            _ = try await user.link(with: linking)
+            return linking
+        }
         printAccount(
             user, scope: place, json: output.json,
-            message: "Linked \(given.credential.provider) to \(user.uid) in \(place); its sign-in methods: "
+            message: "Linked \(linked.provider) to \(user.uid) in \(place); its sign-in methods: "
                 + "\(user.providerData.map(\.providerID).joined(separator: ", ")).")
     }
 }

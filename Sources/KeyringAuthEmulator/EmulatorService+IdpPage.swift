@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 // The emulator's identity provider page, where `createAuthUri`'s `authUri` leads: the provider's accounts as links,
 // a form to make one, and a link to decline, which a browser without JavaScript completes. Each sends the browser
@@ -157,19 +158,5 @@ extension EmulatorService {
     }
 
     /// `text` for HTML text and attribute values.
-    static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    static func escaped(_ text: String) -> String { HTML.escaped(text) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 // An identity provider's sign-in begun by `accounts:createAuthUri` with a `providerId` and finished by
 // `accounts:signInWithIdp`, as Identity Platform serves it (Firebase's emulator answers 501): the authorization
@@ -12,8 +13,6 @@ extension EmulatorService {
     static let idpSignInLifetime: Int64 = 600
     /// The emulator's identity provider page, which `authUri` leads to.
     static let idpPagePath = "/emulator/auth/idp"
-    /// The OAuth 2.0 parameters Identity Platform sets itself, which `customParameter` may not.
-    static let reservedCustomParameters: Set<String> = ["client_id", "response_type", "scope", "redirect_uri", "state"]
 
     /// `createAuthUri` with a `providerId`: keeps the sign-in and answers `authUri` (the emulator's page, with the
     /// provider's `redirect_uri` = `continueUri`, a new `state`, `scope` from `oauthScope` and each
@@ -47,10 +46,10 @@ extension EmulatorService {
         var customParameters: [(String, String)] = []
         for (name, value) in try fields.object("customParameter")?.values ?? [:] {
             guard let text = value as? String else { throw EmulatorFailure("INVALID_ARGUMENT : Invalid value at 'customParameter'") }
-            guard !Self.reservedCustomParameters.contains(name) else {
+            guard !OAuthParameters.reserved.contains(name) else {
                 throw EmulatorFailure(
-                    "INVALID_ARGUMENT : customParameter may not set '\(name.prefix(64))': client_id, response_type, scope, redirect_uri "
-                        + "and state are reserved (give scopes in oauthScope)")
+                    "INVALID_ARGUMENT : customParameter may not set '\(name.prefix(64))': "
+                        + "\(OAuthParameters.reserved.sorted().joined(separator: ", ")) are reserved (give scopes in oauthScope)")
             }
             customParameters.append((name, text))
         }
@@ -73,7 +72,7 @@ extension EmulatorService {
 
     /// For a `signInWithIdp` whose `requestUri` (or `postBody`) carries a provider's answer — a `code` or an
     /// `error`, with the `state` — to a sign-in begun by `createAuthUri`: checks that it is that sign-in's
-    /// (its `state`, `sessionId`, tenant, a `requestUri` beginning with its `continueUri`, the page's code) and
+    /// (its `state`, `sessionId`, tenant, a `requestUri` at its `continueUri`'s address, the page's code) and
     /// ends it, then gives the `postBody` naming the user chosen on the page, as firebase-tools' widget names one
     /// (`providerId`, `id_token` as JSON claims). `nil` for the other forms, which signInWithIdp reads as before.
     ///
@@ -104,8 +103,9 @@ extension EmulatorService {
                 throw EmulatorFailure("INVALID_IDP_RESPONSE : ((the sessionId is not the one createAuthUri answered for this sign-in))")
             }
             guard tenant == signIn.tenantId else { throw EmulatorFailure("TENANT_ID_MISMATCH") }
-            guard requestUri.hasPrefix(signIn.continueUri) else {
-                throw EmulatorFailure("INVALID_REQUEST_URI : ((requestUri must begin with the continueUri given to createAuthUri))")
+            guard Self.isSameAddress(requestUri, as: signIn.continueUri) else {
+                throw EmulatorFailure(
+                    "INVALID_REQUEST_URI : ((requestUri must have the scheme, host, port and path of the continueUri given to createAuthUri))")
             }
             if let error = answer["error"] {
                 state.idpSignIns.remove(at: index)
@@ -129,6 +129,19 @@ extension EmulatorService {
             postBody += "&" + Self.queryString([("SAMLResponse", Self.json(["assertion": ["subject": ["nameId": user.email ?? user.rawId]]]))])
         }
         return postBody
+    }
+
+    /// Whether `requestUri` is at `continueUri`'s address: the same scheme and host (in any case), port (a missing one
+    /// being the scheme's own) and path (an empty one being `/`); the query and fragment may differ. Not a prefix of
+    /// the text: `http://localhost:1` is not `http://localhost:12/`, nor `https://example.com` `https://example.com.evil/`.
+    static func isSameAddress(_ requestUri: String, as continueUri: String) -> Bool {
+        guard let request = URLComponents(string: requestUri), let expected = URLComponents(string: continueUri),
+            let scheme = request.scheme?.lowercased(), scheme == expected.scheme?.lowercased(),
+            let host = request.host?.lowercased(), !host.isEmpty, host == expected.host?.lowercased()
+        else { return false }
+        let defaultPort = ["http": 80, "https": 443][scheme]
+        func path(_ components: URLComponents) -> String { components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath }
+        return (request.port ?? defaultPort) == (expected.port ?? defaultPort) && path(request) == path(expected)
     }
 
     /// Forgets the sign-ins that can no longer be finished.

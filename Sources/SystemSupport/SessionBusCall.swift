@@ -74,11 +74,12 @@ package enum SessionBusCall {
     ///
     /// - Parameters:
     ///   - arguments: The arguments' tuple, floating (consumed), or `nil` for none.
+    ///   - descriptors: A `GUnixFDList *` whose descriptors travel with the call (the arguments' handles index it), or `nil`.
     ///   - replyType: The reply's type, for example `(v)`; GDBus refuses any other.
     ///   - limit: How long to wait for the bus, and then for the answer.
     package static func call(
         _ destination: String, _ path: String, _ interface: String, _ method: String, arguments: OpaquePointer?,
-        replyType: String, limit: Duration
+        descriptors: OpaquePointer? = nil, replyType: String, limit: Duration
     ) throws(Failure) -> OpaquePointer {
         let bus = try connection(limit: limit)
         defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
@@ -86,8 +87,13 @@ package enum SessionBusCall {
         defer { g_variant_type_free(type) }
         let milliseconds = Int32(min(limit.timerMilliseconds, 86_400_000))
         return try bounded(limit, noBus: false) { cancellable, error in
-            g_dbus_connection_call_sync(
-                bus, destination, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+            guard let descriptors else {
+                return g_dbus_connection_call_sync(
+                    bus, destination, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, milliseconds, cancellable, error)
+            }
+            return g_dbus_connection_call_with_unix_fd_list_sync(
+                bus, destination, path, interface, method, arguments, type, G_DBUS_CALL_FLAGS_NONE, milliseconds,
+                UnsafeMutablePointer<GUnixFDList>(descriptors), nil, cancellable, error)
         }
     }
 

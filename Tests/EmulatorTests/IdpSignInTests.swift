@@ -179,6 +179,32 @@ import FoundationNetworking
         #expect(try EmulatorIdPPage.open(authUri).status == 400, "a finished sign-in's page is gone")
     }
 
+    /// `requestUri` is compared with `continueUri` as an address (scheme, host, port, path), not as a prefix of the text.
+    @Test func theRequestURIIsAtTheContinueURIsAddressNotAPrefixOfIt() {
+        let same = [
+            ("http://localhost:1234/?code=c&state=s", "http://localhost:1234/"),
+            ("http://localhost:1234?code=c", "http://localhost:1234/"),
+            ("HTTP://LocalHost:1234/?code=c", "http://localhost:1234/"),
+            ("http://localhost/?code=c", "http://localhost:80/"),
+            ("https://app.example.com/back?code=c#x", "https://app.example.com:443/back"),
+        ]
+        for (request, continueUri) in same {
+            #expect(EmulatorService.isSameAddress(request, as: continueUri), "\(request) at \(continueUri)")
+        }
+        let other = [
+            ("http://localhost:12345/?code=c", "http://localhost:1234"),  // a prefix of the text, another port
+            ("https://example.com.evil/?code=c", "https://example.com"),  // a prefix of the text, another host
+            ("http://localhost:1234/backdoor?code=c", "http://localhost:1234/back"),
+            ("https://localhost:1234/?code=c", "http://localhost:1234/"),
+            ("http://localhost:1234/?code=c", "http://127.0.0.1:1234/"),
+            ("not a uri", "http://localhost:1234/"),
+            ("/relative?code=c", "http://localhost:1234/"),
+        ]
+        for (request, continueUri) in other {
+            #expect(!EmulatorService.isSameAddress(request, as: continueUri), "\(request) not at \(continueUri)")
+        }
+    }
+
     @Test func theEmulatorRedirectsOnlyToTheContinueURIOfAPendingSignIn() async throws {
         let fixture = try await EmulatorFixture.start()
         defer { Task { await fixture.emulator.stop() } }

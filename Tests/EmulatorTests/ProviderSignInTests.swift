@@ -131,4 +131,41 @@ import Glibc
         #expect(notAProvider?.code == .invalidProviderID)
         #expect(auth.currentUser == nil)
     }
+
+    /// With no browser (``DesktopBrowser/none``) the provider's URL is announced, and the person who opens it by hand
+    /// finishes the sign-in: a link and a reauthentication, and Firebase's completion-handler form, all the same way.
+    @Test func withNoBrowserTheAnnouncedURLIsOpenedByHandToLinkAndReauthenticate() async throws {
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        let user = try await auth.createUser(withEmail: "lin@example.com", password: "correct horse").user
+        let microsoft = provider("microsoft.com", auth, browser: .none)
+        let (pages, page) = AsyncStream<Result<Int, any Error>>.makeStream()
+        let announced = Mutex<[URL]>([])
+        let byHand: @Sendable (URL) -> Void = { url in
+            announced.withLock { $0.append(url) }
+            // The person, in a browser of their own, after reading the URL.
+            do {
+                try OwnThread.detach(name: "by-hand") {
+                    page.yield(Result { try EmulatorIdPPage.complete(url, .signIn(email: "lin.ms@example.com", displayName: nil)).status })
+                }
+            } catch {
+                page.yield(.failure(error))
+            }
+        }
+        var statuses = pages.makeAsyncIterator()
+        let linked = try await user.link(with: microsoft.credential(with: nil, announcing: byHand))
+        #expect(try await statuses.next()?.get() == 200)
+        #expect(linked.user.uid == user.uid && Set(linked.user.providerData.map(\.providerID)) == ["password", "microsoft.com"])
+        let again = try await user.reauthenticate(with: microsoft.credential(with: nil, announcing: byHand))
+        #expect(try await statuses.next()?.get() == 200)
+        #expect(again.user.uid == user.uid && again.additionalUserInfo?.providerID == "microsoft.com")
+        let (credentials, credential) = AsyncStream<AuthCredential?>.makeStream()
+        microsoft.getCredentialWith(nil, announcing: byHand) { got, _ in credential.yield(got) }
+        var gotten = credentials.makeAsyncIterator()
+        let got = try #require(await gotten.next() ?? nil)
+        #expect(try await statuses.next()?.get() == 200)
+        #expect(try await auth.signIn(with: got).user.uid == user.uid)
+        let urls = announced.withLock { $0 }
+        #expect(urls.count == 3 && urls.allSatisfy { query(of: $0)["providerId"] == "microsoft.com" }, "\(urls)")
+    }
 }

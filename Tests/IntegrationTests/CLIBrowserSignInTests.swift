@@ -88,6 +88,52 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        /// `link --provider microsoft.com`: the project's own provider linked to the signed-in (anonymous) user through the
+        /// browser, as `sign-in --provider` signs in with it; the user becomes permanent for every app of the group, and a
+        /// later `sign-in --provider` is that same user. Nobody signed in is exit 3 before any browser opens; a second
+        /// way to link is exit 2.
+        @Test func linkingTheProjectsOwnProviderInTheBrowserMakesTheUserPermanent() async throws {
+            let emulator = try await startQuietEmulator()
+            let address = "\(try #require(emulator.address))"
+            let (path, page) = try FakeBrowser.make(email: "lin@contoso.example")
+            let id = String(UUID().uuidString.prefix(8))
+            let key = ["--api-key", "AIza-link-\(id)"]
+            let (a, b) = (key + ["--app-id", "1:42:linux:a-\(id)"], key + ["--app-id", "1:42:linux:b-\(id)"])
+            let group = uniqueGroup().rawValue
+            let link = ["link", "--provider", "microsoft.com", "--custom-parameter", "tenant=organizations", "--group", group, "--json",
+                        "--emulator", address]
+
+            let nobody = try await cli.run(["link", "--provider", "microsoft.com", "--emulator", address] + a, environment: environment(path: path))
+            #expect(nobody.status == 3, "\(nobody.standardError)")
+            #expect(!nobody.standardError.contains("/emulator/auth/idp?") && !FileManager.default.fileExists(atPath: page.path),
+                    "no browser was opened: \(nobody.standardError)")
+
+            let anonymous = try await cli.run(["sign-in", "--anonymous", "--group", group, "--json", "--emulator", address] + a)
+            let uid = try #require((try JSONSerialization.jsonObject(with: anonymous.standardOutput) as? [String: Any])?["uid"] as? String)
+            let linked = try await cli.run(link + a, environment: environment(path: path))
+            #expect(linked.status == 0, "\(linked.standardError)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: linked.standardOutput) as? [String: Any])
+            #expect(answer["uid"] as? String == uid && answer["isAnonymous"] as? Bool == false)
+            #expect(answer["providers"] as? [String] == ["microsoft.com"] && answer["email"] as? String == "lin@contoso.example")
+            #expect(linked.standardError.contains("/emulator/auth/idp?") && linked.standardError.contains("tenant=organizations"),
+                    "the URL is printed for a person to open: \(linked.standardError)")
+
+            // App B, another process, sees the permanent user; signing in with the provider again is that user.
+            let shown = try await cli.run(["show", "--group", group] + b)
+            #expect(shown.status == 0 && shown.output.contains("uid: \(uid)") && shown.output.contains("sign-in methods: microsoft.com"))
+            #expect(try await cli.run(["sign-out", "--group", group] + a).status == 0)
+            let signIn = try await cli.run(
+                ["sign-in", "--provider", "microsoft.com", "--group", group, "--json", "--emulator", address] + b, environment: environment(path: path))
+            #expect(try (JSONSerialization.jsonObject(with: signIn.standardOutput) as? [String: Any])?["uid"] as? String == uid, "\(signIn.standardError)")
+
+            for twoWays in [["--provider", "microsoft.com", "--idp", "google.com", "--id-token-stdin"], ["--provider", "microsoft.com", "--google"], []] {
+                let refused = try await cli.run(["link"] + twoWays + a, input: "t\n")
+                #expect(refused.status == 2, "\(twoWays): \(refused.standardError)")
+            }
+            #expect(try await cli.run(["sign-out", "--group", group] + b).status == 0)
+            await emulator.stop()
+        }
+
         /// `sign-in --github`: GitHub's device flow at the terminal, against ``FakeGitHub``: the code and the address are
         /// printed, the wait goes through GitHub's `authorization_pending` and `slow_down`, and the token signs in on the
         /// emulator; a person who declines is exit 1 with nothing stored; a bad combination of options is exit 2.

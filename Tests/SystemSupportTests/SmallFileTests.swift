@@ -50,4 +50,35 @@ import Glibc
         defer { close(readOnly) }
         #expect(!SmallFile.writeAll(contents, to: readOnly) && errno == EBADF)
     }
+
+    /// A file put in place is whole, mode 0600, with nothing left beside it; `ifMissing` never replaces a file that is
+    /// there, and a failure leaves the path as it was. (That the new file is flushed before it is renamed or linked is
+    /// not observable without cutting the power; the order is in `place`.)
+    @Test func aFileIsPutInPlaceWholeOrNotAtAll() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = Data((0..<70_000).map { UInt8($0 % 249) })
+        #expect(try SmallFile.place(first, at: path("file"), .ifMissing))
+        #expect(SmallFile.read(path("file"), limit: 70_000) == .contents(first))
+        var status = stat()
+        #expect(stat(path("file"), &status) == 0 && status.st_mode & 0o777 == 0o600 && status.st_nlink == 1)
+        // A file that is there is kept by `ifMissing`, replaced by `replacing`.
+        #expect(try !SmallFile.place(Data("second".utf8), at: path("file"), .ifMissing))
+        #expect(SmallFile.read(path("file"), limit: 70_000) == .contents(first))
+        #expect(try SmallFile.place(Data("third".utf8), at: path("file"), .replacing))
+        #expect(SmallFile.read(path("file"), limit: 70_000) == .contents(Data("third".utf8)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["file"], "nothing left beside it")
+        // A directory in the way of the rename: the failure is said, and the path and the folder are as they were.
+        try FileManager.default.createDirectory(atPath: path("taken"), withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: path("taken/inside")))
+        let failure = #expect(throws: SmallFile.Failure.self) { try SmallFile.place(Data("y".utf8), at: path("taken"), .replacing) }
+        #expect(failure?.operation == "rename")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["file", "taken"])
+        #expect(SmallFile.read(path("taken/inside"), limit: 10) == .contents(Data("x".utf8)))
+        // No folder: nothing is made.
+        #expect(throws: SmallFile.Failure.self) { try SmallFile.place(Data("z".utf8), at: path("none/file"), .ifMissing) }
+        #expect(!FileManager.default.fileExists(atPath: path("none")))
+        try SmallFile.remove(path("file"))
+        try SmallFile.remove(path("file"))  // no file is not an error
+        #expect(SmallFile.read(path("file"), limit: 10) == .missing)
+    }
 }

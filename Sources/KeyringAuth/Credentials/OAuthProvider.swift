@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Any OAuth 2 or OpenID Connect provider, as Firebase's `OAuthProvider`: the provider's credentials made from tokens
@@ -44,7 +45,8 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
         set { settings.withLock { $0.customParameters = newValue } }
     }
 
-    /// How the provider's page is shown: ``DesktopBrowser/system`` (the user's browser) by default. KeyringAuth's own.
+    /// How the provider's page is shown: ``DesktopBrowser/system`` (the user's browser) by default; with
+    /// ``DesktopBrowser/none`` the app shows the URL ``credential(with:announcing:)`` announces. KeyringAuth's own.
     public var browser: DesktopBrowser {
         get { settings.withLock { $0.browser } }
         set { settings.withLock { $0.browser = newValue } }
@@ -99,6 +101,17 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
     ///   task was cancelled; ``AuthErrorCode/operationNotAllowed`` when the provider is not enabled in the project;
     ///   ``AuthErrorCode/invalidProviderID``; ``AuthErrorCode/invalidConfiguration``; ``AuthErrorCode/networkError``.
     public func credential(with uiDelegate: AuthUIDelegate?) async throws -> AuthCredential {
+        try await credential(with: uiDelegate, announcing: { _ in })
+    }
+
+    /// ``credential(with:)`` that announces the provider's sign-in URL first, as
+    /// ``DesktopOAuthFlow/getCredential(announcing:)`` does, so that the app can show it: with ``DesktopBrowser/none``,
+    /// or when no browser opens, the person opens it by hand. KeyringAuth's own.
+    ///
+    /// - Parameters:
+    ///   - uiDelegate: Unused on Linux: pass `nil`.
+    ///   - announcing: Called with the URL before ``browser`` opens it.
+    public func credential(with uiDelegate: AuthUIDelegate?, announcing: @Sendable (URL) -> Void) async throws -> AuthCredential {
         let settings = settings.withLock { $0 }
         var flow = ProviderRedirectFlow(providerID: providerID)
         flow.customParameters = settings.customParameters ?? [:]
@@ -108,14 +121,23 @@ public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
         flow.timeout = settings.timeout
         flow.sessionID = settings.sessionID
         flow.logger = auth.configuration.logger
-        return try await flow.credential(backend: auth.configuration.backend, context: auth.requestContext)
+        return try await flow.credential(backend: auth.configuration.backend, context: auth.requestContext, announcing: announcing)
     }
 
     /// ``credential(with:)`` with a completion handler, called on the ``Auth``'s callback queue, as Firebase's
     /// `getCredentialWith(_:completion:)`.
     public func getCredentialWith(_ uiDelegate: AuthUIDelegate?, completion: (@Sendable (AuthCredential?, Error?) -> Void)? = nil) {
+        getCredentialWith(uiDelegate, announcing: { _ in }, completion: completion)
+    }
+
+    /// ``credential(with:announcing:)`` with a completion handler, called on the ``Auth``'s callback queue.
+    /// KeyringAuth's own.
+    public func getCredentialWith(
+        _ uiDelegate: AuthUIDelegate?, announcing: @escaping @Sendable (URL) -> Void,
+        completion: (@Sendable (AuthCredential?, Error?) -> Void)? = nil
+    ) {
         auth.complete({ credential, error in completion?(credential, error) }) { () async throws in
-            try await self.credential(with: uiDelegate)
+            try await self.credential(with: uiDelegate, announcing: announcing)
         }
     }
 

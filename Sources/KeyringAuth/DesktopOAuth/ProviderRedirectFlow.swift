@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemSupport
 
 /// An identity provider's sign-in begun by Firebase under the project's own registration with the provider
 /// (`accounts:createAuthUri` with `providerId`), finished in the user's browser with a loopback redirect: what
@@ -10,7 +11,7 @@ import Logging
 ///    takes with any port);
 /// 2. asks Firebase for the provider's authorization URL with that `continueUri`, the custom parameters and scopes, and
 ///    the app's session or a fresh one (32 random bytes), never in a URL;
-/// 3. opens the URL; the redirect must carry the `state` Firebase put in it (any other request gets a 400 page and the
+/// 3. announces the URL and opens it; the redirect must carry the `state` Firebase put in it (any other request gets a 400 page and the
 ///    wait goes on);
 /// 4. gives the URL the browser came back to and the session as the credential, for `accounts:signInWithIdp`.
 package struct ProviderRedirectFlow: Sendable {
@@ -28,9 +29,6 @@ package struct ProviderRedirectFlow: Sendable {
         self.providerID = providerID
     }
 
-    /// The parameters Firebase sets itself (Identity Platform's `customParameter` reference): refused before any request.
-    static let reservedParameters: Set<String> = ["client_id", "response_type", "scope", "redirect_uri", "state"]
-
     /// Runs the flow through `backend`, whose `accounts:createAuthUri` begins it.
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidProviderID``; ``AuthErrorCode/invalidConfiguration`` for a
@@ -38,9 +36,12 @@ package struct ProviderRedirectFlow: Sendable {
     ///   enabled); ``AuthErrorCode/webContextCancelled`` when the person declined, the time passed or the task was
     ///   cancelled; ``AuthErrorCode/webSignInUserInteractionFailure`` for another error of the provider;
     ///   ``AuthErrorCode/webContextAlreadyPresented`` when ``port`` is in use.
-    package func credential(backend: any AuthBackend, context: AuthRequestContext) async throws(AuthError) -> OAuthCredential {
+    /// - Parameter announcing: Called with the authorization URL before ``browser`` opens it.
+    package func credential(
+        backend: any AuthBackend, context: AuthRequestContext, announcing: @Sendable (URL) -> Void = { _ in }
+    ) async throws(AuthError) -> OAuthCredential {
         try OAuthCredential.checkProviderID(providerID)
-        if let reserved = customParameters.keys.sorted().first(where: { Self.reservedParameters.contains($0.lowercased()) }) {
+        if let reserved = customParameters.keys.sorted().first(where: { OAuthParameters.reserved.contains($0.lowercased()) }) {
             throw AuthError(
                 .invalidConfiguration,
                 "The custom parameter \(String(reflecting: DesktopOAuthFlow.printable(reserved, limit: 64))) is set by Firebase "
@@ -61,6 +62,7 @@ package struct ProviderRedirectFlow: Sendable {
             context: context)
         let (url, state) = try Self.authorization(start.authorizationURL, of: providerID)
         logger.debug("waiting for the \(providerID) redirect", metadata: ["redirect": "\(listener.redirectURI)"])
+        announcing(url)
         if let failure = await browser.open(url) {
             logger.notice("the browser was not opened: \(failure); the URL must be opened by hand")
         }

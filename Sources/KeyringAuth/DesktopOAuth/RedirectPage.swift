@@ -1,4 +1,5 @@
 import Foundation
+import SystemSupport
 
 /// The small pages the browser is left on.
 enum RedirectPage {
@@ -18,8 +19,5 @@ enum RedirectPage {
 
     static func refused(_ reason: String) -> String { page(title: "Not answered", text: escape(reason)) }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { HTML.escaped(text) }
 }

@@ -16,10 +16,12 @@ import SystemSupport
 ///
 /// libsecret derives the file's key from the portal's secret on every process start, with as many PBKDF2 iterations as
 /// the file records. Where the file does not exist yet, the store makes it, empty, recording 1,000 iterations instead of
-/// the 100,000 libsecret would (about 17 ms of every launch): the portal's secret is 64 random bytes, not a password,
-/// and as hard to guess either way. A file libsecret made keeps its count. A file libsecret cannot open (cut short, or
-/// with a salt libsecret 0.20 aborts on) is reported as ``KeychainError/corruptKeyringFile(path:reason:)`` and left as
-/// it is.
+/// the 100,000 libsecret would (about 17 ms of every launch). That relies on the portal's secret being 64 random bytes,
+/// not a password (as gnome-keyring's and KWallet's portals make it), as hard to guess either way: the store asks the
+/// portal for it once more and measures it first, and leaves a secret of another length's file to libsecret. A file
+/// libsecret made keeps its count. A file libsecret 0.20 aborts on (a salt whose recorded size is not its own, as a
+/// file cut short reads) is reported as ``KeychainError/corruptKeyringFile(path:reason:)`` and left as it is; any other
+/// file (another format version too) is left to libsecret, which reports what it cannot read.
 ///
 /// It holds the **private scope** only: a key with an access group is refused with
 /// ``KeychainError/invalidKey(_:reason:)`` (a group is shared through the broker: ``BrokerKeychainStore``).
@@ -153,8 +155,9 @@ public final class SecretPortalStore: KeychainStore {
             // Asked when the store was chosen, just before; libsecret asks the portal again as it chooses.
             break
         }
-        // Before libsecret reads the file: a missing one is made with few iterations, a damaged one refused.
-        try PortalKeyringFile.prepare(logger: configuration.logger)
+        // Before libsecret reads the file: a missing one is made with few iterations (the portal's secret being 64 bytes),
+        // one libsecret would abort on refused.
+        try PortalKeyringFile.prepare(limit: configuration.timeout, logger: configuration.logger)
         switch PasswordAPI.backendIsFileKeyring(limit: configuration.timeout) {
         case .success(true):
             readiness = .ready

@@ -13,12 +13,15 @@ import Glibc
 /// of iterations the file records; a file it makes itself records 100,000 (libsecret's `secret-file-collection.c`),
 /// about 17 ms of every launch. Stretching guards a secret a person chose. The portal's secret is 64 random bytes
 /// (gnome-keyring's `gkd-secret-portal.c`, KWallet's `kwalletportalsecrets.cpp`), as hard to guess at one iteration
-/// as at 100,000. So when the file does not exist yet, the store makes it, empty, recording ``iterationCount``;
+/// as at 100,000. So when the file does not exist yet, the store asks the portal for the secret once more, and when it
+/// is 64 bytes long (``PortalSecret/expectedLength``) makes the file, empty, recording ``iterationCount``; a secret of
+/// another length is not the one this relies on, and the file is left to libsecret, which makes it with its 100,000.
 /// libsecret keeps a file's count and salt whenever it writes the file again.
 ///
 /// A file that exists is never replaced, but it is read first: libsecret 0.20 aborts the process (a `g_assert`) on a
-/// file whose recorded salt size is not its salt's, which is reported here as
-/// ``KeychainError/corruptKeyringFile(path:reason:)`` instead.
+/// file whose recorded salt size is not its salt's, as a file cut short reads; that is reported here as
+/// ``KeychainError/corruptKeyringFile(path:reason:)`` instead. Anything else (not a keyring file, another format
+/// version) libsecret reports itself, and the file is left to it.
 package enum PortalKeyringFile {
     /// The iterations of PBKDF2-SHA256 a file made here records: 0.2 ms of a launch.
     package static let iterationCount: UInt32 = 1_000
@@ -37,14 +40,46 @@ package enum PortalKeyringFile {
         return String(cString: g_get_user_data_dir()) + "/keyrings/default.keyring"
     }
 
-    /// Makes the file if it does not exist, or checks the one that does. Blocks on the file system.
-    static func prepare(logger: Logger) throws(KeychainError) {
-        let path = self.path
+    /// What ``prepare(at:secretLength:logger:)`` did.
+    enum Preparation: Equatable {
+        /// The file was missing and is made, with ``iterationCount``.
+        case made
+        /// A file is there (or appeared meanwhile) and libsecret can open it, or reports itself why not.
+        case found
+        /// The file is missing and left for libsecret to make, for this reason.
+        case leftToLibsecret(String)
+    }
+
+    /// Makes the file if it does not exist and the portal's secret is as expected, or checks the one that does, within
+    /// `limit`. Blocks on the file system and the portal.
+    static func prepare(limit: Duration, logger: Logger) throws(KeychainError) {
+        _ = try prepare(at: path, logger: logger) {
+            switch PortalSecret.length(limit: limit) {
+            case .success(let length): return length
+            case .failure(let failure):
+                logger.debug("The portal's secret could not be measured", metadata: ["error": "\(failure.message)"])
+                return nil
+            }
+        }
+    }
+
+    /// ``prepare(limit:logger:)`` for the file at `path`, with the secret's length from `secretLength` (asked only when
+    /// the file is missing; `nil` when it is not known).
+    static func prepare(at path: String, logger: Logger, secretLength: () -> Int?) throws(KeychainError) -> Preparation {
         switch SmallFile.read(path, limit: maximumSize) {
         case .missing:
-            create(at: path, logger: logger)
+            guard let length = secretLength() else {
+                return leftToLibsecret("the portal's secret could not be measured", path: path, logger: logger)
+            }
+            guard length == PortalSecret.expectedLength else {
+                return leftToLibsecret(
+                    "the portal's secret is \(length) bytes, not the \(PortalSecret.expectedLength) random bytes few iterations rely on",
+                    path: path, logger: logger)
+            }
+            return create(at: path, logger: logger)
         case .contents(let contents):
             if let reason = damage(in: contents) { throw .corruptKeyringFile(path: path, reason: reason) }
+            return .found
         case .tooLarge(let size):
             throw .corruptKeyringFile(path: path, reason: "it is \(size) bytes, more than the \(maximumSize) a keyring file is read up to")
         case .notRegular:
@@ -55,42 +90,57 @@ package enum PortalKeyringFile {
             logger.debug("The portal keyring file cannot be read", metadata: [
                 "path": "\(path)", "operation": "\(operation)", "error": "\(String(cString: strerror(code)))",
             ])
+            return .found
         }
     }
 
-    /// The iterations the file at `path` records, or `nil` when it cannot be read as a keyring file.
+    private static func leftToLibsecret(_ reason: String, path: String, logger: Logger) -> Preparation {
+        logger.notice("The portal keyring file is left to libsecret, which makes it with 100,000 iterations", metadata: [
+            "path": "\(path)", "reason": "\(reason)",
+        ])
+        return .leftToLibsecret(reason)
+    }
+
+    /// The iterations the file at `path` records, or `nil` when it cannot be read as a keyring file of version 1.0.
     package static func recordedIterationCount(atPath path: String) -> UInt32? {
-        guard case .contents(let contents) = SmallFile.read(path, limit: maximumSize), damage(in: contents) == nil else { return nil }
+        guard case .contents(let contents) = SmallFile.read(path, limit: maximumSize), contents.starts(with: header),
+            damage(in: contents) == nil
+        else { return nil }
         return withContents(contents) { UInt32(littleEndian: GVariantValues.uint32(at: 2, of: $0)) }
     }
 
     // MARK: Reading
 
-    /// Why libsecret cannot open `contents` as its file keyring, or `nil` when it can.
+    /// Why libsecret 0.20 would abort on `contents`, or `nil` when it would not: the salt's recorded size is not the
+    /// size of the salt as libsecret reads it (`g_assert (n_data == salt_size)` in `secret-file-collection.c`), which a
+    /// file cut short also gives. A file that is not a keyring file, or of another format version, is libsecret's to
+    /// report (it fails with "file header mismatch" or "version mismatch"): `nil`.
     static func damage(in contents: Data) -> String? {
-        let magic = header.count - 2
-        guard contents.count >= header.count, contents.prefix(magic).elementsEqual(header.prefix(magic)) else {
-            return "it does not begin as a libsecret keyring file"
-        }
-        guard contents.dropFirst(magic).prefix(2).elementsEqual(header.suffix(2)) else {
-            return "its format version is not 1.0, the one libsecret reads"
-        }
+        guard contents.starts(with: header) else { return nil }
         return withContents(contents) { variant in
-            // libsecret writes normal form; anything else is cut short or damaged, and libsecret would read it as empty.
-            guard g_variant_is_normal_form(variant) != 0 else { return "it is cut short or damaged" }
             let recorded = UInt32(littleEndian: GVariantValues.uint32(at: 0, of: variant))
             let salt = GVariantValues.bytes(at: 1, of: variant).count
-            return Int(recorded) == salt ? nil : "it records a salt of \(recorded) bytes but holds \(salt)"
+            guard Int(recorded) != salt else { return nil }
+            // libsecret writes normal form; anything else was cut short or damaged after it wrote the file.
+            return isNormalForm(contents)
+                ? "it records a salt of \(recorded) bytes but holds \(salt)"
+                : "it is cut short or damaged (it records a salt of \(recorded) bytes, and \(salt) are read)"
         }
     }
 
-    /// `body` with what follows the header as a `GVariant` (read as untrusted data).
-    private static func withContents<Result>(_ contents: Data, _ body: (OpaquePointer) -> Result) -> Result {
+    /// Whether what follows the header is in GVariant's normal form, checked as untrusted data.
+    private static func isNormalForm(_ contents: Data) -> Bool {
+        withContents(contents, trusted: false) { g_variant_is_normal_form($0) != 0 }
+    }
+
+    /// `body` with what follows the header as a `GVariant`, by default read as libsecret reads it (trusted: a damaged
+    /// file's values are then what libsecret sees; GVariant bounds every read either way).
+    private static func withContents<Result>(_ contents: Data, trusted: Bool = true, _ body: (OpaquePointer) -> Result) -> Result {
         let type = g_variant_type_new(contentsType)
         defer { g_variant_type_free(type) }
         let bytes = contents.dropFirst(header.count).withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(bytes) }
-        let variant = g_variant_ref_sink(g_variant_new_from_bytes(type, bytes, 0))!
+        let variant = g_variant_ref_sink(g_variant_new_from_bytes(type, bytes, trusted ? 1 : 0))!
         defer { g_variant_unref(variant) }
         return body(variant)
     }
@@ -110,27 +160,22 @@ package enum PortalKeyringFile {
         return Data(header + serialized)
     }
 
-    /// Makes an empty keyring file at `path`, never over one that appears meanwhile: written whole beside it, then
-    /// linked to its name. A failure is logged and left to libsecret, which then makes the file itself.
-    private static func create(at path: String, logger: Logger) {
-        func failed(_ step: String) {
-            logger.debug("The portal keyring file was left to libsecret", metadata: [
-                "path": "\(path)", "step": "\(step)", "error": "\(String(cString: strerror(errno)))",
-            ])
-        }
-        guard let slash = path.lastIndex(of: "/") else { return }
+    /// Makes an empty keyring file at `path`, never over one that appears meanwhile: written whole and flushed to disk
+    /// beside it, then linked to its name (``SmallFile/place(_:at:_:)``). A failure is logged and left to libsecret,
+    /// which then makes the file itself.
+    private static func create(at path: String, logger: Logger) -> Preparation {
+        guard let slash = path.lastIndex(of: "/") else { return .leftToLibsecret("its path names no folder") }
         let folder = String(path[..<slash])
-        guard folder.isEmpty || g_mkdir_with_parents(folder, 0o700) == 0 else { return failed("making its folder") }
-        var template = Array("\(folder)/.default.keyring.XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { g_mkstemp_full($0.baseAddress!, O_RDWR | O_CLOEXEC, 0o600) }
-        guard descriptor >= 0 else { return failed("making a file beside it") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        defer { unlink(temporary) }
+        guard folder.isEmpty || g_mkdir_with_parents(folder, 0o700) == 0 else {
+            return leftToLibsecret("its folder could not be made: \(String(cString: strerror(errno)))", path: path, logger: logger)
+        }
         var salt = [UInt8](repeating: 0, count: saltSize)
         var generator = SystemRandomNumberGenerator()
         for index in salt.indices { salt[index] = generator.next() }
-        let written = SmallFile.writeAll(emptyKeyring(salt: salt, modified: Date()), to: descriptor)
-        guard close(descriptor) == 0, written else { return failed("writing it") }
-        guard link(temporary, path) == 0 || errno == EEXIST else { return failed("naming it") }
+        do throws(SmallFile.Failure) {
+            return try SmallFile.place(emptyKeyring(salt: salt, modified: Date()), at: path, .ifMissing) ? .made : .found
+        } catch {
+            return leftToLibsecret("it could not be written: \(error)", path: path, logger: logger)
+        }
     }
 }
