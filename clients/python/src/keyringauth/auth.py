@@ -14,6 +14,7 @@ from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
 from ._language import device_language
+from ._log import name_of, run_logged
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
 from .credentials import AuthCredential, EmailAuthProvider
@@ -39,8 +40,13 @@ class GitHubDeviceAuthorization:
     _handle: str = field(repr=False, default="")
 
 
-def _bound(callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
-    return lambda: callback(user)
+def _told(kind: str, callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
+    """The call that tells ``callback``, a listener of ``kind`` (``on_auth_state_changed``, …), of ``user``: one that
+    raises is logged, naming the listener, and the Auth's other listeners and ``current_user`` go on."""
+    def tell() -> None:
+        run_logged(callback, user, what=f"The {kind} listener {name_of(callback)}",
+                   then="this Auth's other listeners, and current_user, go on following the group's changes.")
+    return tell
 
 
 def _uid(user: User | None) -> object:
@@ -59,7 +65,9 @@ class _Listener:
     """A listener and what of the user it is told of (``key``: the uid, the uid and ID token, every field), with the
     key it was last told: each change reaches it once, whether it came before or after it was added."""
 
-    def __init__(self, callback: Callable[[User | None], None], key: Callable[[User | None], object], user: User | None) -> None:
+    def __init__(self, kind: str, callback: Callable[[User | None], None], key: Callable[[User | None], object],
+                 user: User | None) -> None:
+        self.kind = kind
         self.callback = callback
         self.key = key
         self.told = key(user)
@@ -342,20 +350,24 @@ class Auth:
     # Listeners.
     def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
-        group, by any app of the group. Answers a function that stops it."""
-        return self._listen(self._state_listeners, callback, _uid)
+        group, by any app of the group. Answers a function that stops it.
+
+        A listener that raises is logged (the ``keyringauth`` logger, naming the listener, with its traceback), as the
+        JavaScript SDK logs an observer's error; the Auth's other listeners and ``current_user`` go on, and so does
+        this one, at the next change. The same holds for ``on_id_token_changed`` and ``on_user_changed``."""
+        return self._listen(self._state_listeners, "on_auth_state_changed", callback, _uid)
 
     def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever its ID token is another, as the JavaScript SDK's: a
         sign-in or sign-out by any app of the group, and each refresh of the token, whoever made it (the broker ahead of
         expiry, ``get_id_token(force_refresh=True)``, another app of the group). What keeps a backend's copy of the
         token fresh: ``user.get_id_token()`` in the callback. Answers a function that stops it."""
-        return self._listen(self._token_listeners, callback, _uid_and_token)
+        return self._listen(self._token_listeners, "on_id_token_changed", callback, _uid_and_token)
 
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
-        return self._listen(self._user_listeners, callback, _fields)
+        return self._listen(self._user_listeners, "on_user_changed", callback, _fields)
 
     def before_auth_state_changed(self, callback: Callable[[User | None], None],
                                   on_abort: Callable[[], None] | None = None) -> Callable[[], None]:
@@ -397,9 +409,9 @@ class Auth:
                 if on_abort is not None:
                     ran.append(on_abort)
         except Exception as error:
-            for on_abort in reversed(ran):
-                with contextlib.suppress(Exception):  # as the JavaScript SDK: an on_abort's error is ignored, the next runs
-                    on_abort()
+            for on_abort in reversed(ran):  # as the JavaScript SDK: one that raises does not stop the next (and is logged)
+                run_logged(on_abort, what=f"The before_auth_state_changed on_abort {name_of(on_abort)}",
+                           then="the other on_abort functions still run, and the change is refused (auth/login-blocked).")
             raise errors.AuthError("auth/login-blocked", "ERROR_LOGIN_BLOCKED", (
                 f"A before_auth_state_changed callback raised {type(error).__name__}: {error}; the change was not made (nothing "
                 "was stored, and the group's apps saw nothing).")) from error
@@ -424,13 +436,13 @@ class Auth:
                 self._user = user
         return stored
 
-    def _listen(self, listeners: list[_Listener], callback: Callable[[User | None], None],
+    def _listen(self, listeners: list[_Listener], kind: str, callback: Callable[[User | None], None],
                 key: Callable[[User | None], object]) -> Callable[[], None]:
         with self._lock:
             user = self._user
-            listener = _Listener(callback, key, user)
+            listener = _Listener(kind, callback, key, user)
             listeners.append(listener)
-        self._dispatch(_bound(callback, user))
+        self._dispatch(_told(kind, callback, user))
 
         def stop() -> None:
             with self._lock:
@@ -439,22 +451,33 @@ class Auth:
         return stop
 
     def _watch(self) -> None:
-        """Takes each UserChanged of this app and group, and tells the listeners."""
+        """Takes each UserChanged of this app and group, and tells the listeners, until the Auth is closed. Nothing of
+        one signal ends it: a listener that raises is logged (``_told``), and so is anything else that fails."""
         while not self._closed.is_set():
             arguments = self._broker.next_signal(timeout=None)
             if arguments is None:
                 continue
-            app, group, values = arguments
-            ours = self._binding.app
-            if group != self._binding.group or any(app.get(key) != (ours[key][1] if key in ours else None)
-                                                   for key in ("appID", "appName", "tenantID", "emulatorHost")):
-                continue
-            with self._lock:
-                user = self._answered(values)
-                told = [listener.callback for listener in self._state_listeners + self._token_listeners + self._user_listeners
-                        if listener.changed(user)]
-            for callback in told:
-                self._dispatch(_bound(callback, user))
+            run_logged(self._take, arguments, what="Taking a UserChanged signal of the broker",
+                       then="this Auth goes on following the group's changes.")
+
+    def _take(self, arguments: list[Any]) -> None:
+        """Takes one UserChanged: ``current_user`` and each listener it is news to, through the dispatch."""
+        app, group, values = arguments
+        ours = self._binding.app
+        if group != self._binding.group or any(app.get(key) != (ours[key][1] if key in ours else None)
+                                               for key in ("appID", "appName", "tenantID", "emulatorHost")):
+            return
+        with self._lock:
+            user = self._answered(values)
+            told = [_told(listener.kind, listener.callback, user)
+                    for listener in self._state_listeners + self._token_listeners + self._user_listeners if listener.changed(user)]
+        for tell in told:
+            self._hand(tell)
+
+    def _hand(self, tell: Callable[[], None]) -> None:
+        """Hands a listener's call to the dispatch; a dispatch that raises is logged, and the next call is handed on."""
+        run_logged(self._dispatch, tell, what=f"This Auth's dispatch {name_of(self._dispatch)}, handed a listener's call,",
+                   then="that listener missed this change; the others, and current_user, go on.")
 
     def _use_emulator(self, config: EmulatorConfig) -> None:
         """``connect_auth_emulator``'s part: the emulator for every call from now on, before the first call only."""
