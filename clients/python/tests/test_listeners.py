@@ -11,13 +11,13 @@ import subprocess
 import sys
 import threading
 import types
-from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any, Callable, ClassVar
+from typing import Any, Callable
 
 import pytest
 
 import keyringauth
+from conftest import StandInBroker
 from keyringauth import Auth, AuthError, FirebaseOptions, User, glib_dispatch
 
 
@@ -118,69 +118,7 @@ def test_a_listener_that_raises_is_logged_and_the_others_follow_another_process(
     assert states.get(timeout=30) is auth.current_user and len(failures_of(caplog, "raising_listener")) == 7, "stopped: not told"
 
 
-# Offline: the Auth's own watch thread, on a stand-in broker.
-class StandInBroker:
-    """Answers the Auth's calls as the broker would, records them, and hands its watch thread the UserChanged
-    signals the test sends."""
-
-    made: ClassVar[list[StandInBroker]] = []
-
-    def __init__(self, bus: str = "SESSION", timeout: float = 25.0) -> None:
-        self.timeout = timeout
-        self.closed = False
-        self.user: dict[str, Any] = {}
-        self.calls: list[tuple[str, dict[str, Any], str, str, tuple[Any, ...]]] = []
-        self.answers: dict[str, list[Any]] = {}
-        self._signals: queue.Queue[list[Any] | None] = queue.Queue()
-        StandInBroker.made.append(self)
-
-    unique_name = ":1.42"
-
-    def call(self, method: str, app: dict[str, Any], group: str, signature: str = "", *arguments: Any,
-             timeout: float | None = None) -> list[Any]:
-        self.calls.append((method, app, group, signature, arguments))
-        if method == "GetUser":
-            return [self.user]
-        if method == "SignOut":
-            self.user = {}
-        return self.answers.get(method, [])
-
-    def send(self, auth: Auth, values: dict[str, Any]) -> None:
-        """A UserChanged of ``auth``'s app and group."""
-        app = {key: value for key, (_, value) in auth._binding.app.items()}
-        self._signals.put([app, auth.access_group or "", values])
-
-    def send_raw(self, arguments: list[Any]) -> None:
-        self._signals.put(arguments)
-
-    def next_signal(self, timeout: float | None) -> list[Any] | None:
-        return self._signals.get(timeout=timeout)
-
-    def wake(self) -> None:
-        self._signals.put(None)
-
-    def close(self) -> None:
-        self.closed = True
-
-
-@pytest.fixture
-def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., tuple[Auth, StandInBroker]]]:
-    """Makes Auths on stand-in brokers, closed at the test's end."""
-    monkeypatch.setattr(keyringauth.auth, "Broker", StandInBroker)
-    monkeypatch.delenv("FIREBASE_AUTH_EMULATOR_HOST", raising=False)
-    made: list[Auth] = []
-
-    def make(**keywords: Any) -> tuple[Auth, StandInBroker]:
-        StandInBroker.made.clear()
-        auth = Auth(FirebaseOptions(api_key="AIza-offline", app_id="1:42:linux:offline", project_id="demo-offline"),
-                    access_group="TEAMID.com.example.offline", **keywords)
-        made.append(auth)
-        return auth, StandInBroker.made[-1]
-    yield make
-    for auth in made:
-        auth.close()
-
-
+# Offline: the Auth's own watch thread, on a stand-in broker (conftest's).
 def sign_ins(broker: StandInBroker, auth: Auth) -> list[str]:
     """Three sign-ins and sign-outs, as the group's other apps make them: the broker's signals only."""
     uids = []

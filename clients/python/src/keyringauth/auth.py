@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -17,11 +17,20 @@ from ._language import device_language
 from ._log import name_of, run_logged
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential, EmailAuthProvider
+from .credentials import AuthCredential, EmailAuthProvider, FederatedAuthProvider, OAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
 from .password_policy import PasswordPolicy, PasswordValidationStatus
-from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, answer, credential_dictionary, sign_in
+from .user import (
+    MultiFactorResolver,
+    SecondFactorRequiredError,
+    User,
+    UserCredential,
+    answer,
+    credential_dictionary,
+    federated,
+    sign_in,
+)
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -233,12 +242,50 @@ class Auth:
             return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))
         return self._sign_in(credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
-    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,
-                             client_secret: str | None = None) -> UserCredential:
-        """Signs in in the person's browser with Google (``google.com``) or an OpenID Connect provider (its ``oidc.``
-        ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
-        (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
-        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
+    def sign_in_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
+        """Signs in with the Firebase project's own provider, as the JavaScript SDK's ``signInWithPopup``, the person's
+        own browser standing for the popup: ``OAuthProvider("microsoft.com")`` (or ``yahoo.com``, ``apple.com``, an
+        ``oidc.`` or ``saml.`` provider, ``GoogleAuthProvider()``, …) with its ``add_scope`` scopes and
+        ``set_custom_parameters`` parameters, as Firebase has the provider set up in the project (Firebase begins the
+        sign-in; the provider's registration needs ``http://localhost`` among its redirect URIs). Waits up to five
+        minutes for the person; the broker runs it, so a sandboxed app needs no more than the broker.
+
+        Raises AuthError: ``auth/argument-error`` for a provider that is not such a provider (a password signs in with
+        ``sign_in_with_email_and_password``), ``auth/web-context-cancelled`` when the person closed the page or five
+        minutes passed, ``auth/operation-not-allowed`` when the provider is not enabled in the project."""
+        federated(provider, "auth.sign_in_with_popup")
+        return self.sign_in_with_browser(provider.provider_id, scopes=provider.get_scopes(),
+                                         custom_parameters=provider.get_custom_parameters())
+
+    def sign_in_with_browser(self, provider_id: str, client_id: str | None = None, issuer: str | None = None,
+                             client_secret: str | None = None, *, scopes: Sequence[str] | None = None,
+                             custom_parameters: Mapping[str, str] | None = None) -> UserCredential:
+        """Signs in in the person's browser; waits up to five minutes for them. KeyringAuth's own (Firebase's
+        JavaScript SDK signs in with a popup or a redirect instead; ``sign_in_with_popup`` is its shape of it).
+
+        Without ``client_id``, with the Firebase project's own provider ``provider_id`` (``microsoft.com``,
+        ``yahoo.com``, …), begun by Firebase, with more ``scopes`` and the provider's ``custom_parameters`` if given,
+        as ``sign_in_with_popup``. With ``client_id``, the app's own desktop OAuth client: Google (``google.com``),
+        GitHub's web flow (``github.com``, with ``client_secret``) or an OpenID Connect provider (its ``oidc.`` ID and
+        ``issuer``, and ``client_secret`` where the client has one). Raises AuthError (``auth/argument-error``) for an
+        ``issuer`` or ``client_secret`` without ``client_id``, or ``scopes`` or ``custom_parameters`` with one."""
+        if not client_id and (issuer or client_secret):
+            raise errors.invalid_argument(
+                "issuer and client_secret go with client_id, the app's own OAuth client; without one, Firebase begins the "
+                f"sign-in with the project's own provider: auth.sign_in_with_browser({provider_id!r}) alone.")
+        if client_id and (scopes or custom_parameters):
+            raise errors.invalid_argument(
+                "scopes and custom_parameters go with the Firebase project's own provider, without client_id "
+                f"(auth.sign_in_with_popup(OAuthProvider({provider_id!r}).add_scope(…))); the app's own OAuth client asks for "
+                "its own scopes.")
+        checked = OAuthProvider(provider_id)
+        for scope in scopes or []:
+            checked.add_scope(scope)
+        checked.set_custom_parameters(custom_parameters or {})
+        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret,
+                            "scope": " ".join(checked.get_scopes()) or None})
+        if checked.get_custom_parameters():
+            provider["customParameters"] = ("a{ss}", checked.get_custom_parameters())
         return self._sign_in(provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
     def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:
@@ -556,6 +603,12 @@ def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None 
     if not config.disable_warnings:
         warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
                       "production credentials.", stacklevel=2)
+
+
+def sign_in_with_popup(auth: Auth, provider: FederatedAuthProvider) -> UserCredential:
+    """``auth.sign_in_with_popup(provider)``, as the JavaScript SDK's ``signInWithPopup(auth, provider)``: the person's
+    own browser stands for the popup."""
+    return auth.sign_in_with_popup(provider)
 
 
 def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFactorResolver:
