@@ -93,9 +93,10 @@ struct BrokerFixture {
     }
 
     /// Activates brokers that take `github` as GitHub's host (`--github-host`) from now on, stopping the one running.
-    func serveGitHub(_ github: FakeGitHub) async throws {
+    func serveGitHub(_ github: FakeGitHub, browserPath: String? = nil) async throws {
         try await stopBroker()
-        try await installService(idleTimeout: 120, emulatorHost: address.description, arguments: ["--github-host", github.base.absoluteString])
+        try await installService(
+            idleTimeout: 120, emulatorHost: address.description, path: browserPath, arguments: ["--github-host", github.base.absoluteString])
     }
 
     /// Kills the running broker, if any (SIGKILL: nothing of it runs after), and waits until its name is free.

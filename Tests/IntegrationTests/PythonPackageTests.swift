@@ -7,12 +7,16 @@ extension KeyringTests.Broker {
     /// The Python package (`clients/python`), installed from the checkout with pip into a virtual environment of its own
     /// (`scripts/python-client-env`), passes its pytest suite against this broker and emulator on the harness's keyring:
     /// every method, listeners, second factors, bad input, options files, and the package inside a Flatpak-like sandbox.
+    /// The broker's browser is the stand-in one (an `xdg-open` on its activation `PATH`), which completes the emulator's
+    /// provider page as the address `KEYRING_AUTH_TEST_BROWSER_EMAIL` names: `sign_in_with_popup`'s person.
     @Test func thePythonPackagePassesItsTests() async throws {
         let broker = try await BrokerFixture.start()
         // GitHub's device flow through the broker, against a fake GitHub the broker is told of.
         let github = try FakeGitHub(user: ["sub": "octo-python", "email": "octo-python@example.com"], answers: [.pending, .token])
         defer { github.stop() }
-        try await broker.serveGitHub(github)
+        let browserEmail = "popup-python@contoso.example"
+        let (browserPath, _) = try FakeBrowser.make(email: browserEmail)
+        try await broker.serveGitHub(github, browserPath: browserPath)
         let environmentScript = broker.packageRoot.appendingPathComponent("scripts/python-client-env").path
         let made = try await Subprocess.run(environmentScript, [], limit: .seconds(600))
         try made.requireSuccess("scripts/python-client-env")
@@ -21,6 +25,7 @@ extension KeyringTests.Broker {
         environment["FIREBASE_AUTH_EMULATOR_HOST"] = broker.address.description
         environment["KEYRING_AUTH_RUN_AS_FLATPAK"] = broker.harness.scripts.appendingPathComponent("run-as-flatpak").path
         environment["KEYRING_AUTH_TEST_GITHUB"] = github.base.absoluteString
+        environment["KEYRING_AUTH_TEST_BROWSER_EMAIL"] = browserEmail
         let tests = broker.packageRoot.appendingPathComponent("clients/python/tests").path
         let result = try await Subprocess.run(
             python, ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], environment: environment, limit: .seconds(600))

@@ -11,12 +11,14 @@ import hashlib
 import hmac
 import json
 import os
+import queue
 import struct
 import subprocess
 import time
 import urllib.request
 import uuid
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Callable, ClassVar
 
 import pytest
 
@@ -98,3 +100,66 @@ def run_sandboxed(script: str, tmp_path: Any, arguments: list[str], network: boo
            "--env", "FIREBASE_AUTH_EMULATOR_HOST=" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"],
            "com.example.Notes", "/usr/bin/python3", str(path)] + arguments,
         capture_output=True, text=True, timeout=120, check=False)
+
+
+class StandInBroker:
+    """Answers the Auth's calls as the broker would, records them, and hands its watch thread the UserChanged
+    signals the test sends."""
+
+    made: ClassVar[list[StandInBroker]] = []
+
+    def __init__(self, bus: str = "SESSION", timeout: float = 25.0) -> None:
+        self.timeout = timeout
+        self.closed = False
+        self.user: dict[str, Any] = {}
+        self.calls: list[tuple[str, dict[str, Any], str, str, tuple[Any, ...]]] = []
+        self.answers: dict[str, list[Any]] = {}
+        self._signals: queue.Queue[list[Any] | None] = queue.Queue()
+        StandInBroker.made.append(self)
+
+    unique_name = ":1.42"
+
+    def call(self, method: str, app: dict[str, Any], group: str, signature: str = "", *arguments: Any,
+             timeout: float | None = None) -> list[Any]:
+        self.calls.append((method, app, group, signature, arguments))
+        if method == "GetUser":
+            return [self.user]
+        if method == "SignOut":
+            self.user = {}
+        return self.answers.get(method, [])
+
+    def send(self, auth: Auth, values: dict[str, Any]) -> None:
+        """A UserChanged of ``auth``'s app and group."""
+        app = {key: value for key, (_, value) in auth._binding.app.items()}
+        self._signals.put([app, auth.access_group or "", values])
+
+    def send_raw(self, arguments: list[Any]) -> None:
+        self._signals.put(arguments)
+
+    def next_signal(self, timeout: float | None) -> list[Any] | None:
+        return self._signals.get(timeout=timeout)
+
+    def wake(self) -> None:
+        self._signals.put(None)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def stand_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., tuple[Auth, StandInBroker]]]:
+    """Makes Auths on stand-in brokers, closed at the test's end: for offline tests of what an Auth sends and of its
+    watch thread."""
+    monkeypatch.setattr(keyringauth.auth, "Broker", StandInBroker)
+    monkeypatch.delenv("FIREBASE_AUTH_EMULATOR_HOST", raising=False)
+    made: list[Auth] = []
+
+    def make(**keywords: Any) -> tuple[Auth, StandInBroker]:
+        StandInBroker.made.clear()
+        auth = Auth(FirebaseOptions(api_key="AIza-offline", app_id="1:42:linux:offline", project_id="demo-offline"),
+                    access_group="TEAMID.com.example.offline", **keywords)
+        made.append(auth)
+        return auth, StandInBroker.made[-1]
+    yield make
+    for auth in made:
+        auth.close()

@@ -15,9 +15,9 @@ SOURCE = os.path.dirname(os.path.abspath(keyringauth.__file__))
 
 #: The layers, lowest first: a module imports only modules of the layers before its own.
 LAYERS = [
-    {"_variants", "_messages", "_language", "credentials", "error_codes", "glib"},  # nothing of the package
-    {"errors"},
-    {"_broker", "action_code", "emulator", "options", "password_policy"},  # the transport; settings, options, the policy
+    {"_variants", "_messages", "_language", "_log", "error_codes"},  # nothing of the package
+    {"errors", "glib"},
+    {"_broker", "action_code", "credentials", "emulator", "options", "password_policy"},  # the transport; providers, settings, options, the policy
     {"_binding"},  # an app and group on a connection
     {"multifactor"},  # second factors
     {"user"},  # the user, its credentials and the resolver of a second factor

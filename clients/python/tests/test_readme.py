@@ -19,6 +19,7 @@ ARTICLE = os.path.join(PACKAGE, "..", "..", "Sources", "KeyringAuth", "KeyringAu
 
 #: What tells each of the README's Python blocks apart, and so the test that runs it.
 FIRST_APP, OPTIONS, LIFETIME, EMULATOR = "sign_in_with_email_and_password(", 'from_file("google-services.json", app_id=', "stop()", "connect_auth_emulator("
+POPUP = "sign_in_with_popup("
 
 
 def python_blocks(path: str) -> list[str]:
@@ -49,7 +50,7 @@ def google_services(directory: Any, apps: list[FirebaseOptions]) -> None:
 @pytest.mark.offline
 def test_every_python_block_is_run_by_a_test() -> None:
     for block in python_blocks(README):
-        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR)) == 1, block
+        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR, POPUP)) == 1, block
 
 
 @pytest.mark.offline
@@ -118,3 +119,17 @@ def test_the_emulator_example_runs(capsys: Any) -> None:
     run(block.replace("http://127.0.0.1:9099", "http://" + os.environ["FIREBASE_AUTH_EMULATOR_HOST"]))
     printed = capsys.readouterr().out
     assert printed.startswith("signed in as ") and len(printed.strip()) > len("signed in as "), printed
+
+
+def test_the_popup_example_signs_in_in_the_persons_browser(options: FirebaseOptions, tmp_path: Any, monkeypatch: Any, capsys: Any) -> None:
+    """As written, the broker's browser being the test's stand-in, which signs in at the emulator's provider page."""
+    email = os.environ.get("KEYRING_AUTH_TEST_BROWSER_EMAIL")
+    if not email:
+        pytest.skip("the broker's stand-in browser is PythonPackageTests' (KEYRING_AUTH_TEST_BROWSER_EMAIL unset)")
+    google_services(tmp_path, [options])
+    monkeypatch.chdir(tmp_path)
+    run(example(POPUP))
+    assert capsys.readouterr().out == f"signed in as {email} with microsoft.com\n"
+    with Auth(options, access_group="TEAMID.com.example.shared") as shared:
+        assert shared.current_user is not None and shared.current_user.email == email
+        shared.sign_out()

@@ -8,11 +8,19 @@ from .action_code import (
     ActionCodeURL,
     parse_action_code_url,
 )
-from .auth import Auth, GitHubDeviceAuthorization, connect_auth_emulator, get_multi_factor_resolver, validate_password
+from .auth import (
+    Auth,
+    GitHubDeviceAuthorization,
+    connect_auth_emulator,
+    get_multi_factor_resolver,
+    sign_in_with_popup,
+    validate_password,
+)
 from .credentials import (
     AuthCredential,
     EmailAuthProvider,
     FacebookAuthProvider,
+    FederatedAuthProvider,
     GithubAuthProvider,
     GoogleAuthProvider,
     OAuthProvider,
@@ -30,6 +38,7 @@ from .errors import (
     InvalidCredentialError,
     KeyringUnavailableError,
     NoCurrentUserError,
+    OperationNotSupportedError,
     UserNotFoundError,
     WrongPasswordError,
 )
@@ -56,16 +65,19 @@ from .user import (
     UserInfo,
     UserMetadata,
     get_additional_user_info,
+    link_with_popup,
+    reauthenticate_with_popup,
 )
 
 __all__ = [
     "AccessDeniedError", "ActionCodeInfo", "ActionCodeInfoData", "ActionCodeOperation", "ActionCodeSettings", "ActionCodeURL",
     "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError",
-    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FirebaseOptions",
+    "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FederatedAuthProvider", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
-    "NoCurrentUserError", "OAuthProvider", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
+    "NoCurrentUserError", "OAuthProvider", "OperationNotSupportedError", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
     "PasswordValidationStatus", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
     "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
-    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "parse_action_code_url", "validate_password",
+    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_popup",
+    "parse_action_code_url", "reauthenticate_with_popup", "sign_in_with_popup", "validate_password",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -14,13 +14,23 @@ from . import emulator, errors
 from ._binding import Binding
 from ._broker import Broker
 from ._language import device_language
+from ._log import name_of, run_logged
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential, EmailAuthProvider
+from .credentials import AuthCredential, EmailAuthProvider, FederatedAuthProvider, OAuthProvider
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
 from .password_policy import PasswordPolicy, PasswordValidationStatus
-from .user import MultiFactorResolver, SecondFactorRequiredError, User, UserCredential, answer, credential_dictionary, sign_in
+from .user import (
+    MultiFactorResolver,
+    SecondFactorRequiredError,
+    User,
+    UserCredential,
+    answer,
+    credential_dictionary,
+    federated,
+    sign_in,
+)
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -39,8 +49,13 @@ class GitHubDeviceAuthorization:
     _handle: str = field(repr=False, default="")
 
 
-def _bound(callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
-    return lambda: callback(user)
+def _told(kind: str, callback: Callable[[User | None], None], user: User | None) -> Callable[[], None]:
+    """The call that tells ``callback``, a listener of ``kind`` (``on_auth_state_changed``, …), of ``user``: one that
+    raises is logged, naming the listener, and the Auth's other listeners and ``current_user`` go on."""
+    def tell() -> None:
+        run_logged(callback, user, what=f"The {kind} listener {name_of(callback)}",
+                   then="this Auth's other listeners, and current_user, go on following the group's changes.")
+    return tell
 
 
 def _uid(user: User | None) -> object:
@@ -59,7 +74,9 @@ class _Listener:
     """A listener and what of the user it is told of (``key``: the uid, the uid and ID token, every field), with the
     key it was last told: each change reaches it once, whether it came before or after it was added."""
 
-    def __init__(self, callback: Callable[[User | None], None], key: Callable[[User | None], object], user: User | None) -> None:
+    def __init__(self, kind: str, callback: Callable[[User | None], None], key: Callable[[User | None], object],
+                 user: User | None) -> None:
+        self.kind = kind
         self.callback = callback
         self.key = key
         self.told = key(user)
@@ -225,12 +242,50 @@ class Auth:
             return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))
         return self._sign_in(credential.provider_id, "SignInWithCredential", "a{sv}", credential_dictionary(credential))
 
-    def sign_in_with_browser(self, provider_id: str, client_id: str, issuer: str | None = None,
-                             client_secret: str | None = None) -> UserCredential:
-        """Signs in in the person's browser with Google (``google.com``) or an OpenID Connect provider (its ``oidc.``
-        ID and ``issuer``), with the app's desktop OAuth client; waits up to five minutes for them. KeyringAuth's own
-        (Firebase's JavaScript SDK signs in with a popup or a redirect instead)."""
-        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret})
+    def sign_in_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
+        """Signs in with the Firebase project's own provider, as the JavaScript SDK's ``signInWithPopup``, the person's
+        own browser standing for the popup: ``OAuthProvider("microsoft.com")`` (or ``yahoo.com``, ``apple.com``, an
+        ``oidc.`` or ``saml.`` provider, ``GoogleAuthProvider()``, …) with its ``add_scope`` scopes and
+        ``set_custom_parameters`` parameters, as Firebase has the provider set up in the project (Firebase begins the
+        sign-in; the provider's registration needs ``http://localhost`` among its redirect URIs). Waits up to five
+        minutes for the person; the broker runs it, so a sandboxed app needs no more than the broker.
+
+        Raises AuthError: ``auth/argument-error`` for a provider that is not such a provider (a password signs in with
+        ``sign_in_with_email_and_password``), ``auth/web-context-cancelled`` when the person closed the page or five
+        minutes passed, ``auth/operation-not-allowed`` when the provider is not enabled in the project."""
+        federated(provider, "auth.sign_in_with_popup")
+        return self.sign_in_with_browser(provider.provider_id, scopes=provider.get_scopes(),
+                                         custom_parameters=provider.get_custom_parameters())
+
+    def sign_in_with_browser(self, provider_id: str, client_id: str | None = None, issuer: str | None = None,
+                             client_secret: str | None = None, *, scopes: Sequence[str] | None = None,
+                             custom_parameters: Mapping[str, str] | None = None) -> UserCredential:
+        """Signs in in the person's browser; waits up to five minutes for them. KeyringAuth's own (Firebase's
+        JavaScript SDK signs in with a popup or a redirect instead; ``sign_in_with_popup`` is its shape of it).
+
+        Without ``client_id``, with the Firebase project's own provider ``provider_id`` (``microsoft.com``,
+        ``yahoo.com``, …), begun by Firebase, with more ``scopes`` and the provider's ``custom_parameters`` if given,
+        as ``sign_in_with_popup``. With ``client_id``, the app's own desktop OAuth client: Google (``google.com``),
+        GitHub's web flow (``github.com``, with ``client_secret``) or an OpenID Connect provider (its ``oidc.`` ID and
+        ``issuer``, and ``client_secret`` where the client has one). Raises AuthError (``auth/argument-error``) for an
+        ``issuer`` or ``client_secret`` without ``client_id``, or ``scopes`` or ``custom_parameters`` with one."""
+        if not client_id and (issuer or client_secret):
+            raise errors.invalid_argument(
+                "issuer and client_secret go with client_id, the app's own OAuth client; without one, Firebase begins the "
+                f"sign-in with the project's own provider: auth.sign_in_with_browser({provider_id!r}) alone.")
+        if client_id and (scopes or custom_parameters):
+            raise errors.invalid_argument(
+                "scopes and custom_parameters go with the Firebase project's own provider, without client_id "
+                f"(auth.sign_in_with_popup(OAuthProvider({provider_id!r}).add_scope(…))); the app's own OAuth client asks for "
+                "its own scopes.")
+        checked = OAuthProvider(provider_id)
+        for scope in scopes or []:
+            checked.add_scope(scope)
+        checked.set_custom_parameters(custom_parameters or {})
+        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret,
+                            "scope": " ".join(checked.get_scopes()) or None})
+        if checked.get_custom_parameters():
+            provider["customParameters"] = ("a{ss}", checked.get_custom_parameters())
         return self._sign_in(provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
     def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:
@@ -342,20 +397,24 @@ class Auth:
     # Listeners.
     def on_auth_state_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever another user (or nobody) is signed in to this app and
-        group, by any app of the group. Answers a function that stops it."""
-        return self._listen(self._state_listeners, callback, _uid)
+        group, by any app of the group. Answers a function that stops it.
+
+        A listener that raises is logged (the ``keyringauth`` logger, naming the listener, with its traceback), as the
+        JavaScript SDK logs an observer's error; the Auth's other listeners and ``current_user`` go on, and so does
+        this one, at the next change. The same holds for ``on_id_token_changed`` and ``on_user_changed``."""
+        return self._listen(self._state_listeners, "on_auth_state_changed", callback, _uid)
 
     def on_id_token_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever its ID token is another, as the JavaScript SDK's: a
         sign-in or sign-out by any app of the group, and each refresh of the token, whoever made it (the broker ahead of
         expiry, ``get_id_token(force_refresh=True)``, another app of the group). What keeps a backend's copy of the
         token fresh: ``user.get_id_token()`` in the callback. Answers a function that stops it."""
-        return self._listen(self._token_listeners, callback, _uid_and_token)
+        return self._listen(self._token_listeners, "on_id_token_changed", callback, _uid_and_token)
 
     def on_user_changed(self, callback: Callable[[User | None], None]) -> Callable[[], None]:
         """Calls ``callback`` with the user now, then whenever the user or what it holds (its profile, address,
         providers, factors) changes. KeyringAuth's own, beside Firebase's ``on_auth_state_changed``."""
-        return self._listen(self._user_listeners, callback, _fields)
+        return self._listen(self._user_listeners, "on_user_changed", callback, _fields)
 
     def before_auth_state_changed(self, callback: Callable[[User | None], None],
                                   on_abort: Callable[[], None] | None = None) -> Callable[[], None]:
@@ -397,9 +456,9 @@ class Auth:
                 if on_abort is not None:
                     ran.append(on_abort)
         except Exception as error:
-            for on_abort in reversed(ran):
-                with contextlib.suppress(Exception):  # as the JavaScript SDK: an on_abort's error is ignored, the next runs
-                    on_abort()
+            for on_abort in reversed(ran):  # as the JavaScript SDK: one that raises does not stop the next (and is logged)
+                run_logged(on_abort, what=f"The before_auth_state_changed on_abort {name_of(on_abort)}",
+                           then="the other on_abort functions still run, and the change is refused (auth/login-blocked).")
             raise errors.AuthError("auth/login-blocked", "ERROR_LOGIN_BLOCKED", (
                 f"A before_auth_state_changed callback raised {type(error).__name__}: {error}; the change was not made (nothing "
                 "was stored, and the group's apps saw nothing).")) from error
@@ -424,13 +483,13 @@ class Auth:
                 self._user = user
         return stored
 
-    def _listen(self, listeners: list[_Listener], callback: Callable[[User | None], None],
+    def _listen(self, listeners: list[_Listener], kind: str, callback: Callable[[User | None], None],
                 key: Callable[[User | None], object]) -> Callable[[], None]:
         with self._lock:
             user = self._user
-            listener = _Listener(callback, key, user)
+            listener = _Listener(kind, callback, key, user)
             listeners.append(listener)
-        self._dispatch(_bound(callback, user))
+        self._dispatch(_told(kind, callback, user))
 
         def stop() -> None:
             with self._lock:
@@ -439,22 +498,33 @@ class Auth:
         return stop
 
     def _watch(self) -> None:
-        """Takes each UserChanged of this app and group, and tells the listeners."""
+        """Takes each UserChanged of this app and group, and tells the listeners, until the Auth is closed. Nothing of
+        one signal ends it: a listener that raises is logged (``_told``), and so is anything else that fails."""
         while not self._closed.is_set():
             arguments = self._broker.next_signal(timeout=None)
             if arguments is None:
                 continue
-            app, group, values = arguments
-            ours = self._binding.app
-            if group != self._binding.group or any(app.get(key) != (ours[key][1] if key in ours else None)
-                                                   for key in ("appID", "appName", "tenantID", "emulatorHost")):
-                continue
-            with self._lock:
-                user = self._answered(values)
-                told = [listener.callback for listener in self._state_listeners + self._token_listeners + self._user_listeners
-                        if listener.changed(user)]
-            for callback in told:
-                self._dispatch(_bound(callback, user))
+            run_logged(self._take, arguments, what="Taking a UserChanged signal of the broker",
+                       then="this Auth goes on following the group's changes.")
+
+    def _take(self, arguments: list[Any]) -> None:
+        """Takes one UserChanged: ``current_user`` and each listener it is news to, through the dispatch."""
+        app, group, values = arguments
+        ours = self._binding.app
+        if group != self._binding.group or any(app.get(key) != (ours[key][1] if key in ours else None)
+                                               for key in ("appID", "appName", "tenantID", "emulatorHost")):
+            return
+        with self._lock:
+            user = self._answered(values)
+            told = [_told(listener.kind, listener.callback, user)
+                    for listener in self._state_listeners + self._token_listeners + self._user_listeners if listener.changed(user)]
+        for tell in told:
+            self._hand(tell)
+
+    def _hand(self, tell: Callable[[], None]) -> None:
+        """Hands a listener's call to the dispatch; a dispatch that raises is logged, and the next call is handed on."""
+        run_logged(self._dispatch, tell, what=f"This Auth's dispatch {name_of(self._dispatch)}, handed a listener's call,",
+                   then="that listener missed this change; the others, and current_user, go on.")
 
     def _use_emulator(self, config: EmulatorConfig) -> None:
         """``connect_auth_emulator``'s part: the emulator for every call from now on, before the first call only."""
@@ -533,6 +603,12 @@ def connect_auth_emulator(auth: Auth, url: str, options: EmulatorOptions | None 
     if not config.disable_warnings:
         warnings.warn(f"You are using the Auth emulator ({config.host_and_port}), which is intended for local testing only. Do not use it with "
                       "production credentials.", stacklevel=2)
+
+
+def sign_in_with_popup(auth: Auth, provider: FederatedAuthProvider) -> UserCredential:
+    """``auth.sign_in_with_popup(provider)``, as the JavaScript SDK's ``signInWithPopup(auth, provider)``: the person's
+    own browser stands for the popup."""
+    return auth.sign_in_with_popup(provider)
 
 
 def get_multi_factor_resolver(auth: Auth, error: errors.AuthError) -> MultiFactorResolver:

@@ -12,7 +12,7 @@ from typing import Any
 from . import errors
 from ._binding import Binding
 from .action_code import ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential
+from .credentials import AuthCredential, FederatedAuthProvider
 from .multifactor import MultiFactorInfo, MultiFactorUser, TotpMultiFactorAssertion, seconds
 
 #: ``update_profile``'s "leave this field as it is".
@@ -199,6 +199,32 @@ class User:
         self._refresh(answer(self._binding, "Link", "a{sv}", credential_dictionary(credential)))
         return UserCredential(self, credential.provider_id, "link", _is_new_user=False)
 
+    def link_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
+        """The JavaScript SDK's ``linkWithPopup``, which the installed broker cannot run yet: it runs a provider's
+        sign-in in the person's browser for a sign-in only (``auth.sign_in_with_popup``). Raises
+        OperationNotSupportedError, whose message names the way on: ``link_with_credential`` with the provider's own
+        tokens. AuthError (``auth/argument-error``) for a provider that is not an OAuthProvider or the like."""
+        federated(provider, "user.link_with_popup")
+        raise errors.operation_not_supported(
+            "Linking a provider in the person's browser (user.link_with_popup) needs KeyringAuth's broker to run the provider's "
+            "sign-in for a link, which this broker does not do: it runs one for a sign-in only (auth.sign_in_with_popup). Link the "
+            f"provider's own tokens instead: user.link_with_credential(OAuthProvider({provider.provider_id!r}).credential("
+            "id_token=…, access_token=…)), with tokens the app got from the provider itself.")
+
+    def reauthenticate_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
+        """The JavaScript SDK's ``reauthenticateWithPopup``, which the installed broker cannot run yet: it runs a
+        provider's sign-in in the person's browser for a sign-in only (``auth.sign_in_with_popup``). Raises
+        OperationNotSupportedError, whose message names the ways on. AuthError (``auth/argument-error``) for a provider
+        that is not an OAuthProvider or the like."""
+        federated(provider, "user.reauthenticate_with_popup")
+        raise errors.operation_not_supported(
+            "Signing in again in the person's browser (user.reauthenticate_with_popup) needs KeyringAuth's broker to run the "
+            "provider's sign-in for a reauthentication, which this broker does not do: it runs one for a sign-in only. "
+            "Reauthenticate with a credential instead: user.reauthenticate_with_credential(EmailAuthProvider.credential(email, "
+            f"password)) for a password, or with the provider's own tokens (OAuthProvider({provider.provider_id!r}).credential("
+            "id_token=…, access_token=…)); or sign in afresh with auth.sign_in_with_popup(provider), which Firebase counts as "
+            "a recent sign-in (an account other than this user's, chosen there, becomes the group's user).")
+
     def unlink(self, provider_id: str) -> User:
         self._refresh(answer(self._binding, "Unlink", "s", provider_id))
         return self
@@ -312,6 +338,26 @@ class SecondFactorRequiredError(errors.AuthError):
     def __init__(self, code: str, name: str, message: str, resolver: MultiFactorResolver) -> None:
         super().__init__(code, name, message)
         self.resolver = resolver
+
+
+def federated(provider: object, call: str) -> FederatedAuthProvider:
+    """``provider``, checked to be one the person signs in with in their browser, as the JavaScript SDK's popups check."""
+    if not isinstance(provider, FederatedAuthProvider):
+        raise errors.invalid_argument(
+            f"{call} takes a provider the person signs in with in their browser: OAuthProvider(\"microsoft.com\"), "
+            f"GoogleAuthProvider(), GithubAuthProvider(), …, not {provider!r}. An address and password sign in with "
+            "auth.sign_in_with_email_and_password.")
+    return provider
+
+
+def link_with_popup(user: User, provider: FederatedAuthProvider) -> UserCredential:
+    """``user.link_with_popup(provider)``, as the JavaScript SDK's ``linkWithPopup(user, provider)``."""
+    return user.link_with_popup(provider)
+
+
+def reauthenticate_with_popup(user: User, provider: FederatedAuthProvider) -> UserCredential:
+    """``user.reauthenticate_with_popup(provider)``, as the JavaScript SDK's ``reauthenticateWithPopup(user, provider)``."""
+    return user.reauthenticate_with_popup(provider)
 
 
 def answer(binding: Binding, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> dict[str, Any] | None:
