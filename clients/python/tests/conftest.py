@@ -114,6 +114,8 @@ class StandInBroker:
         self.user: dict[str, Any] = {}
         self.calls: list[tuple[str, dict[str, Any], str, str, tuple[Any, ...]]] = []
         self.answers: dict[str, list[Any]] = {}
+        #: Each method's timeout, as last called.
+        self.timeouts: dict[str, float | None] = {}
         self._signals: queue.Queue[list[Any] | None] = queue.Queue()
         StandInBroker.made.append(self)
 
@@ -122,6 +124,7 @@ class StandInBroker:
     def call(self, method: str, app: dict[str, Any], group: str, signature: str = "", *arguments: Any,
              timeout: float | None = None) -> list[Any]:
         self.calls.append((method, app, group, signature, arguments))
+        self.timeouts[method] = timeout
         if method == "GetUser":
             return [self.user]
         if method == "SignOut":

@@ -38,7 +38,6 @@ from .errors import (
     InvalidCredentialError,
     KeyringUnavailableError,
     NoCurrentUserError,
-    OperationNotSupportedError,
     UserNotFoundError,
     WrongPasswordError,
 )
@@ -75,7 +74,7 @@ __all__ = [
     "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FederatedAuthProvider", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
-    "NoCurrentUserError", "OAuthProvider", "OperationNotSupportedError", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
+    "NoCurrentUserError", "OAuthProvider", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
     "PasswordValidationStatus", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
     "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
     "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_popup",

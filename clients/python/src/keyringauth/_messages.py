@@ -29,6 +29,8 @@ METHODS = {
     "SendEmailVerification": "user.send_email_verification",
     "Reauthenticate": "user.reauthenticate_with_credential",
     "Link": "user.link_with_credential",
+    "LinkWithBrowser": "user.link_with_popup",
+    "ReauthenticateWithBrowser": "user.reauthenticate_with_popup",
     "Unlink": "user.unlink",
     "Delete": "user.delete",
     "SendPasswordReset": "auth.send_password_reset_email",
@@ -103,9 +105,11 @@ WAY_ON = {
     "ERROR_INVALID_API_KEY": "Check FirebaseOptions.api_key: FirebaseOptions.from_file reads it from the app's google-services.json.",
     "INVALID_TENANT_ID": "Check FirebaseOptions.tenant_id.",
     "ERROR_TENANT_ID_MISMATCH": "Make the Auth with FirebaseOptions(tenant_id=…) of the user's tenant.",
-    "ERROR_WEB_CONTEXT_CANCELLED": "Start again with auth.sign_in_with_popup, auth.sign_in_with_browser or auth.start_github_sign_in.",
-    "ERROR_WEB_USER_INTERACTION_FAILURE": ("The person declined; start again with auth.sign_in_with_popup, auth.sign_in_with_browser "
-                                           "or auth.start_github_sign_in when they want to."),
+    "ERROR_WEB_CONTEXT_CANCELLED": ("Start again with the call that was cancelled: auth.sign_in_with_popup, user.link_with_popup, "
+                                    "user.reauthenticate_with_popup, auth.sign_in_with_browser or auth.start_github_sign_in."),
+    "ERROR_WEB_USER_INTERACTION_FAILURE": ("The person declined; start again with auth.sign_in_with_popup, user.link_with_popup, "
+                                           "user.reauthenticate_with_popup, auth.sign_in_with_browser or auth.start_github_sign_in "
+                                           "when they want to."),
     "ERROR_WEB_CONTEXT_ALREADY_PRESENTED": "Wait for the sign-in under way to finish, then call again.",
     "ERROR_INVALID_CLIENT_ID": "Check the client_id passed to auth.sign_in_with_browser or auth.start_github_sign_in.",
     "ERROR_MISSING_CONTINUE_URI": _ACTION_URL,

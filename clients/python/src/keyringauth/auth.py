@@ -282,10 +282,9 @@ class Auth:
         for scope in scopes or []:
             checked.add_scope(scope)
         checked.set_custom_parameters(custom_parameters or {})
-        provider = strings({"providerID": provider_id, "clientID": client_id, "issuer": issuer, "clientSecret": client_secret,
-                            "scope": " ".join(checked.get_scopes()) or None})
-        if checked.get_custom_parameters():
-            provider["customParameters"] = ("a{ss}", checked.get_custom_parameters())
+        # The project's own provider's ID, scopes and parameters; or the ID alone, with the app's own client's fields.
+        provider = checked._browser_dictionary()
+        provider.update(strings({"clientID": client_id, "issuer": issuer, "clientSecret": client_secret}))
         return self._sign_in(provider_id, "SignInWithBrowser", "a{sv}", provider, timeout=330.0)
 
     def start_github_sign_in(self, client_id: str, scopes: list[str] | None = None) -> GitHubDeviceAuthorization:

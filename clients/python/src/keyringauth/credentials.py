@@ -1,7 +1,7 @@
 """Credentials of identity providers, as Firebase's JavaScript SDK makes them (``GoogleAuthProvider.credential``),
 for ``sign_in_with_credential``, ``link_with_credential`` and ``reauthenticate_with_credential``; and the providers
 themselves, as the JavaScript SDK's ``new OAuthProvider("microsoft.com")`` with its scopes and custom parameters, for
-``sign_in_with_popup``."""
+``sign_in_with_popup``, ``link_with_popup`` and ``reauthenticate_with_popup``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from . import errors
+from ._variants import Variant, strings
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; mypy brings typing_extensions, which the package does not need
     from typing_extensions import Self
@@ -55,8 +56,9 @@ def _credential(provider_id: str, **tokens: str | None) -> AuthCredential:
 
 class FederatedAuthProvider:
     """A provider the person signs in with in their browser, run by Firebase with the project's own registration with
-    the provider (``sign_in_with_popup``), as the JavaScript SDK's ``OAuthProvider``, ``GoogleAuthProvider``, …:
-    its ID, more OAuth scopes to ask for (``add_scope``), and the provider's own parameters (``set_custom_parameters``)."""
+    the provider (``sign_in_with_popup``, ``link_with_popup``, ``reauthenticate_with_popup``), as the JavaScript SDK's
+    ``OAuthProvider``, ``GoogleAuthProvider``, …: its ID, more OAuth scopes to ask for (``add_scope``), and the
+    provider's own parameters (``set_custom_parameters``)."""
 
     def __init__(self, provider_id: str) -> None:
         if not isinstance(provider_id, str) or not provider_id:
@@ -92,6 +94,14 @@ class FederatedAuthProvider:
     def get_custom_parameters(self) -> dict[str, str]:
         """The custom parameters set (a copy)."""
         return dict(self._custom_parameters)
+
+    def _browser_dictionary(self) -> dict[str, Variant]:
+        """The broker's ``provider`` argument of its browser calls for the project's own provider: the ID, the scopes
+        (space-separated) and the custom parameters, each where set."""
+        provider = strings({"providerID": self.provider_id, "scope": " ".join(self._scopes) or None})
+        if self._custom_parameters:
+            provider["customParameters"] = ("a{ss}", dict(self._custom_parameters))
+        return provider
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.provider_id!r})"

@@ -72,16 +72,6 @@ class BrokerUnavailableError(AuthError):
     """No session bus, or KeyringAuth's broker is not installed (``auth/broker-unavailable``)."""
 
 
-class OperationNotSupportedError(AuthError):
-    """A call the installed broker cannot run (``auth/operation-not-supported-in-this-environment``, as the JavaScript
-    SDK says where popups cannot open): its message names the call that does instead."""
-
-
-def operation_not_supported(message: str) -> OperationNotSupportedError:
-    return OperationNotSupportedError("auth/operation-not-supported-in-this-environment",
-                                      "ERROR_OPERATION_NOT_SUPPORTED_IN_THIS_ENVIRONMENT", message)
-
-
 _BY_NAME: dict[str, type[AuthError]] = {
     "ERROR_WRONG_PASSWORD": WrongPasswordError,
     "ERROR_USER_NOT_FOUND": UserNotFoundError,
@@ -172,6 +162,6 @@ def timed_out(method: str, seconds: float) -> AuthError:
 
 __all__ = [
     "AccessDeniedError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
-    "KeyringUnavailableError", "NoCurrentUserError", "OperationNotSupportedError", "UserNotFoundError", "WrongPasswordError",
+    "KeyringUnavailableError", "NoCurrentUserError", "UserNotFoundError", "WrongPasswordError",
 ]
 

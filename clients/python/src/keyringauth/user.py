@@ -200,30 +200,23 @@ class User:
         return UserCredential(self, credential.provider_id, "link", _is_new_user=False)
 
     def link_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
-        """The JavaScript SDK's ``linkWithPopup``, which the installed broker cannot run yet: it runs a provider's
-        sign-in in the person's browser for a sign-in only (``auth.sign_in_with_popup``). Raises
-        OperationNotSupportedError, whose message names the way on: ``link_with_credential`` with the provider's own
-        tokens. AuthError (``auth/argument-error``) for a provider that is not an OAuthProvider or the like."""
+        """Links the provider to this user, the person's own browser standing for the popup, as the JavaScript SDK's
+        ``linkWithPopup``: the Firebase project's own provider (``OAuthProvider("microsoft.com")`` with its scopes and
+        custom parameters, ``GoogleAuthProvider()``, …), begun by Firebase and run by the broker; waits up to five
+        minutes for the person. Raises AuthError: ``auth/argument-error`` for a provider that is not such a provider,
+        ``auth/credential-already-in-use`` when the provider's account is another user's, ``auth/web-context-cancelled``
+        when the person closed the page or five minutes passed."""
         federated(provider, "user.link_with_popup")
-        raise errors.operation_not_supported(
-            "Linking a provider in the person's browser (user.link_with_popup) needs KeyringAuth's broker to run the provider's "
-            "sign-in for a link, which this broker does not do: it runs one for a sign-in only (auth.sign_in_with_popup). Link the "
-            f"provider's own tokens instead: user.link_with_credential(OAuthProvider({provider.provider_id!r}).credential("
-            "id_token=…, access_token=…)), with tokens the app got from the provider itself.")
+        self._refresh(answer(self._binding, "LinkWithBrowser", "a{sv}", provider._browser_dictionary(), timeout=330.0))
+        return UserCredential(self, provider.provider_id, "link", _is_new_user=False)
 
     def reauthenticate_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
-        """The JavaScript SDK's ``reauthenticateWithPopup``, which the installed broker cannot run yet: it runs a
-        provider's sign-in in the person's browser for a sign-in only (``auth.sign_in_with_popup``). Raises
-        OperationNotSupportedError, whose message names the ways on. AuthError (``auth/argument-error``) for a provider
-        that is not an OAuthProvider or the like."""
+        """Signs this user in again in the person's browser, as the JavaScript SDK's ``reauthenticateWithPopup``, for a
+        call that needs a recent sign-in; the provider as ``link_with_popup``'s. Raises AuthError as it does, and
+        ``auth/user-mismatch`` when the person signs in to another account there."""
         federated(provider, "user.reauthenticate_with_popup")
-        raise errors.operation_not_supported(
-            "Signing in again in the person's browser (user.reauthenticate_with_popup) needs KeyringAuth's broker to run the "
-            "provider's sign-in for a reauthentication, which this broker does not do: it runs one for a sign-in only. "
-            "Reauthenticate with a credential instead: user.reauthenticate_with_credential(EmailAuthProvider.credential(email, "
-            f"password)) for a password, or with the provider's own tokens (OAuthProvider({provider.provider_id!r}).credential("
-            "id_token=…, access_token=…)); or sign in afresh with auth.sign_in_with_popup(provider), which Firebase counts as "
-            "a recent sign-in (an account other than this user's, chosen there, becomes the group's user).")
+        self._refresh(answer(self._binding, "ReauthenticateWithBrowser", "a{sv}", provider._browser_dictionary(), timeout=330.0))
+        return UserCredential(self, provider.provider_id, "reauthenticate", _is_new_user=False)
 
     def unlink(self, provider_id: str) -> User:
         self._refresh(answer(self._binding, "Unlink", "s", provider_id))
