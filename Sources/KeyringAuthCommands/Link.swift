@@ -102,6 +102,55 @@ struct Link: AsyncParsableCommand {
     }
 }
 
+struct Reauthenticate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign the app's signed-in user in again (an email and password, a provider's tokens, or a provider in the browser), for a change that needs a recent sign-in.",
+        usage: """
+            keyring-auth reauthenticate (--email <email> --password-stdin | --idp <provider> [--id-token-stdin] [--access-token-stdin] | \
+            --provider <id> [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | \
+            (--google | --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] \
+            [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> [--scope <scope>]…) \
+            [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            """,
+        discussion: """
+            Firebase's reauthenticate: the user of the app's current scope (as for link) signs in again with one of its \
+            sign-in methods, which renews its sign-in time in the stored item, for every app of the group (Firebase asks \
+            for a recent sign-in before enrolling a second factor, changing a password or an address, deleting the account). \
+            The options are sign-in's; the browser's page as for link. Another account is userMismatch (exit 5), and nothing \
+            stored changes. Exits 3 when nobody is signed in there.
+            """)
+
+    @OptionGroup(title: "App identity") var app: IdentityOptions
+    @OptionGroup(title: "Identity backend") var backend: BackendOptions
+    @OptionGroup var scope: ScopeOptions
+    @OptionGroup(title: "Store") var storeOptions: StoreOptions
+    @OptionGroup var output: OutputOptions
+    @OptionGroup(title: "Credential") var credential: CredentialOptions
+    @OptionGroup(title: "Sign in again in the browser") var browser: BrowserSignInOptions
+
+    func validate() throws {
+        guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
+            throw ValidationError(
+                "Say how to sign in again (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
+                    + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+        }
+    }
+
+    func run() async throws {
+        let given = try credential.read()
+        let clientSecret = try browser.readSecret()
+        let (auth, user, place) = try currentUserForAccountChange(app: app, backend: backend, scope: scope, storeOptions: storeOptions)
+        defer { withExtendedLifetime(auth) {} }
+        let browser = browser, logger = storeOptions.logger
+        let used = try await reporting { () async throws -> AuthCredential in
+            let again = if let given { given.credential } else { try await browser.credential(secret: clientSecret, auth: auth, logger: logger) }
+            _ = try await user.reauthenticate(with: again)
+            return again
+        }
+        printAccount(user, scope: place, json: output.json, message: "Signed \(user.uid) in again with \(used.provider) in \(place).")
+    }
+}
+
 struct Unlink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unlink a sign-in method (password, google.com, …) from the app's signed-in user.",

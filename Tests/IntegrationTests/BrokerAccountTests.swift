@@ -239,6 +239,29 @@ extension KeyringTests.Broker {
         #expect(await app.finish() == 0)
     }
 
+    /// The Firebase project's own provider linked to the signed-in user and signed in again through the broker's
+    /// `LinkWithBrowser` and `ReauthenticateWithBrowser` (Firebase's `linkWithPopup`, `reauthenticateWithPopup`), the
+    /// stand-in browser completing the emulator's page; with nobody signed in, `NotSignedIn` before any browser opens.
+    @Test func theProjectsOwnProviderLinksAndReauthenticatesThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start()
+        let (browserPath, page) = try FakeBrowser.make(email: "lin@contoso.example")
+        try await broker.stopBroker()
+        try await broker.installService(idleTimeout: 120, emulatorHost: broker.address.description, path: browserPath)
+        let app = try await BrokerDriver(broker, group: "")
+        let provider: [String: Any] = ["providerID": "microsoft.com", "scope": "Mail.Read"]
+        let refused = try await app.call("LinkWithBrowser", "a{sv}", [provider])
+        #expect(refused["error"] as? String == "NotSignedIn", "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: page.path), "no browser opened")
+
+        let anonymous = try await app.dictionary("SignInAnonymously")
+        let linked = try await app.dictionary("LinkWithBrowser", "a{sv}", [provider])
+        #expect(linked["uid"] as? String == anonymous["uid"] as? String, "\(linked)")
+        #expect((linked["providers"] as? String)?.contains("microsoft.com") == true && linked["email"] as? String == "lin@contoso.example", "\(linked)")
+        let again = try await app.dictionary("ReauthenticateWithBrowser", "a{sv}", [provider])
+        #expect(again["uid"] as? String == anonymous["uid"] as? String, "\(again)")
+        #expect(await app.finish() == 0)
+    }
+
     /// The Firebase project's own provider through the broker's `SignInWithBrowser` (`providerID` alone) for a sandboxed
     /// app with the network: the broker begins it with the emulator's `createAuthUri`, the stand-in browser completes the
     /// emulator's page as Grace and comes back to the broker's `localhost` listener; the second sign-in is the same user.

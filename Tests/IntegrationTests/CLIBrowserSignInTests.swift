@@ -118,6 +118,16 @@ extension KeyringTests {
             #expect(linked.standardError.contains("/emulator/auth/idp?") && linked.standardError.contains("tenant=organizations"),
                     "the URL is printed for a person to open: \(linked.standardError)")
 
+            // Signed in again with the provider (reauthenticate), the same user; another account there is refused.
+            let again = try await cli.run(
+                ["reauthenticate", "--provider", "microsoft.com", "--group", group, "--json", "--emulator", address] + a, environment: environment(path: path))
+            #expect(again.status == 0, "\(again.standardError)")
+            #expect(try (JSONSerialization.jsonObject(with: again.standardOutput) as? [String: Any])?["uid"] as? String == uid, "\(again.standardError)")
+            let (otherPath, _) = try FakeBrowser.make(email: "someone-else@contoso.example")
+            let mismatch = try await cli.run(
+                ["reauthenticate", "--provider", "microsoft.com", "--emulator", address] + a, environment: environment(path: otherPath))
+            #expect(mismatch.status == 5 && mismatch.standardError.contains("userMismatch"), "\(mismatch.standardError)")
+
             // App B, another process, sees the permanent user; signing in with the provider again is that user.
             let shown = try await cli.run(["show", "--group", group] + b)
             #expect(shown.status == 0 && shown.output.contains("uid: \(uid)") && shown.output.contains("sign-in methods: microsoft.com"))
