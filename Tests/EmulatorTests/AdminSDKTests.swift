@@ -13,10 +13,10 @@ import Testing
     ]
 
     @Test(arguments: checks) func theAdminSDKWorksUnchanged(_ check: String) async throws {
-        let fixture = try await EmulatorFixture.start()
-        defer { Task { await fixture.emulator.stop() } }
-        let result = try await AdminSDK.run([check], emulator: "\(fixture.address)")
-        #expect(result.status == 0 && result.output == "ok \(check)\n", "\(result.output)\(result.standardError)")
+        try await EmulatorFixture.with { fixture in
+            let result = try await AdminSDK.run([check], emulator: "\(fixture.address)")
+            #expect(result.status == 0 && result.output == "ok \(check)\n", "\(result.output)\(result.standardError)")
+        }
     }
 
     @Test func everyCheckOfTheScriptRunsHere() async throws {

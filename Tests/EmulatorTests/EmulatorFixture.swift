@@ -29,6 +29,21 @@ struct EmulatorFixture {
         return EmulatorFixture(emulator: emulator, address: address, backend: backend)
     }
 
+    /// Runs `body` with an emulator of its own (``start(tokenLifetime:settings:apiKey:requestTimeout:)``), which is
+    /// stopped, and waited for, when `body` returns or throws.
+    static func with<Result>(_ body: (EmulatorFixture) async throws -> Result) async throws -> Result {
+        let fixture = try await start()
+        let result: Result
+        do {
+            result = try await body(fixture)
+        } catch {
+            await fixture.emulator.stop()
+            throw error
+        }
+        await fixture.emulator.stop()
+        return result
+    }
+
     /// An ``Auth`` over an in-memory store whose backend is this emulator, as `useEmulator` sets it up.
     func auth(appName: String = "emulated-app", store: any KeychainStore = InMemoryStore()) throws -> Auth {
         let options = AuthAppOptions(appName: appName, apiKey: backend.apiKey, appID: "1:42:linux:\(appName)", projectID: "demo-keyring-auth")

@@ -19,6 +19,24 @@ extension BrokerFixture {
         }
     }
 
+    /// The broker's threads and descriptors once they hold still (the same count for two seconds: the dispatch threads a
+    /// burst made have ended), within `within`, else a failure saying what they were.
+    func brokerResourcesOnceSteady(within: Duration) async throws -> (threads: Int, fds: Int) {
+        let deadline = ContinuousClock.now + within
+        var last = try await brokerResources()
+        var since = ContinuousClock.now
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            let now = try await brokerResources()
+            if now != last {
+                (last, since) = (now, ContinuousClock.now)
+            } else if ContinuousClock.now - since >= .seconds(2) {
+                return now
+            }
+        }
+        throw BrokerTestFailure(description: "the broker's threads and descriptors did not hold still within \(within): last \(last)")
+    }
+
     /// Waits until the broker holds no more threads and descriptors than `limit` (threads a dispatch queue made for a
     /// burst end after a few idle seconds), within `within`; answers what it holds then.
     func brokerResources(settlingAt limit: (threads: Int, fds: Int), within: Duration) async throws -> (threads: Int, fds: Int) {
@@ -64,7 +82,7 @@ extension KeyringTests.Broker {
                 }
             }
             _ = try await run(rounds: 2)  // warm-up: the Auths, the watcher, the connections to the keyring made once
-            let start = try await broker.brokerResources(settlingAt: (threads: 0, fds: 0), within: .seconds(6))
+            let start = try await broker.brokerResourcesOnceSteady(within: .seconds(60))
             let calls = try await run(rounds: 60)
             #expect(calls > 5000, "\(calls) calls")
             let first = try await broker.brokerResources(settlingAt: start, within: .seconds(60))

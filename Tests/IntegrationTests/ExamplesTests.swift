@@ -66,7 +66,16 @@ extension KeyringTests {
             logger.logLevel = .warning
             let emulator = AuthEmulator(configuration: .init(port: 0, logger: logger))
             let address = try await emulator.start()
-            defer { Task { await emulator.stop() } }
+            do {
+                try await Self.runIdioms(on: emulator, at: address)
+            } catch {
+                await emulator.stop()
+                throw error
+            }
+            await emulator.stop()
+        }
+
+        private static func runIdioms(on emulator: AuthEmulator, at address: AuthEmulator.Address) async throws {
             let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             var environment = ProcessInfo.processInfo.environment
             environment["GOOGLE_SERVICE_INFO_PATH"] = root.appendingPathComponent("Examples/FirebaseIdioms/GoogleService-Info.plist").path
