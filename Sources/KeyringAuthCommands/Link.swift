@@ -4,7 +4,7 @@ import Foundation
 import KeyringAuth
 import SecretKeychain
 
-/// The user the app sees at launch (its saved group choice), for `link` and `unlink`; `--group`/`--private`
+/// The user the app sees at launch (its saved group choice), for `link`, `reauthenticate` and `unlink`; `--group`/`--private`
 /// only confirm that scope, since changing it is `use-group`'s job.
 func currentUserForAccountChange(
     app: IdentityOptions, backend: BackendOptions, scope: ScopeOptions, storeOptions: StoreOptions
@@ -28,6 +28,36 @@ func signedInUser(_ auth: Auth) throws -> User {
             "Nothing stored for app \(auth.configuration.options.appName) in \(scopeName(auth.userAccessGroup)): sign in first.")
     }
     return user
+}
+
+/// Checks that `link` and `reauthenticate` were given exactly one method; `what` asks for one in the message.
+func checkOneMethod(_ credential: CredentialOptions, _ browser: BrowserSignInOptions, saying what: String) throws {
+    guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
+        throw ValidationError(
+            "\(what) (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
+                + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+    }
+}
+
+/// What `link` and `reauthenticate` share: the method's secrets read first, then the app's signed-in user, then the
+/// credential (the browser opens only once that user is known), which `change` uses on the user. Answers the user, its
+/// scope's name and the credential used; nothing stored changes unless `change` succeeds.
+func changeAccount(
+    app: IdentityOptions, backend: BackendOptions, scope: ScopeOptions, storeOptions: StoreOptions, credential: CredentialOptions,
+    browser: BrowserSignInOptions, _ change: (User, AuthCredential) async throws -> Void
+) async throws -> (user: User, scope: String, used: AuthCredential) {
+    let given = try credential.read()
+    let clientSecret = try browser.readSecret()
+    let (auth, user, place) = try currentUserForAccountChange(app: app, backend: backend, scope: scope, storeOptions: storeOptions)
+    // A user holds its Auth weakly: the Auth must live until the change is saved.
+    defer { withExtendedLifetime(auth) {} }
+    let logger = storeOptions.logger
+    let used = try await reporting { () async throws -> AuthCredential in
+        let used = if let given { given.credential } else { try await browser.credential(secret: clientSecret, auth: auth, logger: logger) }
+        try await change(user, used)
+        return used
+    }
+    return (user, place, used)
 }
 
 /// The user after a change, as `link` and `unlink` print it.
@@ -69,32 +99,12 @@ struct Link: AsyncParsableCommand {
     @OptionGroup(title: "Credential") var credential: CredentialOptions
     @OptionGroup(title: "Link in the browser") var browser: BrowserSignInOptions
 
-    func validate() throws {
-        guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
-            throw ValidationError(
-                "Say what to link (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
-                    + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
-        }
-    }
+    func validate() throws { try checkOneMethod(credential, browser, saying: "Say what to link") }
 
     func run() async throws {
-        let given = try credential.read()
-        let clientSecret = try browser.readSecret()
-        let (auth, user, place) = try currentUserForAccountChange(app: app, backend: backend, scope: scope, storeOptions: storeOptions)
-        // A user holds its Auth weakly: the Auth must live until the link is saved.
-        defer { withExtendedLifetime(auth) {} }
-        let browser = browser, logger = storeOptions.logger
-        let linked = try await reporting { () async throws -> AuthCredential in
-            // The browser once the signed-in user is known; nothing stored changes until the link is accepted.
-            let linking: AuthCredential
-            if let given {
-                linking = given.credential
-            } else {
-                linking = try await browser.credential(secret: clientSecret, auth: auth, logger: logger)
-            }
-            _ = try await user.link(with: linking)
-            return linking
-        }
+        let (user, place, linked) = try await changeAccount(
+            app: app, backend: backend, scope: scope, storeOptions: storeOptions, credential: credential, browser: browser
+        ) { user, linking in _ = try await user.link(with: linking) }
         printAccount(
             user, scope: place, json: output.json,
             message: "Linked \(linked.provider) to \(user.uid) in \(place); its sign-in methods: "
@@ -128,25 +138,12 @@ struct Reauthenticate: AsyncParsableCommand {
     @OptionGroup(title: "Credential") var credential: CredentialOptions
     @OptionGroup(title: "Sign in again in the browser") var browser: BrowserSignInOptions
 
-    func validate() throws {
-        guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
-            throw ValidationError(
-                "Say how to sign in again (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
-                    + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
-        }
-    }
+    func validate() throws { try checkOneMethod(credential, browser, saying: "Say how to sign in again") }
 
     func run() async throws {
-        let given = try credential.read()
-        let clientSecret = try browser.readSecret()
-        let (auth, user, place) = try currentUserForAccountChange(app: app, backend: backend, scope: scope, storeOptions: storeOptions)
-        defer { withExtendedLifetime(auth) {} }
-        let browser = browser, logger = storeOptions.logger
-        let used = try await reporting { () async throws -> AuthCredential in
-            let again = if let given { given.credential } else { try await browser.credential(secret: clientSecret, auth: auth, logger: logger) }
-            _ = try await user.reauthenticate(with: again)
-            return again
-        }
+        let (user, place, used) = try await changeAccount(
+            app: app, backend: backend, scope: scope, storeOptions: storeOptions, credential: credential, browser: browser
+        ) { user, again in _ = try await user.reauthenticate(with: again) }
         printAccount(user, scope: place, json: output.json, message: "Signed \(user.uid) in again with \(used.provider) in \(place).")
     }
 }

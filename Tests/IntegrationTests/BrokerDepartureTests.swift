@@ -9,18 +9,8 @@ extension KeyringTests.Broker {
         /// The broker as `dbus-run-session` leaves it: activated on a bus of its own, it serves a call that reaches
         /// the keychain, then the bus daemon dies; the broker exits within seconds, not at its idle timeout (two minutes).
         @Test func theBrokerExitsWhenItsBusGoesAwayAfterACallThatReachedTheKeychain() async throws {
-            let harness = try Harness.require()
-            let bus = try await PrivateBus(harness: harness)
+            let (bus, broker) = try await Self.brokerThatReadTheKeychain(idleTimeout: 120)
             defer { bus.stop() }
-            let broker = try LineChannel([try Harness.product("keyring-auth-broker"), "--idle-timeout", "120"], environment: bus.environment)
-            try await Self.waitForName(on: bus)
-            let app = "{'apiKey': <'AIza-lifetime'>, 'appID': <'1:42:linux:lifetime'>, 'projectID': <'demo-keyring-auth'>}"
-            let user = try await Subprocess.run("gdbus", [
-                "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
-                "--method", "\(BrokerFixture.name).GetUser", app, BrokerFixture.group,
-            ], environment: bus.environment)
-            try user.requireSuccess("GetUser, which reads the group's user from the keychain")
-
             await bus.kill()
             // Generous, against a broker that would wait for its two-minute idle timeout or for ever.
             let status = await broker.finish(within: .seconds(20))
@@ -30,16 +20,8 @@ extension KeyringTests.Broker {
 
         /// Idle after a call that reached the keychain, the broker gives its name back and exits at its idle timeout.
         @Test func theIdleTimeoutHoldsAfterACallThatReachedTheKeychain() async throws {
-            let harness = try Harness.require()
-            let bus = try await PrivateBus(harness: harness)
+            let (bus, broker) = try await Self.brokerThatReadTheKeychain(idleTimeout: 1)
             defer { bus.stop() }
-            let broker = try LineChannel([try Harness.product("keyring-auth-broker"), "--idle-timeout", "1"], environment: bus.environment)
-            try await Self.waitForName(on: bus)
-            let app = "{'apiKey': <'AIza-idle'>, 'appID': <'1:42:linux:idle'>, 'projectID': <'demo-keyring-auth'>}"
-            try await Subprocess.run("gdbus", [
-                "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
-                "--method", "\(BrokerFixture.name).GetUser", app, "",
-            ], environment: bus.environment).requireSuccess("GetUser")
             #expect(await broker.finish(within: .seconds(30)) == 0, "\(broker.standardError)")
             let owner = try await Subprocess.run("gdbus", [
                 "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
@@ -48,9 +30,20 @@ extension KeyringTests.Broker {
             #expect(owner.output.contains("false"), "the name was given back: \(owner.output)")
         }
 
-        private static func waitForName(on bus: PrivateBus) async throws {
+        /// A private bus with gnome-keyring, and the broker started on it, which has served `GetUser` of a group (a
+        /// read of the keychain).
+        private static func brokerThatReadTheKeychain(idleTimeout: Int) async throws -> (PrivateBus, LineChannel) {
+            let bus = try await PrivateBus(harness: try Harness.require())
+            let broker = try LineChannel(
+                [try Harness.product("keyring-auth-broker"), "--idle-timeout", "\(idleTimeout)"], environment: bus.environment)
             try await Subprocess.run("gdbus", ["wait", "--session", "--timeout", "20", BrokerFixture.name], environment: bus.environment)
                 .requireSuccess("the broker taking its name")
+            let app = "{'apiKey': <'AIza-lifetime'>, 'appID': <'1:42:linux:lifetime'>, 'projectID': <'demo-keyring-auth'>}"
+            try await Subprocess.run("gdbus", [
+                "call", "--session", "--dest", BrokerFixture.name, "--object-path", "/io/github/keyringauth/Broker1",
+                "--method", "\(BrokerFixture.name).GetUser", app, BrokerFixture.group,
+            ], environment: bus.environment).requireSuccess("GetUser, which reads the group's user from the keychain")
+            return (bus, broker)
         }
 
         /// Twenty browser sign-ins of one sandboxed app whose connections leave at once start no flow that outlives
@@ -118,10 +111,12 @@ extension KeyringTests.Broker {
         }
 
         /// A held sign-in whose `CommitSignIn` meets a locked keychain is kept: the commit fails with the keychain's
-        /// error, and once the keychain is unlocked the same handle commits it.
+        /// error, and once the keychain is unlocked the same handle commits it. Where the provider refuses an unlock at
+        /// once (gnome-keyring without a prompter): KWallet unlocks by itself, so there is no failure to meet, and
+        /// KeePassXC never answers its prompt, so the commit would wait out the broker's one-minute unlock limit first.
         @Test func aCommitThatMeetsALockedKeychainKeepsTheHeldSignIn() async throws {
             let broker = try await BrokerFixture.start()
-            guard broker.harness.provider.unlockPrompt != .unlocksByItself else { return }  // KWallet unlocks by itself: no failure to meet
+            guard broker.harness.provider.unlockPrompt == .refusedAtOnce else { return }
             var app = broker.app
             app["holdSignIn"] = "true"
             let client = try await BrokerDriver(broker, app: app)

@@ -534,12 +534,15 @@ def test_a_user_is_taken_only_from_a_group_the_app_may_use(options: FirebaseOpti
 
 
 GTK_APP = """
-import json, sys, threading
+import json, logging, sys, threading
 from gi.repository import GLib
 from keyringauth import Auth, FirebaseOptions, glib_dispatch
+logging.basicConfig(format="%(name)s %(levelname)s %(message)s")
 options = FirebaseOptions(**json.loads(sys.argv[1]))
 loop = GLib.MainLoop()
 seen = []
+def the_broken_listener(user):
+    raise RuntimeError("a GTK app's bug")
 def changed(user):
     seen.append((user.uid if user else None, threading.current_thread() is threading.main_thread()))
     if user is None and len(seen) == 1:
@@ -547,6 +550,7 @@ def changed(user):
     elif user is not None:
         loop.quit()
 with Auth(options, access_group=sys.argv[2], dispatch=glib_dispatch) as auth:
+    auth.on_auth_state_changed(the_broken_listener)
     auth.on_auth_state_changed(changed)
     GLib.timeout_add_seconds(60, loop.quit)
     loop.run()
@@ -555,7 +559,8 @@ print(json.dumps(seen))
 
 
 def test_listeners_reach_a_glib_main_loop(options: FirebaseOptions, group: str, tmp_path: Any) -> None:
-    """A GTK app's listeners run on its main loop (``glib_dispatch``): PyGObject's Python, the package on its path."""
+    """A GTK app's listeners run on its main loop (``glib_dispatch``): PyGObject's Python, the package on its path. One
+    listener that raises is logged (on standard error), and the other is still told each change on the main loop."""
     import jeepney  # type: ignore[import-untyped]
 
     script = tmp_path / "gtk_app.py"
@@ -570,3 +575,5 @@ def test_listeners_reach_a_glib_main_loop(options: FirebaseOptions, group: str, 
     seen = json.loads(result.stdout)
     assert [uid is None for uid, _ in seen] == [True, False], seen
     assert all(on_main for _, on_main in seen), f"every call on the main loop's thread: {seen}"
+    assert result.stderr.count("keyringauth ERROR The on_auth_state_changed listener __main__.the_broken_listener raised RuntimeError") == 2
+    assert result.stderr.count("RuntimeError: a GTK app's bug") == 2, result.stderr

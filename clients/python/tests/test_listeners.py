@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import queue
 import subprocess
 import sys
 import threading
 import types
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Callable
 
 import pytest
 
-import keyringauth
 from conftest import StandInBroker
 from keyringauth import Auth, AuthError, FirebaseOptions, User, glib_dispatch
 
@@ -254,45 +252,3 @@ def test_glib_dispatch_logs_a_function_that_raises_and_the_main_loop_goes_on(
     assert [source() for source in idle] == [False, False], "each runs once, the one that raised too"
     assert ran == ["next"]
     assert len(failures_of(caplog, ".<locals>.broken, called on GLib's main loop by keyringauth.glib_dispatch, raised RuntimeError")) == 1
-
-
-GTK_APP = """
-import json, logging, sys, threading
-from gi.repository import GLib
-from keyringauth import Auth, FirebaseOptions, glib_dispatch
-logging.basicConfig(format="%(name)s %(levelname)s %(message)s")
-options = FirebaseOptions(**json.loads(sys.argv[1]))
-loop = GLib.MainLoop()
-seen = []
-def the_broken_listener(user):
-    raise RuntimeError("a GTK app's bug")
-def changed(user):
-    seen.append((user.uid if user else None, threading.current_thread() is threading.main_thread()))
-    if user is None and len(seen) == 1:
-        threading.Thread(target=lambda: Auth(options, access_group=sys.argv[2]).sign_in_anonymously()).start()
-    elif user is not None:
-        loop.quit()
-with Auth(options, access_group=sys.argv[2], dispatch=glib_dispatch) as auth:
-    auth.on_auth_state_changed(the_broken_listener)
-    auth.on_auth_state_changed(changed)
-    GLib.timeout_add_seconds(60, loop.quit)
-    loop.run()
-print(json.dumps(seen))
-"""
-
-
-def test_a_listener_that_raises_on_a_glib_main_loop_is_logged(options: FirebaseOptions, group: str, tmp_path: Any) -> None:
-    """PyGObject's Python and a real main loop: the other listener is told on it, and the failure is on stderr."""
-    import jeepney  # type: ignore[import-untyped]
-
-    script = tmp_path / "gtk_app.py"
-    script.write_text(GTK_APP)
-    source = os.path.dirname(os.path.dirname(os.path.abspath(keyringauth.__file__)))
-    jeepney_path = os.path.dirname(os.path.dirname(os.path.abspath(jeepney.__file__)))
-    fields = {"api_key": options.api_key, "app_id": options.app_id, "project_id": options.project_id}
-    result = subprocess.run(["/usr/bin/python3", str(script), json.dumps(fields), group], capture_output=True, text=True,
-                            timeout=120, env=dict(os.environ, PYTHONPATH=f"{source}:{jeepney_path}"), check=False)
-    assert result.returncode == 0, result.stderr
-    assert [uid is None for uid, _ in json.loads(result.stdout)] == [True, False], result.stdout
-    assert result.stderr.count("keyringauth ERROR The on_auth_state_changed listener __main__.the_broken_listener raised RuntimeError") == 2
-    assert result.stderr.count("RuntimeError: a GTK app's bug") == 2, result.stderr
