@@ -56,7 +56,8 @@ extension KeyringTests.Broker {
         /// Five apps (four host processes and a sandboxed app), four connections each, through two soaks of every
         /// operation: follows, watches, sign-in and sign-out, GitHub steps begun and abandoned, connections that leave
         /// mid-call. After each, once every client has left, the broker's threads and descriptors are back where they
-        /// started, and its memory does not grow from the first soak to the second.
+        /// started, and its memory does not grow from the first soak to the second (or, after a one-off rise there, from
+        /// the second to a third).
         @Test func thousandsOfCallsFromClientsThatComeAndGoLeaveNothingBehind() async throws {
             let broker = try await BrokerFixture.start()
             let github = try FakeGitHub(user: ["sub": "octo-soak"], answers: [.pending])
@@ -91,10 +92,19 @@ extension KeyringTests.Broker {
             _ = try await run(rounds: 60)
             let second = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
             #expect(second.threads <= start.threads && second.fds <= start.fds, "threads and descriptors: \(start) → \(second)")
-            // A second after its last call the broker gives its heap's free pages back: what stays is what it holds.
-            let memoryAfterSecond = try await broker.brokerMemory(settlingBelow: memoryAfterFirst + 4096, within: .seconds(30))
-            #expect(memoryAfterSecond - memoryAfterFirst < 4096, "memory: \(memoryAfterFirst) KiB → \(memoryAfterSecond) KiB")
-            print("soak: \(calls) calls a soak; threads, descriptors \(start) → \(first) → \(second); RSS \(memoryAfterFirst) → \(memoryAfterSecond) KiB")
+            // A second after its last call the broker gives its heap's free pages back: what stays is what it holds. A
+            // broker whose resident memory is larger (the keychain's listings of a collection many earlier tests wrote to)
+            // may end a soak a few MiB up once, where its heap's free pages sit: a leak grows again with the next soak, so
+            // a third one decides, by the same bound.
+            var memory = [memoryAfterFirst, try await broker.brokerMemory(settlingBelow: memoryAfterFirst + 4096, within: .seconds(30))]
+            if memory[1] - memory[0] >= 4096 {
+                _ = try await run(rounds: 60)
+                let third = try await broker.brokerResources(settlingAt: start, within: .seconds(60))
+                #expect(third.threads <= start.threads && third.fds <= start.fds, "threads and descriptors: \(start) → \(third)")
+                memory.append(try await broker.brokerMemory(settlingBelow: memory[1] + 4096, within: .seconds(30)))
+            }
+            #expect(memory[memory.count - 1] - memory[memory.count - 2] < 4096, "memory after each soak: \(memory) KiB")
+            print("soak: \(calls) calls a soak; threads, descriptors \(start) → \(first) → \(second); RSS after each soak \(memory) KiB")
         }
     }
 }
