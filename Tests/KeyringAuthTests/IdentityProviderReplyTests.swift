@@ -64,7 +64,8 @@ import Testing
             _ = try reply.signIn(requestedProvider: "google.com")
         } catch {
             #expect(error.code == .credentialAlreadyInUse && error.email == "taken@example.com")
-            #expect(error.updatedCredential?.idToken == "[GOOGLE_ID_TOKEN]" && error.updatedCredential?.accessToken == "[GOOGLE_ACCESS_TOKEN]")
+            let updated = error.updatedCredential as? OAuthCredential
+            #expect(updated?.idToken == "[GOOGLE_ID_TOKEN]" && updated?.accessToken == "[GOOGLE_ACCESS_TOKEN]")
             let bridged = error as NSError
             #expect(bridged.code == 17025)
             #expect((bridged.userInfo[AuthErrors.userInfoUpdatedCredentialKey] as? OAuthCredential)?.provider == "google.com")
@@ -81,7 +82,7 @@ import Testing
             Issue.record("signed in an account that needs confirmation")
         } catch {
             #expect(error.code == .accountExistsWithDifferentCredential && error.email == "dup@example.com")
-            #expect(error.message.contains("google.com") && error.updatedCredential?.accessToken == "[FB_ACCESS_TOKEN]")
+            #expect(error.message.contains("google.com") && (error.updatedCredential as? OAuthCredential)?.accessToken == "[FB_ACCESS_TOKEN]")
         }
     }
 

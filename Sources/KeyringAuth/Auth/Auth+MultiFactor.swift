@@ -14,9 +14,7 @@ extension Auth {
         } catch {
             guard let challenge = error.secondFactorChallenge else { throw error }
             var asked = error
-            let hints = challenge.factors.map { factor in
-                MultiFactorInfo(uid: factor.enrollmentID, displayName: factor.displayName, enrollmentDate: factor.enrolledAt, factorID: factor.factorID)
-            }
+            let hints = challenge.factors.map(\.info)
             asked.multiFactorResolver = MultiFactorResolver(
                 session: MultiFactorSession(pendingCredential: challenge.pendingCredential, callbackQueue: configuration.callbackQueue), hints: hints, auth: self, method: method,
                 switchingTo: group)
@@ -26,28 +24,36 @@ extension Auth {
 
     /// ``MultiFactorResolver/resolveSignIn(with:)``.
     func resolveSecondFactor(_ resolver: MultiFactorResolver, with assertion: MultiFactorAssertion) async throws(AuthError) -> AuthDataResult {
-        guard let totp = assertion as? TOTPMultiFactorAssertion, let enrollmentID = totp.enrollmentID else {
-            throw AuthError(
-                .missingMultiFactorInfo,
-                "A sign-in is finished with TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID:oneTimePassword:) "
-                    + "and one of the resolver's hints.")
-        }
-        guard let hint = resolver.hints.first(where: { $0.uid == enrollmentID }) else {
-            throw AuthError(.multiFactorInfoNotFound, "The enrollment ID is none of the resolver's hints; pass a hint's uid.")
-        }
-        guard hint.factorID == TOTPMultiFactorID else {
-            throw AuthError(
-                .operationNotAllowed,
-                "The factor \(String(reflecting: hint.displayName ?? hint.uid)) is a phone number: an SMS second factor needs app "
-                    + "verification (APNs or reCAPTCHA) that a Linux desktop lacks. Choose an authenticator app (TOTP) factor.")
-        }
-        try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
         let context = requestContext
         guard let pendingCredential = resolver.session.pendingCredential else {
             throw AuthError(.invalidMultiFactorSession, "The resolver's session is not a sign-in's.")
         }
-        let signedIn = try await configuration.backend.finalizeSecondFactorSignIn(
-            pendingCredential: pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword, context: context)
+        let signedIn: BackendSignIn
+        if let phone = assertion as? PhoneMultiFactorAssertion {
+            // The SMS code was sent for one of the hints (verifyPhoneNumber(with:)); its verification ID names it.
+            try phone.credential.checkUsable()
+            signedIn = try await configuration.backend.finalizePhoneSecondFactorSignIn(
+                pendingCredential: pendingCredential, credential: phone.credential, context: context)
+        } else {
+            guard let totp = assertion as? TOTPMultiFactorAssertion, let enrollmentID = totp.enrollmentID else {
+                throw AuthError(
+                    .missingMultiFactorInfo,
+                    "A sign-in is finished with TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID:oneTimePassword:) "
+                        + "or PhoneMultiFactorGenerator.assertion(with:), for one of the resolver's hints.")
+            }
+            guard let hint = resolver.hints.first(where: { $0.uid == enrollmentID }) else {
+                throw AuthError(.multiFactorInfoNotFound, "The enrollment ID is none of the resolver's hints; pass a hint's uid.")
+            }
+            guard hint.factorID == TOTPMultiFactorID else {
+                throw AuthError(
+                    .missingMultiFactorInfo,
+                    "The factor \(String(reflecting: hint.displayName ?? hint.uid)) is a phone number: verify it with "
+                        + "PhoneAuthProvider.verifyPhoneNumber(with:uiDelegate:multiFactorSession:) and finish with PhoneMultiFactorGenerator.")
+            }
+            try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
+            signedIn = try await configuration.backend.finalizeSecondFactorSignIn(
+                pendingCredential: pendingCredential, enrollmentID: enrollmentID, oneTimePassword: totp.oneTimePassword, context: context)
+        }
         if case .some(let group) = resolver.switchingTo {
             return try await finishSignIn(signedIn, method: resolver.method, context: context, switchingTo: group)
         }

@@ -91,17 +91,28 @@ extension Auth {
             return try await signIn(withEmail: email.email, password: email.password)
         }
         let context = requestContext
+        let (method, call) = try firstFactor(credential, context: context)
+        let signedIn = try await askingForSecondFactor(method, call)
+        return try await finishSignIn(signedIn, method: method, context: context)
+    }
+
+    /// The backend call that signs in with `credential` (an email link, a phone number's code or proof, an identity
+    /// provider's credential; not an email and password), and how the user signed in.
+    func firstFactor(
+        _ credential: AuthCredential, context: AuthRequestContext
+    ) throws(AuthError) -> (SignInMethod, @Sendable () async throws(AuthError) -> BackendSignIn) {
         if let emailLink = credential as? EmailLinkCredential {
-            let signedIn = try await askingForSecondFactor(.password) { () async throws(AuthError) in
-                try await self.signInWithEmailLink(emailLink, context: context)
-            }
-            return try await finishSignIn(signedIn, method: .password, context: context)
+            return (.password, { () async throws(AuthError) in try await self.signInWithEmailLink(emailLink, context: context) })
+        }
+        if let phone = credential as? PhoneAuthCredential {
+            return (.provider(PhoneAuthProvider.id), { () async throws(AuthError) in
+                try await self.configuration.backend.signIn(with: phone, operation: .signUpOrIn, idToken: nil, context: context)
+            })
         }
         let oauth = try Self.oauth(credential)
-        let signedIn = try await askingForSecondFactor(.provider(oauth.provider)) { () async throws(AuthError) in
+        return (.provider(oauth.provider), { () async throws(AuthError) in
             try await self.configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
-        }
-        return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context)
+        })
     }
 
     /// Signs in with a custom token the app's own server minted with the Admin SDK, as Firebase's
@@ -180,17 +191,9 @@ extension Auth {
             return try await signIn(withEmail: email.email, password: email.password, switchingTo: accessGroup)
         }
         let context = requestContext
-        if let emailLink = credential as? EmailLinkCredential {
-            let signedIn = try await askingForSecondFactor(.password, switchingTo: group) { () async throws(AuthError) in
-                try await self.signInWithEmailLink(emailLink, context: context)
-            }
-            return try await finishSignIn(signedIn, method: .password, context: context, switchingTo: group)
-        }
-        let oauth = try Self.oauth(credential)
-        let signedIn = try await askingForSecondFactor(.provider(oauth.provider), switchingTo: group) { () async throws(AuthError) in
-            try await self.configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: true, context: context)
-        }
-        return try await finishSignIn(signedIn, method: .provider(oauth.provider), context: context, switchingTo: group)
+        let (method, call) = try firstFactor(credential, context: context)
+        let signedIn = try await askingForSecondFactor(method, switchingTo: group, call)
+        return try await finishSignIn(signedIn, method: method, context: context, switchingTo: group)
     }
 
     /// ``signIn(withCustomToken:)`` that leaves the app in `accessGroup`; see ``signInAnonymously(switchingTo:)``.

@@ -67,6 +67,8 @@ extension Auth {
         } else if let emailLink = credential as? EmailLinkCredential {
             signedIn = try await configuration.backend.signIn(
                 email: emailLink.email, emailLinkCode: try emailLink.code, linkingTo: idToken, context: context)
+        } else if let phone = credential as? PhoneAuthCredential {
+            signedIn = try await configuration.backend.signIn(with: phone, operation: .link, idToken: idToken, context: context)
         } else {
             let oauth = try Self.oauth(credential)
             signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: idToken, creatingAccount: false, context: context)
@@ -74,6 +76,22 @@ extension Auth {
         try Self.check(signedIn, isOf: user, code: .internalError)
         try await adopt(signedIn, for: user, context: context)
         return SignInMethod.provider(credential.provider).result(for: user, signedIn)
+    }
+
+    /// ``User/updatePhoneNumber(_:)``: the number of `credential` replaces the user's (`accounts:signInWithPhoneNumber`
+    /// with `operation` `UPDATE` and the user's ID token).
+    func updatePhoneNumber(of user: User, _ credential: PhoneAuthCredential) async throws(AuthError) {
+        try credential.checkUsable()
+        guard case .verification = credential.kind else {
+            throw AuthError(
+                .missingVerificationCode,
+                "A phone number is changed with the code sent to it (PhoneAuthProvider.credential(withVerificationID:verificationCode:)).")
+        }
+        let idToken = try await user.idToken()
+        let context = requestContext
+        let signedIn = try await configuration.backend.signIn(with: credential, operation: .update, idToken: idToken, context: context)
+        try Self.check(signedIn, isOf: user, code: .internalError)
+        try await adopt(signedIn, for: user, context: context)
     }
 
     func unlink(_ user: User, fromProvider provider: String) async throws(AuthError) {
@@ -96,6 +114,9 @@ extension Auth {
                 signedIn = try await configuration.backend.signIn(email: email.email, password: email.password, context: context)
             } else if let emailLink = credential as? EmailLinkCredential {
                 signedIn = try await signInWithEmailLink(emailLink, context: context)
+            } else if let phone = credential as? PhoneAuthCredential {
+                // REAUTH: Identity Platform answers USER_NOT_FOUND for a number of no account instead of creating one.
+                signedIn = try await configuration.backend.signIn(with: phone, operation: .reauthenticate, idToken: nil, context: context)
             } else {
                 let oauth = try Self.oauth(credential)
                 signedIn = try await configuration.backend.signIn(with: oauth, linkingTo: nil, creatingAccount: false, context: context)

@@ -56,6 +56,8 @@ public final class Auth: Sendable {
     }
 
     public let configuration: AuthConfiguration
+    /// This instance's settings, as Firebase's `settings` (``AuthSettings/isAppVerificationDisabledForTesting``).
+    public let settings: AuthSettings?
     /// Everything of the instance that changes, behind one lock, held for memory updates only (never
     /// across D-Bus or HTTP). Taken inside ``transitions``, never the reverse.
     let state: Mutex<State>
@@ -158,6 +160,8 @@ public final class Auth: Sendable {
     /// tests, which start several "launches" of one app in one process.
     package init(configuration: AuthConfiguration) {
         self.configuration = configuration
+        let emulated = (try? (configuration.backend as? IdentityToolkitBackend)?.endpoint().emulatorHost) != nil
+        self.settings = AuthSettings(appVerificationDisabledForTesting: emulated)
         self.state = Mutex(State(tenantID: configuration.options.tenantID))
         // Held while loading, so that a change reported meanwhile is applied after the load.
         transitions.withLock { _ in
@@ -218,6 +222,9 @@ public final class Auth: Sendable {
     /// for example the one `keyring-auth emulator` runs. Call it before signing in. The host is a name, an
     /// IPv4 address, or an IPv6 address with or without brackets (`::1`, `[::1]`).
     ///
+    /// As Firebase's Apple SDK, it turns on ``AuthSettings/isAppVerificationDisabledForTesting``: the emulator verifies
+    /// no app, so phone sign-in opens no reCAPTCHA page.
+    ///
     /// As Firebase's, it does not throw. An address that is not usable is logged, and every later request
     /// fails with ``AuthErrorCode/invalidConfiguration`` saying what is wrong with it (nothing is sent to
     /// Firebase instead).
@@ -229,6 +236,7 @@ public final class Auth: Sendable {
             return
         }
         backend.useEmulatorOrFailRequests(host: host, port: port)
+        settings?.isAppVerificationDisabledForTesting = true
         do throws(AuthError) {
             _ = try backend.endpoint()
         } catch {

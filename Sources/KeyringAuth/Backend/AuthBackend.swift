@@ -68,6 +68,32 @@ package protocol AuthBackend: Sendable {
     ) async throws(AuthError) -> AuthTokens
     /// Removes a second factor (`mfaEnrollment:withdraw`); returns the new tokens.
     func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens
+
+    /// Where the phone verification page loads reCAPTCHA's scripts from, without a trailing slash.
+    var recaptchaScriptBase: String { get }
+    /// The project's reCAPTCHA Enterprise set-up for web clients (`GET v2/recaptchaConfig`).
+    func recaptchaConfig(context: AuthRequestContext) async throws(AuthError) -> RecaptchaConfig
+    /// The project's reCAPTCHA v2 site key (`GET v1/recaptchaParams`).
+    func recaptchaSiteKey(context: AuthRequestContext) async throws(AuthError) -> String
+    /// Has an SMS code sent (`accounts:sendVerificationCode`, `mfaEnrollment:start` or `mfaSignIn:start`); returns the
+    /// verification ID (`sessionInfo`).
+    func sendVerificationCode(
+        _ request: PhoneCodeRequest, verification: AppVerificationFields, context: AuthRequestContext
+    ) async throws(AuthError) -> String
+    /// Checks a phone credential (`accounts:signInWithPhoneNumber`): signs in or up, or with `idToken` links or changes
+    /// that user's number. A number another account has throws ``AuthErrorCode/credentialAlreadyInUse`` carrying a
+    /// credential of the answer's temporary proof.
+    func signIn(
+        with credential: PhoneAuthCredential, operation: PhoneOperation, idToken: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn
+    /// Finishes enrolling an SMS second factor (`mfaEnrollment:finalize` with `phoneVerificationInfo`); the new tokens.
+    func finalizePhoneEnrollment(
+        idToken: String, credential: PhoneAuthCredential, displayName: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> AuthTokens
+    /// Finishes a sign-in with an SMS second factor (`mfaSignIn:finalize` with `phoneVerificationInfo`).
+    func finalizePhoneSecondFactorSignIn(
+        pendingCredential: String, credential: PhoneAuthCredential, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn
 }
 
 // The sign-in methods a backend may leave out, and the calls of earlier versions.
@@ -108,6 +134,47 @@ extension AuthBackend {
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no second factors.
     package func withdrawSecondFactor(idToken: String, enrollmentID: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens {
         throw AuthError(.operationNotAllowed, "\(type(of: self)) has no second factors.")
+    }
+
+    /// Google's reCAPTCHA.
+    package var recaptchaScriptBase: String { "https://www.google.com/recaptcha" }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no reCAPTCHA set-up.
+    package func recaptchaConfig(context: AuthRequestContext) async throws(AuthError) -> RecaptchaConfig {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no reCAPTCHA set-up.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no reCAPTCHA set-up.
+    package func recaptchaSiteKey(context: AuthRequestContext) async throws(AuthError) -> String {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no reCAPTCHA set-up.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no phone numbers.
+    package func sendVerificationCode(
+        _ request: PhoneCodeRequest, verification: AppVerificationFields, context: AuthRequestContext
+    ) async throws(AuthError) -> String {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) sends no SMS codes.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no phone numbers.
+    package func signIn(
+        with credential: PhoneAuthCredential, operation: PhoneOperation, idToken: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) does not sign in with phone numbers.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no phone numbers.
+    package func finalizePhoneEnrollment(
+        idToken: String, credential: PhoneAuthCredential, displayName: String?, context: AuthRequestContext
+    ) async throws(AuthError) -> AuthTokens {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no SMS second factors.")
+    }
+
+    /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend has no phone numbers.
+    package func finalizePhoneSecondFactorSignIn(
+        pendingCredential: String, credential: PhoneAuthCredential, context: AuthRequestContext
+    ) async throws(AuthError) -> BackendSignIn {
+        throw AuthError(.operationNotAllowed, "\(type(of: self)) has no SMS second factors.")
     }
 
     /// Refused with ``AuthErrorCode/operationNotAllowed``: this backend takes no custom tokens.

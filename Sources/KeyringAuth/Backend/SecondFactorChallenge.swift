@@ -10,16 +10,19 @@ package struct SecondFactorChallenge: Hashable, Sendable {
         package var enrolledAt: Date
         /// `totp` or `phone`.
         package var factorID: String
+        /// A phone factor's number (`phoneInfo`), masked in a sign-in's list.
+        package var phoneNumber: String?
 
-        package init(enrollmentID: String, displayName: String?, enrolledAt: Date, factorID: String) {
+        package init(enrollmentID: String, displayName: String?, enrolledAt: Date, factorID: String, phoneNumber: String? = nil) {
             self.enrollmentID = enrollmentID
             self.displayName = displayName
             self.enrolledAt = enrolledAt
             self.factorID = factorID
+            self.phoneNumber = phoneNumber
         }
 
         var info: MultiFactorInfo {
-            MultiFactorInfo(uid: enrollmentID, displayName: displayName, enrollmentDate: enrolledAt, factorID: factorID)
+            MultiFactorInfo.make(uid: enrollmentID, displayName: displayName, enrollmentDate: enrolledAt, factorID: factorID, phoneNumber: phoneNumber)
         }
     }
 
@@ -36,7 +39,7 @@ package struct SecondFactorChallenge: Hashable, Sendable {
         var error = AuthError(
             .secondFactorRequired,
             "This account needs a second factor to finish signing in: the error's multiFactorResolver finishes it with "
-                + "the code of one of its hints (an authenticator app's). Nothing was stored.")
+                + "the code of one of its hints (an authenticator app's, or an SMS code). Nothing was stored.")
         error.secondFactorChallenge = self
         return error
     }

@@ -23,9 +23,9 @@ public let GitHubAuthSignInMethod = "github.com"
 public let GoogleAuthProviderID = "google.com"
 /// `google.com`: the sign-in method of Google.
 public let GoogleAuthSignInMethod = "google.com"
-/// `phone`: phone numbers (not on Linux).
+/// `phone`: phone numbers (``PhoneAuthProvider``).
 public let PhoneAuthProviderID = "phone"
-/// `phone`: the sign-in method of a phone number (not on Linux).
+/// `phone`: the sign-in method of a phone number.
 public let PhoneAuthSignInMethod = "phone"
 /// `twitter.com`.
 public let TwitterAuthProviderID = "twitter.com"

@@ -7,16 +7,18 @@ import Glibc
 #endif
 
 extension LoopbackRedirectListener {
-    /// The largest request head read (request line and headers); a redirect's is well under 2 KiB.
-    static let maximumHeadBytes = 8 * 1024
+    /// The largest request head read (request line and headers): a redirect's is well under 2 KiB, a verification
+    /// page's answer with its two reCAPTCHA tokens under 8 KiB.
+    static let maximumHeadBytes = 16 * 1024
     /// How long one connection may take to send its request.
     static let requestLimit: Duration = .seconds(10)
 
     /// Waits for the redirect that carries `state` until `deadline` or until the task is cancelled.
-    func nextCallback(state: String, until deadline: ContinuousClock.Instant) async -> Result<Callback, Ending> {
+    /// `page`, when given, is served to every `GET /` meanwhile.
+    func nextCallback(state: String, until deadline: ContinuousClock.Instant, serving page: ServedPage? = nil) async -> Result<Callback, Ending> {
         let (listeners, wakeRead, wakeWrite) = descriptors.withLock { ($0.listeners, $0.wakeRead, $0.wakeWrite) }
         guard !listeners.isEmpty else { return .failure(.failed("the listener was closed")) }
-        let expected = Expected(path: path, host: "\(host.name):\(port)", state: state)
+        let expected = Expected(path: path, host: "\(host.name):\(port)", state: state, page: page)
         return await withTaskCancellationHandler {
             do throws(OwnThreadFailure) {
                 return try await OwnThread.run(name: "redirect-listen") {
@@ -33,11 +35,18 @@ extension LoopbackRedirectListener {
 
     // MARK: The blocking loop (on its own thread)
 
-    /// What the redirect must be: its path, the `Host` it is sent to, and the flow's `state`.
+    /// What the redirect must be: its path, the `Host` it is sent to, and the flow's `state`; and the page served at `/`.
     struct Expected: Sendable {
         let path: String
         let host: String
         let state: String
+        var page: ServedPage?
+    }
+
+    /// A page the listener serves at `/` while it waits (the phone verification's), with its content security policy.
+    struct ServedPage: Sendable {
+        let html: String
+        let contentSecurityPolicy: String
     }
 
     /// A connection whose request head is still arriving.

@@ -20,6 +20,10 @@ extension LoopbackRedirectListener {
             reply(connection, status: "400 Bad Request", page: RedirectPage.refused("This address answers only as \(expected.host)."))
             return nil
         }
+        if request.path == "/", request.target == "/", let page = expected.page {
+            reply(connection, status: "200 OK", page: page.html, contentSecurityPolicy: page.contentSecurityPolicy)
+            return nil
+        }
         guard request.path == expected.path else {
             reply(connection, status: "404 Not Found", page: RedirectPage.refused("Nothing here."))
             return nil
@@ -33,12 +37,15 @@ extension LoopbackRedirectListener {
         return Callback(parameters: request.parameters, target: request.target, connection: connection)
     }
 
+    /// The policy of the pages the listener answers with: no script, no request, inline style only.
+    static let closedPagePolicy = "default-src 'none'; style-src 'unsafe-inline'"
+
     /// Sends an HTML page and closes the connection.
-    static func reply(_ connection: Int32, status: String, page: String) {
+    static func reply(_ connection: Int32, status: String, page: String, contentSecurityPolicy: String = closedPagePolicy) {
         let body = Array(page.utf8)
         let head = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nReferrer-Policy: no-referrer\r\nX-Content-Type-Options: nosniff\r\n"
-            + "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'\r\nConnection: close\r\n\r\n"
+            + "Content-Security-Policy: \(contentSecurityPolicy)\r\nConnection: close\r\n\r\n"
         var bytes = Array(head.utf8) + body
         var sent = 0
         while sent < bytes.count {

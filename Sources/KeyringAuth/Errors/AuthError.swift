@@ -15,9 +15,10 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The underlying keychain failure, for ``AuthErrorCode/keychainError``.
     public var keychainError: KeychainError?
     /// For ``AuthErrorCode/credentialAlreadyInUse`` and ``AuthErrorCode/accountExistsWithDifferentCredential``:
-    /// the identity provider's credential as the service returned it, which signs in to the account
-    /// that already has it (Firebase's `AuthErrors.userInfoUpdatedCredentialKey`).
-    public var updatedCredential: OAuthCredential?
+    /// the credential as the service returned it, which signs in to the account that already has it (Firebase's
+    /// `AuthErrors.userInfoUpdatedCredentialKey`): an ``OAuthCredential`` of an identity provider, or a
+    /// ``PhoneAuthCredential`` of a phone number's temporary proof.
+    public var updatedCredential: AuthCredential?
     /// For ``AuthErrorCode/credentialAlreadyInUse``, ``AuthErrorCode/accountExistsWithDifferentCredential``
     /// and ``AuthErrorCode/emailAlreadyInUse``: the email address of the existing account, when the
     /// service named it (Firebase's `AuthErrors.userInfoEmailKey`).
@@ -37,7 +38,7 @@ public struct AuthError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// A failure of kind `code` that says `message`.
     public init(
-        _ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil, updatedCredential: OAuthCredential? = nil,
+        _ code: AuthErrorCode, _ message: String, keychainError: KeychainError? = nil, updatedCredential: AuthCredential? = nil,
         email: String? = nil
     ) {
         self.code = code

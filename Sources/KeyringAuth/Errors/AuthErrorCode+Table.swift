@@ -118,6 +118,7 @@ extension AuthErrorCode {
                 "INVALID_IDP_RESPONSE": "The identity provider's token is malformed or has expired; sign in with the provider again.",
                 "INVALID_PENDING_TOKEN": "The pending credential is malformed or has expired; sign in with the provider again.",
                 "INVALID_CREDENTIAL_OR_PROVIDER_ID": "The credential or its provider ID is not valid.",
+                "INVALID_TEMPORARY_PROOF": "The phone number's temporary proof is not valid or has expired; verify the number again.",
             ])
         case .tooManyRequests:
             Entry("tooManyRequests", "ERROR_TOO_MANY_REQUESTS", .refused, server: [
@@ -226,19 +227,28 @@ extension AuthErrorCode {
         case .webInternalError: Entry("webInternalError", "ERROR_WEB_INTERNAL_ERROR", .localFailure)
         case .webSignInUserInteractionFailure: Entry("webSignInUserInteractionFailure", "ERROR_WEB_USER_INTERACTION_FAILURE", .localFailure)
 
-        // Firebase's codes for what the package does not do on Linux, and for backend answers Firebase has codes of its own for.
+        // Phone numbers and app verification, codes of Apple's platforms only, and backend answers Firebase has codes of its own for.
         case .appNotAuthorized: Entry("appNotAuthorized", "ERROR_APP_NOT_AUTHORIZED", .refused)
-        case .missingPhoneNumber: Entry("missingPhoneNumber", "ERROR_MISSING_PHONE_NUMBER", .refused)
+        case .missingPhoneNumber:
+            Entry("missingPhoneNumber", "ERROR_MISSING_PHONE_NUMBER", .refused, server: [
+                "MISSING_PHONE_NUMBER": "The request had no phone number; pass one in E.164 form.",
+            ])
         case .invalidPhoneNumber:
             Entry("invalidPhoneNumber", "ERROR_INVALID_PHONE_NUMBER", .refused, server: [
                 "INVALID_PHONE_NUMBER": "The phone number is malformed.",
             ])
-        case .missingVerificationCode: Entry("missingVerificationCode", "ERROR_MISSING_VERIFICATION_CODE", .refused)
+        case .missingVerificationCode:
+            Entry("missingVerificationCode", "ERROR_MISSING_VERIFICATION_CODE", .refused, server: [
+                "MISSING_CODE": "The SMS code was not given; pass the code the message carried.",
+            ])
         case .invalidVerificationCode:
             Entry("invalidVerificationCode", "ERROR_INVALID_VERIFICATION_CODE", .refused, server: [
                 "INVALID_CODE": "The code is wrong or has expired; enter the current one.",
             ])
-        case .missingVerificationID: Entry("missingVerificationID", "ERROR_MISSING_VERIFICATION_ID", .refused)
+        case .missingVerificationID:
+            Entry("missingVerificationID", "ERROR_MISSING_VERIFICATION_ID", .refused, server: [
+                "MISSING_SESSION_INFO": "The verification ID was not given; pass the one verifyPhoneNumber returned.",
+            ])
         case .invalidVerificationID:
             Entry("invalidVerificationID", "ERROR_INVALID_VERIFICATION_ID", .refused, server: [
                 "INVALID_SESSION_INFO": "The phone verification ID is not valid.",
@@ -327,14 +337,38 @@ extension AuthErrorCode {
             Entry("blockingCloudFunctionError", "ERROR_BLOCKING_CLOUD_FUNCTION_RETURNED_ERROR", .refused, server: [
                 "BLOCKING_FUNCTION_ERROR_RESPONSE": "A blocking function of the project refused this request.",
             ])
-        case .recaptchaNotEnabled: Entry("recaptchaNotEnabled", "ERROR_RECAPTCHA_NOT_ENABLED", .refused)
-        case .missingRecaptchaToken: Entry("missingRecaptchaToken", "ERROR_MISSING_RECAPTCHA_TOKEN", .refused)
-        case .invalidRecaptchaToken: Entry("invalidRecaptchaToken", "ERROR_INVALID_RECAPTCHA_TOKEN", .refused)
-        case .invalidRecaptchaAction: Entry("invalidRecaptchaAction", "ERROR_INVALID_RECAPTCHA_ACTION", .refused)
-        case .missingClientType: Entry("missingClientType", "ERROR_MISSING_CLIENT_TYPE", .refused)
-        case .missingRecaptchaVersion: Entry("missingRecaptchaVersion", "ERROR_MISSING_RECAPTCHA_VERSION", .refused)
-        case .invalidRecaptchaVersion: Entry("invalidRecaptchaVersion", "ERROR_INVALID_RECAPTCHA_VERSION", .refused)
-        case .invalidReqType: Entry("invalidReqType", "ERROR_INVALID_REQ_TYPE", .refused)
+        case .recaptchaNotEnabled:
+            Entry("recaptchaNotEnabled", "ERROR_RECAPTCHA_NOT_ENABLED", .refused, server: [
+                "RECAPTCHA_NOT_ENABLED": "reCAPTCHA Enterprise is not enabled for the project; enable it in the Firebase console or turn its enforcement off.",
+            ])
+        case .missingRecaptchaToken:
+            Entry("missingRecaptchaToken", "ERROR_MISSING_RECAPTCHA_TOKEN", .refused, server: [
+                "MISSING_RECAPTCHA_TOKEN": "The project requires a reCAPTCHA token, and the request had none; verify again on the page.",
+            ])
+        case .invalidRecaptchaToken:
+            Entry("invalidRecaptchaToken", "ERROR_INVALID_RECAPTCHA_TOKEN", .refused, server: [
+                "INVALID_RECAPTCHA_TOKEN": "The reCAPTCHA token was refused (expired or used); verify again on the page.",
+            ])
+        case .invalidRecaptchaAction:
+            Entry("invalidRecaptchaAction", "ERROR_INVALID_RECAPTCHA_ACTION", .refused, server: [
+                "INVALID_RECAPTCHA_ACTION": "The reCAPTCHA token was made for another action than this request.",
+            ])
+        case .missingClientType:
+            Entry("missingClientType", "ERROR_MISSING_CLIENT_TYPE", .refused, server: [
+                "MISSING_CLIENT_TYPE": "The reCAPTCHA request did not say its client type.",
+            ])
+        case .missingRecaptchaVersion:
+            Entry("missingRecaptchaVersion", "ERROR_MISSING_RECAPTCHA_VERSION", .refused, server: [
+                "MISSING_RECAPTCHA_VERSION": "The reCAPTCHA request did not say its reCAPTCHA version.",
+            ])
+        case .invalidRecaptchaVersion:
+            Entry("invalidRecaptchaVersion", "ERROR_INVALID_RECAPTCHA_VERSION", .refused, server: [
+                "INVALID_RECAPTCHA_VERSION": "The reCAPTCHA version is not one the project accepts.",
+            ])
+        case .invalidReqType:
+            Entry("invalidReqType", "ERROR_INVALID_REQ_TYPE", .refused, server: [
+                "INVALID_REQ_TYPE": "The request type is not valid for reCAPTCHA.",
+            ])
         case .recaptchaSDKNotLinked: Entry("recaptchaSDKNotLinked", "ERROR_RECAPTCHA_SDK_NOT_LINKED", .refused)
         case .recaptchaSiteKeyMissing: Entry("recaptchaSiteKeyMissing", "ERROR_RECAPTCHA_SITE_KEY_MISSING", .refused)
         case .recaptchaActionCreationFailed: Entry("recaptchaActionCreationFailed", "ERROR_RECAPTCHA_ACTION_CREATION_FAILED", .refused)

@@ -111,26 +111,25 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     /// A desktop sign-in's redirect was refused (another `state`, no code) or carried the provider's error.
     case webSignInUserInteractionFailure = 17063
 
-    // Firebase's codes for what this package does not do on Linux (phone numbers, app verification, reCAPTCHA,
-    // Game Center) or does not do yet (second factors), so that ported `switch` statements build, and for
-    // backend answers Firebase has codes of its own for.
+    // Phone numbers and their app verification (reCAPTCHA), second factors, codes of Apple's platforms only (APNs,
+    // Game Center: kept so that ported `switch` statements build), and backend answers Firebase has codes of its own for.
     /// The API key does not allow this app to use Firebase Authentication.
     case appNotAuthorized = 17028
-    /// Phone sign-in without a phone number (phone sign-in is not on Linux).
+    /// A phone number was needed and none was given.
     case missingPhoneNumber = 17041
-    /// A malformed phone number (phone sign-in is not on Linux).
+    /// A phone number not in E.164 form (`+15555550100`).
     case invalidPhoneNumber = 17042
-    /// A phone credential without its SMS code (phone sign-in is not on Linux).
+    /// A phone credential without its SMS code, or a second factor without its code.
     case missingVerificationCode = 17043
     /// A wrong one-time code: an SMS code, or a second factor's code.
     case invalidVerificationCode = 17044
-    /// A phone credential without its verification ID (phone sign-in is not on Linux).
+    /// A phone credential without its verification ID.
     case missingVerificationID = 17045
-    /// An unknown phone verification ID (phone sign-in is not on Linux).
+    /// An unknown phone verification ID.
     case invalidVerificationID = 17046
-    /// App verification without its APNs token (iOS only).
+    /// A request that sends an SMS code without app verification (a reCAPTCHA token).
     case missingAppCredential = 17047
-    /// App verification with a refused APNs token (iOS only).
+    /// A refused app verification (reCAPTCHA token).
     case invalidAppCredential = 17048
     /// The phone verification or second-factor session expired; start again.
     case sessionExpired = 17051
@@ -142,7 +141,7 @@ public enum AuthErrorCode: Int, Sendable, CaseIterable, CustomStringConvertible 
     case notificationNotForwarded = 17054
     /// Firebase could not verify the app for phone sign-in (iOS only).
     case appNotVerified = 17055
-    /// The reCAPTCHA answer was refused (web and iOS app verification).
+    /// The reCAPTCHA answer was refused, or the verification page answered none.
     case captchaCheckFailed = 17056
     /// App verification failed (iOS only).
     case appVerificationUserInteractionFailure = 17059

@@ -45,7 +45,7 @@ extension IdentityToolkitBackend {
     }
 
     /// A POST to Identity Toolkit's v2 multi-factor `method`, with the context's tenant.
-    private func postMultiFactor<Reply: Decodable>(
+    func postMultiFactor<Reply: Decodable>(
         _ method: String, json: [String: any Sendable], context: AuthRequestContext
     ) async throws(AuthError) -> Reply {
         var body = json

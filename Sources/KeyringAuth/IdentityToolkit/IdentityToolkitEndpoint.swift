@@ -145,6 +145,22 @@ package struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConverti
         withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/accounts/\(method)"), apiKey: apiKey)
     }
 
+    /// The URL of a v1 method outside `accounts:` (`recaptchaParams`).
+    func identityToolkitURL(_ method: String, apiKey: String) -> URL {
+        withKey(identityToolkitBase.appendingPathComponent(method), apiKey: apiKey)
+    }
+
+    /// The URL of a v2 `GET` (`recaptchaConfig`) with its query's other parameters.
+    func identityToolkitV2URL(_ method: String, apiKey: String, query: [String: String]) -> URL {
+        let url = withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/\(method)"), apiKey: apiKey)
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        for (name, value) in query.sorted(by: { $0.key < $1.key }) {
+            components.percentEncodedQuery! += "&\(name)=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")
+        }
+        return components.url!
+    }
+
     /// The URL of Identity Toolkit's v2 password policy, of the project or of `tenantID`.
     func passwordPolicyURL(apiKey: String, tenantID: String?) -> URL {
         let url = withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/passwordPolicy"), apiKey: apiKey)

@@ -66,7 +66,7 @@ struct SecondFactorPendingReply: Decodable {
             let date = enrolledAt.flatMap { formatter.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
             return SecondFactorChallenge.Factor(
                 enrollmentID: mfaEnrollmentId, displayName: displayName, enrolledAt: date ?? Date(timeIntervalSince1970: 0),
-                factorID: phoneInfo == nil ? "totp" : "phone")
+                factorID: phoneInfo == nil ? "totp" : "phone", phoneNumber: phoneInfo.map { String($0.prefix(32)) })
         }
     }
 

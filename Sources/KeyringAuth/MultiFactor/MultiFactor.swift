@@ -11,7 +11,8 @@ public final class MultiFactor: Sendable {
     /// The second factors enrolled, as the user's last lookup (sign-in, ``User/reload()``, an enrollment) listed them.
     public var enrolledFactors: [MultiFactorInfo] { (user.storedRecord.secondFactors ?? []).map(\.info) }
 
-    /// A session to enroll a factor with (``TOTPMultiFactorGenerator/generateSecret(with:)``), holding a current ID token.
+    /// A session to enroll a factor with (``TOTPMultiFactorGenerator/generateSecret(with:)``, or
+    /// ``PhoneAuthProvider/verifyPhoneNumber(_:uiDelegate:multiFactorSession:)``), holding a current ID token.
     ///
     /// - Throws: ``AuthError`` when the token cannot be refreshed.
     public func session() async throws -> MultiFactorSession {
@@ -23,20 +24,32 @@ public final class MultiFactor: Sendable {
         user.complete(completion) { () async throws in try await self.session() }
     }
 
-    /// Enrolls the factor of `assertion` (``TOTPMultiFactorGenerator/assertionForEnrollment(with:oneTimePassword:)``)
-    /// under `displayName`; the new tokens and factors are saved.
+    /// Enrolls the factor of `assertion` under `displayName`: an authenticator app
+    /// (``TOTPMultiFactorGenerator/assertionForEnrollment(with:oneTimePassword:)``) or a phone number
+    /// (``PhoneMultiFactorGenerator/assertion(with:)`` of the code sent with this user's ``session()``); the new tokens
+    /// and factors are saved.
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidVerificationCode`` for a wrong code (try again with the
-    ///   current one), ``AuthErrorCode/unverifiedEmail``, ``AuthErrorCode/maximumSecondFactorCountExceeded``, or a
+    ///   current one), ``AuthErrorCode/sessionExpired`` for an SMS code that expired, ``AuthErrorCode/unverifiedEmail``,
+    ///   ``AuthErrorCode/secondFactorAlreadyEnrolled``, ``AuthErrorCode/maximumSecondFactorCountExceeded``, or a
     ///   keychain or network error; on failure nothing stored changes.
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
+        let auth = try user.owningAuth()
+        if let phone = assertion as? PhoneMultiFactorAssertion {
+            try phone.credential.checkUsable()
+            let (idToken, context) = (try await user.idToken(), auth.requestContext)
+            let tokens = try await auth.configuration.backend.finalizePhoneEnrollment(
+                idToken: idToken, credential: phone.credential, displayName: displayName, context: context)
+            try await auth.saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
+            return
+        }
         guard let totp = assertion as? TOTPMultiFactorAssertion, let secret = totp.secret else {
             throw AuthError(
                 .missingMultiFactorInfo,
-                "A factor is enrolled with TOTPMultiFactorGenerator.assertionForEnrollment(with:oneTimePassword:) and a generated secret.")
+                "A factor is enrolled with TOTPMultiFactorGenerator.assertionForEnrollment(with:oneTimePassword:) and a generated "
+                    + "secret, or with PhoneMultiFactorGenerator.assertion(with:) and an SMS code.")
         }
         try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
-        let auth = try user.owningAuth()
         let (idToken, context) = (try await user.idToken(), auth.requestContext)
         let tokens = try await auth.configuration.backend.finalizeTOTPEnrollment(
             idToken: idToken, secret: secret, oneTimePassword: totp.oneTimePassword, displayName: displayName, context: context)

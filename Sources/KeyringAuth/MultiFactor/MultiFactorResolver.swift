@@ -35,8 +35,8 @@ public final class MultiFactorResolver: Sendable {
     ///
     /// - Throws: ``AuthError``: ``AuthErrorCode/invalidVerificationCode`` for a wrong or expired code (try
     ///   again), ``AuthErrorCode/invalidMultiFactorSession`` when the first factor's session expired or was
-    ///   used (sign in again), ``AuthErrorCode/multiFactorInfoNotFound``, ``AuthErrorCode/unsupportedFirstFactor``
-    ///   for a phone factor (SMS needs app verification a Linux desktop lacks), or a keychain or network error;
+    ///   used (sign in again), ``AuthErrorCode/multiFactorInfoNotFound``, ``AuthErrorCode/sessionExpired`` for an SMS
+    ///   code that expired, or a keychain or network error;
     ///   on any failure nothing stored changes.
     public func resolveSignIn(with assertion: MultiFactorAssertion) async throws -> AuthDataResult {
         try await auth.resolveSecondFactor(self, with: assertion)

@@ -62,6 +62,11 @@ extension User {
         complete(completion) { () async throws in try await self.updateEmail(to: email) }
     }
 
+    /// ``updatePhoneNumber(_:)`` with a completion handler, called on the callback queue.
+    public func updatePhoneNumber(_ credential: PhoneAuthCredential, completion: (@Sendable (Error?) -> Void)? = nil) {
+        complete(completion) { () async throws in try await self.updatePhoneNumber(credential) }
+    }
+
     /// ``updatePassword(to:)`` with a completion handler, called on the callback queue.
     public func updatePassword(to password: String, completion: (@Sendable (Error?) -> Void)?) {
         complete(completion) { () async throws in try await self.updatePassword(to: password) }

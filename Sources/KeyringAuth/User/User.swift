@@ -149,6 +149,16 @@ public final class User: Sendable {
         UserProfileChangeRequest(user: self)
     }
 
+    /// Changes the account's phone number to the one `credential` proves (its SMS code), as Firebase's
+    /// `updatePhoneNumber(_:)`; the new tokens and number are saved.
+    ///
+    /// - Throws: ``AuthError``: ``AuthErrorCode/invalidVerificationCode``, ``AuthErrorCode/sessionExpired``,
+    ///   ``AuthErrorCode/credentialAlreadyInUse`` when another account has the number, ``AuthErrorCode/requiresRecentLogin``,
+    ///   or a keychain or network error. On failure the user is as it was.
+    public func updatePhoneNumber(_ credential: PhoneAuthCredential) async throws {
+        try await owningAuth().updatePhoneNumber(of: self, credential)
+    }
+
     /// Changes the account's email address and saves the user.
     ///
     /// - Throws: ``AuthError`` (for example ``AuthErrorCode/invalidEmail``, ``AuthErrorCode/emailAlreadyInUse``).
