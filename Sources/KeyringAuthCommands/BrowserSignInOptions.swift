@@ -49,20 +49,28 @@ struct BrowserSignInOptions: ParsableArguments {
     @Flag(help: "With --google or --oidc: read the OAuth client secret from standard input (Google's desktop clients have one). With --github: GitHub's web flow in the browser, whose token request needs the OAuth app's secret, instead of the device flow.")
     var clientSecretStdin = false
 
-    @Option(help: ArgumentHelp("With --google, --oidc, --provider or GitHub's web flow: the loopback port for the redirect (default: a free one).", valueName: "port"))
-    var port: UInt16 = 0
+    @OptionGroup var page: BrowserPageOptions
 
-    @Option(help: ArgumentHelp("With --google, --oidc, --provider or GitHub's web flow: how long to wait for the browser, in seconds.", valueName: "seconds"))
-    var browserTimeout: Int = 300
+    @Option(help: ArgumentHelp(
+        "Sign in with this phone number (E.164, such as +15555550100): the app is verified on a page in the browser, then the code the SMS carries is read, at a prompt or from the next line of standard input.",
+        valueName: "number"))
+    var phone: String?
 
-    @Flag(help: "With --google, --oidc, --provider or GitHub's web flow: only print the URL to open; do not start a browser.")
-    var noBrowser = false
+    var port: UInt16 { page.port }
+    var browserTimeout: Int { page.browserTimeout }
+    var noBrowser: Bool { page.noBrowser }
 
-    var given: Bool { google || oidc != nil || github || provider != nil }
+    var given: Bool { google || oidc != nil || github || provider != nil || phone != nil }
 
     func validate() throws {
-        guard [google, oidc != nil, github, provider != nil].filter({ $0 }).count <= 1 else {
-            throw ValidationError("Give one of --google, --oidc ISSUER, --github and --provider ID.")
+        guard [google, oidc != nil, github, provider != nil, phone != nil].filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give one of --google, --oidc ISSUER, --github, --provider ID and --phone NUMBER.")
+        }
+        if phone != nil {
+            guard clientID == nil, providerID == nil, !clientSecretStdin, scopes.isEmpty, customParameters.isEmpty else {
+                throw ValidationError("--phone takes no --client-id, --provider-id, --client-secret-stdin, --scope or --custom-parameter.")
+            }
+            return
         }
         guard github || provider != nil || scopes.isEmpty else { throw ValidationError("--scope goes with --github or --provider.") }
         guard github || (githubHost == nil && !openBrowser) else { throw ValidationError("--github-host and --open-browser go with --github.") }
@@ -77,7 +85,6 @@ struct BrowserSignInOptions: ParsableArguments {
                 throw ValidationError("--provider needs no --client-id, --provider-id or --client-secret-stdin: Firebase begins the sign-in with its own registration.")
             }
             _ = try parameters()
-            guard (1...86_400).contains(browserTimeout) else { throw ValidationError("--browser-timeout takes 1 to 86400 seconds.") }
             return
         }
         if github {
@@ -109,7 +116,6 @@ struct BrowserSignInOptions: ParsableArguments {
                 throw ValidationError("--provider-id: \(error.message.escapedForTerminal)")
             }
         }
-        guard (1...86_400).contains(browserTimeout) else { throw ValidationError("--browser-timeout takes 1 to 86400 seconds.") }
     }
 
     /// The client secret from standard input, with --client-secret-stdin.
@@ -133,6 +139,7 @@ struct BrowserSignInOptions: ParsableArguments {
     /// Runs the flow: prints the URL (or GitHub's code and address) on standard error, opens the browser, waits, returns
     /// the credential. `auth` begins the sign-in of the project's own provider.
     func credential(secret: String?, auth: Auth, logger: Logger) async throws -> AuthCredential {
+        if let phone { return try await page.phoneCredential(phone, auth: auth) }
         if github && !clientSecretStdin { return try await gitHubCredential(logger: logger) }
         if let provider { return try await projectProviderCredential(provider, auth: auth) }
         let provider: DesktopOAuthProvider
@@ -164,11 +171,8 @@ struct BrowserSignInOptions: ParsableArguments {
 
     /// Prints the URL to open on standard error, on a line of its own, to copy whole.
     private func announce(_ url: URL, providerID: String, opening: Bool) {
-        printError(
-            opening
-                ? "signing in with \(providerID) in your browser; if none opens, open this URL:"
-                : "open this URL in a browser to sign in with \(providerID):")
-        FileHandle.standardError.write(Data((url.absoluteString.escapedForTerminal + "\n").utf8))
+        announceURL(url, opening ? "signing in with \(providerID) in your browser; if none opens, open this URL:"
+            : "open this URL in a browser to sign in with \(providerID):")
     }
 
     /// GitHub's device flow: the code and the address on standard error, the address opened when asked, then the wait.

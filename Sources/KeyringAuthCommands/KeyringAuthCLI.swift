@@ -18,7 +18,7 @@ package struct KeyringAuthCLI: AsyncParsableCommand {
             """,
         version: Version.current,
         subcommands: [
-            List.self, Show.self, Token.self, SignIn.self, MultiFactorCommand.self, Link.self, Reauthenticate.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
+            List.self, Show.self, Token.self, SignIn.self, MultiFactorCommand.self, Link.self, Reauthenticate.self, UpdatePhone.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
             SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,
         ]
     )

@@ -35,7 +35,7 @@ func checkOneMethod(_ credential: CredentialOptions, _ browser: BrowserSignInOpt
     guard [credential.given, browser.given].filter({ $0 }).count == 1 else {
         throw ValidationError(
             "\(what) (one of): --email E --password-stdin, --idp P --id-token-stdin, --provider ID, "
-                + "--google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+                + "--google / --oidc ISSUER --provider-id ID with --client-id ID, --github --client-id ID, or --phone NUMBER.")
     }
 }
 
@@ -79,8 +79,8 @@ struct Link: AsyncParsableCommand {
             keyring-auth link (--email <email> --password-stdin | --idp <provider> [--id-token-stdin] [--access-token-stdin] | --provider <id> \
             [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | (--google | \
             --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] \
-            [--no-browser] | --github --client-id <id> [--scope <scope>]…) \
-            [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            [--no-browser] | --github --client-id <id> [--scope <scope>]… | --phone <number> [--port <port>] [--browser-timeout <seconds>] \
+            [--no-browser]) [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
             Links to the user of the app's current scope (its saved group choice; --group or --private \
@@ -88,7 +88,8 @@ struct Link: AsyncParsableCommand {
             sees it. Secrets are read from standard input, as for sign-in. With --provider (microsoft.com, yahoo.com, …), \
             --google, --oidc or --github the provider's page is completed in the browser as for sign-in (its URL printed \
             on standard error, to open by hand with --no-browser); nobody signed in is found out before the browser \
-            opens. Exits 3 when nobody is signed in there.
+            opens. With --phone, the number's verification page and then its SMS code, as for sign-in; a number another \
+            account has is credentialAlreadyInUse. Exits 3 when nobody is signed in there.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -119,8 +120,8 @@ struct Reauthenticate: AsyncParsableCommand {
             keyring-auth reauthenticate (--email <email> --password-stdin | --idp <provider> [--id-token-stdin] [--access-token-stdin] | \
             --provider <id> [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | \
             (--google | --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] \
-            [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> [--scope <scope>]…) \
-            [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> [--scope <scope>]… | --phone <number> [--port <port>] \
+            [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
         discussion: """
             Firebase's reauthenticate: the user of the app's current scope (as for link) signs in again with one of its \

@@ -5,12 +5,12 @@ import KeyringAuth
 import SecretKeychain
 import SystemSupport
 
-/// `keyring-auth mfa`: the signed-in user's second factors (TOTP authenticator apps).
+/// `keyring-auth mfa`: the signed-in user's second factors (TOTP authenticator apps, SMS).
 struct MultiFactorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mfa",
-        abstract: "Enroll, list and remove the signed-in user's second factors (authenticator apps, TOTP).",
-        subcommands: [EnrollTOTP.self, ListFactors.self, Unenroll.self])
+        abstract: "Enroll, list and remove the signed-in user's second factors (authenticator apps, TOTP; phone numbers, SMS).",
+        subcommands: [EnrollTOTP.self, EnrollPhone.self, ListFactors.self, Unenroll.self])
 }
 
 /// The options every `mfa` command takes: which app, which backend, which scope's user.
@@ -80,6 +80,43 @@ extension MultiFactorCommand {
                 } catch let failure as CLIFailure where attempt < tries && failure.message.hasPrefix("invalidVerificationCode") {
                     FileHandle.standardError.write(Data("That code is wrong or has expired; enter the current one.\n".utf8))
                 }
+            }
+            let enrolled = user.multiFactor.enrolledFactors.last { $0.displayName == displayName }
+            print("Enrolled \(enrolled.map(factorLine) ?? displayName.escapedForTerminal) for \(user.uid.escapedForTerminal).")
+        }
+    }
+
+    struct EnrollPhone: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "enroll-phone",
+            abstract: "Enroll a phone number (SMS) as a second factor of the signed-in user.",
+            usage: """
+                keyring-auth mfa enroll-phone --phone <number> --display-name <name> [--port <port>] [--browser-timeout <seconds>] \
+                [--no-browser] [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] \(Usage.store)
+                """,
+            discussion: """
+                The number's verification page opens in the browser (its address on standard error, to open by hand with \
+                --no-browser); Firebase then sends the code by SMS, read at a prompt on a terminal (a wrong code may be typed \
+                once more), otherwise from the next line of standard input. The account needs a verified email address and a \
+                sign-in by password, email link or identity provider. Every app of the group sees the new factor.
+                """)
+
+        @OptionGroup var user: SignedInUserOptions
+        @OptionGroup(title: "The verification page") var page: BrowserPageOptions
+
+        @Option(help: ArgumentHelp("The number, E.164 (+15555550100).", valueName: "number"))
+        var phone: String
+
+        @Option(help: "The factor's name, as `mfa list` and a sign-in show it.")
+        var displayName: String
+
+        func run() async throws {
+            let (auth, user) = try self.user.signedIn()
+            defer { withExtendedLifetime(auth) {} }
+            let (page, phone, displayName) = (page, phone, displayName)
+            try await reporting { () async throws in
+                let credential = try await page.phoneCredential(phone, auth: auth, multiFactorSession: try await user.multiFactor.session())
+                try await user.multiFactor.enroll(with: PhoneMultiFactorGenerator.assertion(with: credential), displayName: displayName)
             }
             let enrolled = user.multiFactor.enrolledFactors.last { $0.displayName == displayName }
             print("Enrolled \(enrolled.map(factorLine) ?? displayName.escapedForTerminal) for \(user.uid.escapedForTerminal).")

@@ -86,13 +86,18 @@ extension StoredUserSummary {
 
 /// A second factor as `show --json` and `mfa list --json` print it.
 func factorJSON(_ factor: MultiFactorInfo) -> [String: Any] {
-    ["uid": factor.uid, "displayName": nullable(factor.displayName), "enrollmentDate": timestamp(factor.enrollmentDate), "factorID": factor.factorID]
+    var json: [String: Any] = [
+        "uid": factor.uid, "displayName": nullable(factor.displayName), "enrollmentDate": timestamp(factor.enrollmentDate), "factorID": factor.factorID,
+    ]
+    if let phone = factor as? PhoneMultiFactorInfo { json["phoneNumber"] = phone.phoneNumber }
+    return json
 }
 
-/// A second factor on one line, stored values escaped: `UID "NAME" (totp, enrolled DATE)`.
+/// A second factor on one line, stored values escaped: `UID "NAME" (totp, enrolled DATE)`, `(phone +15555550100, …)`.
 func factorLine(_ factor: MultiFactorInfo) -> String {
-    "\(factor.uid.escapedForTerminal) \(String(reflecting: factor.displayName ?? "").escapedForTerminal) "
-        + "(\(factor.factorID.escapedForTerminal), enrolled \(timestamp(factor.enrollmentDate)))"
+    let number = (factor as? PhoneMultiFactorInfo).map { " \($0.phoneNumber)" } ?? ""
+    return "\(factor.uid.escapedForTerminal) \(String(reflecting: factor.displayName ?? "").escapedForTerminal) "
+        + "(\(factor.factorID.escapedForTerminal)\(number.escapedForTerminal), enrolled \(timestamp(factor.enrollmentDate)))"
 }
 
 /// Decoded claims as a JSON value: the types ``AuthTokenResult/claims`` holds, anything else as text.

@@ -25,16 +25,22 @@ func readAuthenticatorCode() throws -> String {
     return digits
 }
 
-/// Finishes a sign-in that met a second factor: chooses the factor (`--factor`, else the only TOTP factor, else a
-/// prompt on a terminal), reads the code, and resolves; on a terminal a wrong code may be typed once more.
+/// Finishes a sign-in that met a second factor: chooses the factor (`--factor`, else the only one, else a prompt on a
+/// terminal), reads its code (an authenticator app's, or the SMS's once the page in the browser verified the app), and
+/// resolves; on a terminal a wrong code may be typed once more.
 ///
-/// - Throws: ``CLIFailure`` or `ValidationError`: a phone factor only, several factors and no terminal nor
-///   `--factor`, a wrong code (exit 5, nothing stored).
-func resolveSecondFactor(_ resolver: MultiFactorResolver, factor chosen: String?) async throws -> AuthDataResult {
+/// - Throws: ``CLIFailure`` or `ValidationError`: several factors and no terminal nor `--factor`, a wrong code (exit 5,
+///   nothing stored).
+func resolveSecondFactor(_ resolver: MultiFactorResolver, factor chosen: String?, page: BrowserPageOptions) async throws -> AuthDataResult {
     let hint = try chooseFactor(resolver.hints, chosen: chosen)
     let tries = isatty(STDIN_FILENO) == 1 ? 2 : 1
     for attempt in 1...tries {
-        let assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: try readAuthenticatorCode())
+        let assertion: MultiFactorAssertion
+        if let phone = hint as? PhoneMultiFactorInfo {
+            assertion = try await page.phoneAssertion(for: phone, resolver: resolver)
+        } else {
+            assertion = TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: hint.uid, oneTimePassword: try readAuthenticatorCode())
+        }
         do {
             return try await resolver.resolveSignIn(with: assertion)
         } catch let error as AuthError where error.code == .invalidVerificationCode && attempt < tries {
@@ -46,35 +52,32 @@ func resolveSecondFactor(_ resolver: MultiFactorResolver, factor chosen: String?
 
 /// The factor to finish with.
 private func chooseFactor(_ hints: [MultiFactorInfo], chosen: String?) throws -> MultiFactorInfo {
-    func name(_ hint: MultiFactorInfo) -> String { "\(hint.uid) (\(hint.displayName ?? hint.factorID))".escapedForTerminal }
+    func name(_ hint: MultiFactorInfo) -> String { "\(hint.uid) (\(describe(hint)))".escapedForTerminal }
     if let chosen {
         guard let hint = hints.first(where: { $0.uid == chosen }) else {
             throw CLIFailure(.invalidInput, "The account has no second factor \(chosen.escapedForTerminal); it has: "
                 + hints.map(name).joined(separator: ", ") + ".")
         }
-        guard hint.factorID == TOTPMultiFactorID else { throw phoneFactorFailure }
         return hint
     }
-    let totp = hints.filter { $0.factorID == TOTPMultiFactorID }
-    guard !totp.isEmpty else { throw phoneFactorFailure }
-    if totp.count == 1 { return totp[0] }
+    if hints.count == 1 { return hints[0] }
     guard isatty(STDIN_FILENO) == 1 else {
         throw CLIFailure(.invalidInput, "The account has several second factors; choose one with --factor: "
-            + totp.map(name).joined(separator: ", ") + ".")
+            + hints.map(name).joined(separator: ", ") + ".")
     }
-    for (index, hint) in totp.enumerated() {
-        FileHandle.standardError.write(Data("  \(index + 1). \((hint.displayName ?? hint.uid).escapedForTerminal)\n".utf8))
+    for (index, hint) in hints.enumerated() {
+        FileHandle.standardError.write(Data("  \(index + 1). \(describe(hint).escapedForTerminal)\n".utf8))
     }
-    FileHandle.standardError.write(Data("Which authenticator (1–\(totp.count))? ".utf8))
-    guard let answer = readLine().flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), totp.indices.contains(answer - 1) else {
+    FileHandle.standardError.write(Data("Which second factor (1–\(hints.count))? ".utf8))
+    guard let answer = readLine().flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), hints.indices.contains(answer - 1) else {
         throw CLIFailure(.invalidInput, "No such factor; run the command again and type one of the numbers.")
     }
-    return totp[answer - 1]
+    return hints[answer - 1]
 }
 
-private var phoneFactorFailure: CLIFailure {
-    CLIFailure(
-        .failure,
-        "The account's second factor is a phone number: an SMS code needs app verification (APNs or reCAPTCHA) that a "
-            + "Linux desktop lacks. Enroll an authenticator app (TOTP) factor from another device, then sign in here with it.")
+/// A factor as the person knows it: its name, and an SMS factor's (masked) number.
+private func describe(_ hint: MultiFactorInfo) -> String {
+    let name = hint.displayName ?? hint.factorID
+    guard let phone = hint as? PhoneMultiFactorInfo else { return "\(name), authenticator app" }
+    return "\(name), SMS to \(phone.phoneNumber)"
 }

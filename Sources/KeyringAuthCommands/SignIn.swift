@@ -7,14 +7,15 @@ import SecretKeychain
 struct SignIn: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-in",
-        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, in the browser with the project's own provider, Google, an OpenID Connect provider or GitHub, or with GitHub's device flow) in --group G or --private.",
+        abstract: "Sign the app in (anonymously, with email and password, a provider's tokens, a custom token, in the browser with the project's own provider, Google, an OpenID Connect provider or GitHub, with GitHub's device flow, or with a phone number) in --group G or --private.",
         usage: """
             keyring-auth sign-in (--anonymous | --email <email> --password-stdin [--create] | --email <email> --link-stdin | --idp <provider> \
             [--id-token-stdin] [--access-token-stdin] | --custom-token-stdin | (--google | --oidc <issuer> --provider-id <id>) \
             --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --provider <id> \
             [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --github \
             --client-id <id> [--scope <scope>]… [--github-host <url>] [--open-browser] | --github --client-id <id> --client-secret-stdin \
-            [--github-host <url>] [--port <port>] [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
+            [--github-host <url>] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --phone <number> [--port <port>] \
+            [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
             [--group <group> | --private] \
             \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
             """,
@@ -33,9 +34,12 @@ struct SignIn: AsyncParsableCommand {
             state checked); the person is the same Firebase user as in the project's web app. With \
             --github the code to enter and GitHub's address are printed on standard error (opened with --open-browser), and \
             the sign-in waits until the person has entered it, declined, or the code expired (fifteen minutes); Ctrl-C \
-            stops it, nothing stored. \
-            An account with an authenticator (TOTP) second factor then needs its code: at a prompt on a terminal, else \
-            on the line of standard input after the password; nothing is stored until it is accepted.
+            stops it, nothing stored. With --phone the app is verified on a page in the browser (reCAPTCHA, as the \
+            project asks; its address on standard error, to open by hand with --no-browser), Firebase sends the code by \
+            SMS, and the code is read at a prompt on a terminal, else from the next line of standard input. \
+            An account with a second factor then needs its code: an authenticator app's (TOTP), or, for an SMS factor, \
+            the code sent once its page in the browser is done; at a prompt on a terminal, else on the next line of \
+            standard input; --factor chooses among several. Nothing is stored until it is accepted.
             """)
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -63,7 +67,8 @@ struct SignIn: AsyncParsableCommand {
         guard methods == 1 else {
             throw ValidationError(
                 "Give one of --anonymous, --email E --password-stdin, --idp P --id-token-stdin [--access-token-stdin], "
-                    + "--custom-token-stdin, --provider ID, --google / --oidc ISSUER --provider-id ID with --client-id ID, or --github --client-id ID.")
+                    + "--custom-token-stdin, --provider ID, --google / --oidc ISSUER --provider-id ID with --client-id ID, --github --client-id ID, "
+                    + "or --phone NUMBER.")
         }
         guard !create || (credential.email != nil && credential.passwordStdin) else {
             throw ValidationError("--create goes with --email and --password-stdin.")
@@ -98,7 +103,7 @@ struct SignIn: AsyncParsableCommand {
             } catch let error as AuthError where error.code == .secondFactorRequired {
                 // The account has a second factor: nothing is stored until its code finishes the sign-in.
                 guard let resolver = error.multiFactorResolver else { throw error }
-                return try await resolveSecondFactor(resolver, factor: factor)
+                return try await resolveSecondFactor(resolver, factor: factor, page: browser.page)
             }
         }
         let user = result.user
