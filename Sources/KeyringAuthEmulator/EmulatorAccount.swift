@@ -9,7 +9,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     public var emailVerified: Bool
     public var displayName: String?
     public var photoUrl: String?
-    /// The phone number in E.164 form (`+15555550100`), set by the Admin API; the emulator sends no SMS.
+    /// The phone number in E.164 form (`+15555550100`), set by a phone sign-in or the Admin API; the emulator sends
+    /// no SMS.
     public var phoneNumber: String?
     /// The password, kept in memory only; an export leaves it out unless asked to include it.
     public var password: String?
@@ -45,7 +46,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     var initialEmail: String? = nil
     /// The user's name at the identity provider that signed the account up (`screenName`, a handle).
     var screenName: String? = nil
-    /// The TOTP second factors enrolled (`mfaInfo`), exported with their secrets.
+    /// The second factors enrolled (`mfaInfo`), TOTP ones exported with their secrets, SMS ones with their numbers.
     var secondFactors: [SecondFactor] = []
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
