@@ -1,4 +1,5 @@
 import Foundation
+import KeyringTestSupport
 import Synchronization
 import Testing
 
@@ -230,6 +231,22 @@ import Testing
         #expect(signIn(nil) == "MISSING_CLIENT_TYPE")
         #expect(signIn(Self.enterprise(try emulator.mint("enterprise", action: "mfaSmsEnrollment"))) == "INVALID_RECAPTCHA_ACTION")
         #expect(signIn(Self.enterprise(try emulator.mint("enterprise", action: "mfaSmsSignIn"))) == nil)
+    }
+
+    /// The scripts in Debian's chromium, headless, through chromedriver (`Tests/EmulatorBrowser/stand_in_recaptcha.py`):
+    /// a page of another origin renders the v2 widget, its button is clicked, Enterprise's `execute` runs, and each token
+    /// passes `sendVerificationCode` once.
+    @Test func theScriptsWorkInChromium() async throws {
+        let script = AdminSDK.root.appendingPathComponent("Tests/EmulatorBrowser/stand_in_recaptcha.py").path
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] { environment[name] = nil }
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"),
+            "Debian's chromium and chromium-driver are needed (dbus/install-deps installs them)")
+        let result = try await Subprocess.run(
+            "/usr/bin/python3", [script, try Harness.product("keyring-auth-emulator")], environment: environment, limit: .seconds(180))
+        #expect(result.status == 0 && result.output == "ok\n", "\(result.output)\(result.standardError)")
     }
 
     @Test func theReceivedRequestsKeepTheAppVerificationSent() throws {
