@@ -3,8 +3,11 @@
 
     chromium_browser.py [--script FILE] [--result FILE] [--timeout SECONDS] URL
 
+(FILEs also from $CHROMIUM_BROWSER_SCRIPT and $CHROMIUM_BROWSER_RESULT, for a link named `xdg-open` to this file.)
+
 Opens URL, performs the scripted person's steps, and writes what the browser was left on to the result file as
-JSON: {"ok", "error", "final": {"url", "title", "text"}, "pages": [...], "choices": [...], "seconds", "sandbox"}.
+JSON: {"ok", "error", "final": {"url", "title", "text"}, "pages": [...], "choices": [...], "seconds", "sandbox",
+"timeline"} (and a line on standard error).
 Installed as an `xdg-open` (the tests' RealBrowser writes such a shim), it is the browser a desktop sign-in opens.
 
 The script is a JSON object {"steps": [...], "timeout": SECONDS}; each step is one of
@@ -23,8 +26,9 @@ Without a script, the emulator's page (if URL is one) is answered as ada@example
 Every wait has a deadline (the script's timeout, 60 s unless given; the whole run at most --timeout, 240 s) and
 fails saying what it waited for and where the browser was. chromedriver and every process it started end with
 this one, also on failure or SIGTERM: this process is their subreaper and kills what is left. As root, chromedriver
-and chromium run as `nobody`, with chromium's sandbox (which chromium refuses to run as root); the browser resolves
-no name but localhost (--host-resolver-rules), so it reaches this machine only. Standard library only.
+and chromium run as `nobody`, with chromium's sandbox (which chromium refuses to run as root; without user namespaces
+it runs with --no-sandbox and says so in "sandbox"); the browser reaches localhost, 127.0.0.1 and [::1] only (every
+other name and address is unresolved: --host-resolver-rules), a throwaway profile, no session bus. Standard library only.
 """
 
 import argparse
@@ -377,8 +381,10 @@ def write(path, result):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--script", help="the person's steps, a JSON file")
-    parser.add_argument("--result", help="where to write the result (JSON); standard output if not given")
+    parser.add_argument("--script", default=os.environ.get("CHROMIUM_BROWSER_SCRIPT"),
+                        help="the person's steps, a JSON file ($CHROMIUM_BROWSER_SCRIPT)")
+    parser.add_argument("--result", default=os.environ.get("CHROMIUM_BROWSER_RESULT"),
+                        help="where to write the result, JSON ($CHROMIUM_BROWSER_RESULT); else standard output")
     parser.add_argument("--timeout", type=float, default=240, help="the whole run's time limit, in seconds")
     parser.add_argument("url")
     options = parser.parse_args()
@@ -421,8 +427,8 @@ def main():
     except (Failure, WebDriverError, OSError, ValueError, KeyError) as error:
         result["error"] = f"{error}\nchromedriver's log ends:\n{tail(os.path.join(work, 'chromedriver.log'))}"
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, signal.SIG_IGN)
         mark(result, "ending")
         problems = end_all(driver, session)
         shutil.rmtree(work, ignore_errors=True)
