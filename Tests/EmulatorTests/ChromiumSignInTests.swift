@@ -24,10 +24,9 @@ import Testing
         defer { browser.remove() }
         let microsoft = OAuthProvider(providerID: "microsoft.com", auth: auth)
         microsoft.browser = browser.desktopBrowser
-        microsoft.timeout = .seconds(300)
+        microsoft.timeout = .seconds(150)
 
-        let first = try await auth.signIn(with: microsoft, uiDelegate: nil)
-        let made = try await browser.nextRun()
+        let (first, made) = try await browser.run { try await auth.signIn(with: microsoft, uiDelegate: nil) }
         #expect(made.choices == ["new ada@example.com"] && made.sandbox)
         #expect(first.user.email == "ada@example.com" && first.user.displayName == "Ada Lovelace")
         #expect(first.additionalUserInfo?.isNewUser == true && first.user.providerData.map(\.providerID) == ["microsoft.com"])
@@ -36,8 +35,7 @@ import Testing
         #expect(page.text == "Sign-in finished\n\n\(Self.landingText)", "\(page.text)")
         try auth.signOut()
 
-        let again = try await auth.signIn(with: microsoft, uiDelegate: nil)
-        let chose = try await browser.nextRun()
+        let (again, chose) = try await browser.run { try await auth.signIn(with: microsoft, uiDelegate: nil) }
         #expect(chose.choices == ["listed ada@example.com"])
         #expect(again.user.uid == first.user.uid && again.additionalUserInfo?.isNewUser == false)
         #expect(chose.final?.title == "Sign-in finished" && chose.final?.text.contains(Self.landingText) == true, "\(String(describing: chose.final))")
@@ -55,7 +53,7 @@ import Testing
         let browser = try RealBrowser.make([])
         defer { browser.remove() }
         var flow = DesktopOAuthFlow(provider: provider.provider(), clientID: provider.clientID, clientSecret: provider.clientSecret)
-        flow.timeout = .seconds(300)
+        flow.timeout = .seconds(150)
         flow.browser = browser.desktopBrowser { url in
             let redirect = Self.parameter("redirect_uri", of: url)!
             var forged = URLComponents(string: redirect)!

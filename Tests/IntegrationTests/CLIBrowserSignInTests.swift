@@ -65,9 +65,9 @@ extension KeyringTests {
             let id = String(UUID().uuidString.prefix(8))
             let signedIn = try await cli.run(
                 ["sign-in", "--oidc", provider.issuer, "--provider-id", "oidc.fake", "--client-id", provider.clientID, "--client-secret-stdin",
-                 "--browser-timeout", "300", "--store", "memory", "--json", "--emulator", "\(try #require(emulator.address))",
+                 "--browser-timeout", "150", "--store", "memory", "--json", "--emulator", "\(try #require(emulator.address))",
                  "--api-key", "AIza-chromium-\(id)", "--app-id", "1:42:linux:c-\(id)"],
-                input: provider.clientSecret! + "\n", environment: environment(path: browser.path), limit: .seconds(300))
+                input: provider.clientSecret! + "\n", environment: environment(path: browser.path), limit: .seconds(240))
             #expect(signedIn.status == 0, "\(signedIn.standardError)")
             let answer = try #require(try JSONSerialization.jsonObject(with: signedIn.standardOutput) as? [String: Any])
             #expect(answer["providers"] as? [String] == ["oidc.fake"] && answer["email"] as? String == "lin@example.com")

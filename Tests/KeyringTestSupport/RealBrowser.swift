@@ -75,8 +75,8 @@ package struct RealBrowser: Sendable {
     /// Each wait of a run, at most (the driver's script `timeout`).
     package let timeout: Duration
     package var path: String { directory.path }
-    private var script: URL { directory.appendingPathComponent("script.json") }
-    private var result: URL { directory.appendingPathComponent("result.json") }
+    private var scriptFile: URL { directory.appendingPathComponent("script.json") }
+    private var resultFile: URL { directory.appendingPathComponent("result.json") }
 
     /// A browser whose person takes `steps` at each URL opened.
     ///
@@ -94,7 +94,7 @@ package struct RealBrowser: Sendable {
         let shim = directory.appendingPathComponent("xdg-open")
         try """
             #!/bin/sh
-            exec python3 '\(driver.path)' --script '\(browser.script.path)' --result '\(browser.result.path)' "$1" 2>> '\(directory.path)/driver.log'
+            exec python3 '\(driver.path)' --script '\(browser.scriptFile.path)' --result '\(browser.resultFile.path)' "$1" 2>> '\(directory.path)/driver.log'
 
             """.write(to: shim, atomically: true, encoding: .utf8)
         chmod(shim.path, 0o755)
@@ -107,7 +107,7 @@ package struct RealBrowser: Sendable {
     /// The steps of the next runs.
     package func setSteps(_ steps: [Step]) throws {
         let object: [String: Any] = ["steps": steps.map(\.json), "timeout": Double(timeout.components.seconds)]
-        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: script, options: .atomic)
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: scriptFile, options: .atomic)
     }
 
     /// This browser for an app: runs the `xdg-open` with the URL, without waiting.
@@ -130,20 +130,37 @@ package struct RealBrowser: Sendable {
     ///
     /// - Throws: ``Failure`` when no run ended within `limit`, or the run failed (its error and the page it was on).
     package func nextRun(within limit: Duration = .seconds(300)) async throws -> Run {
+        let run = try await result(within: limit)
+        guard run.ok else {
+            throw Failure(description: "the browser failed: \(run.error ?? "?"); its page: \(run.final.map { "\($0.url) \($0.text)" } ?? "none")")
+        }
+        return run
+    }
+
+    /// What `signIn` (which opens this browser) gives, and the browser's run; when `signIn` fails, the browser's own
+    /// failure is told with it.
+    package func run<T>(_ signIn: () async throws -> T) async throws -> (T, Run) {
+        let value: T
+        do {
+            value = try await signIn()
+        } catch {
+            let run = try? await result(within: .seconds(60))
+            throw Failure(description: "the sign-in failed: \(error); the browser: \(run.map { $0.error ?? "ok" } ?? "no run ended")")
+        }
+        return (value, try await nextRun())
+    }
+
+    private func result(within limit: Duration) async throws -> Run {
         let deadline = ContinuousClock.now + limit
-        while !FileManager.default.fileExists(atPath: result.path) {
+        while !FileManager.default.fileExists(atPath: resultFile.path) {
             guard ContinuousClock.now < deadline else {
                 let log = (try? String(contentsOf: directory.appendingPathComponent("driver.log"), encoding: .utf8)) ?? ""
                 throw Failure(description: "no browser run ended within \(limit); the driver's log: \(log)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        let data = try Data(contentsOf: result)
-        try FileManager.default.removeItem(at: result)
-        let run = try JSONDecoder().decode(Run.self, from: data)
-        guard run.ok else {
-            throw Failure(description: "the browser failed: \(run.error ?? "?"); its page: \(run.final.map { "\($0.url) \($0.text)" } ?? "none")")
-        }
-        return run
+        let data = try Data(contentsOf: resultFile)
+        try FileManager.default.removeItem(at: resultFile)
+        return try JSONDecoder().decode(Run.self, from: data)
     }
 }
