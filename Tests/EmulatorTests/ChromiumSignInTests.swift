@@ -1,7 +1,12 @@
 import Foundation
 import KeyringAuth
 import KeyringTestSupport
+import SystemSupport
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The desktop sign-ins with a real browser (``RealBrowser``: Debian's chromium, headless) where the other tests have
 /// a stand-in without JavaScript: the emulator's provider page walked as a person walks it, and the pages the app's
@@ -83,5 +88,34 @@ import Testing
         #expect(failed.text.contains("The user said <no>") && failed.text.hasSuffix(Self.landingText), "\(failed.text)")
         #expect(provider.tokenRequests == 0)
         print("ChromiumSignInTests: the listener's pages in chromium took \(run.seconds) s")
+    }
+
+    /// The driver's generic steps on a loopback page whose widget JavaScript renders late, in an iframe (as reCAPTCHA's
+    /// checkbox): the button clicked once it is there, and the page's text waited for.
+    @Test func aButtonInsideAWidgetThatJavaScriptRendersIsClicked() async throws {
+        let page = """
+            <!DOCTYPE html><html><head><title>Widget</title></head><body><p id="status">Not verified yet.</p><div id="widget"></div>
+            <script>
+            window.verified = () => { document.getElementById("status").textContent = "Verified: the box was ticked."; };
+            setTimeout(() => {
+              const frame = document.createElement("iframe");
+              frame.srcdoc = '<button id="recaptcha-anchor" onclick="parent.verified()">I am not a robot</button>';
+              document.getElementById("widget").appendChild(frame);
+            }, 500);
+            </script></body></html>
+            """
+        let (listener, port) = try RawTCP.silentListener()
+        defer { shutdown(listener, Int32(SHUT_RDWR)) }
+        try OwnThread.detach(name: "widget-page") {
+            FakeOAuthProvider.serve(listener, concurrently: true) { _, _ in
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: \(page.utf8.count)\r\nConnection: close\r\n\r\n\(page)"
+            }
+        }
+        let browser = try RealBrowser.make([.click("#recaptcha-anchor", frame: "#widget iframe"), .waitForText("Verified")])
+        defer { browser.remove() }
+        #expect(await browser.desktopBrowser.open(URL(string: "http://127.0.0.1:\(port)/")!) == nil)
+        let run = try await browser.nextRun()
+        #expect(run.final?.text == "Verified: the box was ticked.", "\(String(describing: run.final))")
+        print("ChromiumSignInTests: the widget's page in chromium took \(run.seconds) s")
     }
 }

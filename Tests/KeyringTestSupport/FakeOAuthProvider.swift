@@ -96,7 +96,7 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     /// Accepts connections on `listener` until it is shut down, one request each, answered with what `respond` makes
     /// of its head and body; a request `respond` answers with `nil` keeps its connection open, handed to `hold`.
     /// `concurrently`: each connection on a thread of its own, else one after the other in accepting order.
-    static func serve(
+    package static func serve(
         _ listener: Int32, concurrently: Bool = false, hold: @escaping @Sendable (Int32) -> Void = { close($0) },
         _ respond: @escaping @Sendable (String, String) -> String?
     ) {
