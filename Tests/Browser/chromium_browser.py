@@ -29,6 +29,9 @@ this one, also on failure or SIGTERM: this process is their subreaper and kills 
 and chromium run as `nobody`, with chromium's sandbox (which chromium refuses to run as root; without user namespaces
 it runs with --no-sandbox and says so in "sandbox"); the browser reaches localhost, 127.0.0.1 and [::1] only (every
 other name and address is unresolved: --host-resolver-rules), a throwaway profile, no session bus. Standard library only.
+
+As a module: `with Chromium(Deadline(SECONDS)) as session:` gives that browser's WebDriver session to a script of its
+own (`session.call`, `click`, `type`, `page`, `element`), ended with its processes on leaving.
 """
 
 import argparse
@@ -367,6 +370,54 @@ def browser_arguments(work, sandbox):
     return arguments + ([] if sandbox else ["--no-sandbox"])
 
 
+class Chromium:
+    """A WebDriver session of a headless chromium, as a context: `with Chromium(deadline) as session:`. chromium runs
+    sandboxed (as `nobody` when this is root), with a throwaway profile, reaching loopback only; on leaving, the
+    session, chromedriver and every process of theirs end (this process becomes their subreaper) and the profile is
+    deleted, SIGTERM, SIGINT and SIGHUP ignored meanwhile. `mark` is told each stage; after leaving, `problems` says
+    what the ending met, and `log` holds chromedriver's last lines when starting failed."""
+
+    def __init__(self, overall, timeout=60, mark=lambda what: None):
+        self.overall, self.timeout, self.mark = overall, timeout, mark
+        self.sandbox = os.geteuid() != 0 or sandbox_possible()
+        self.driver = self.session = self.work = None
+        self.problems, self.log = [], ""
+
+    def __enter__(self):
+        # PR_SET_CHILD_SUBREAPER: what chromedriver leaves behind is reparented here, to be ended.
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+        self.work = tempfile.mkdtemp(prefix="chromium-browser-", dir="/tmp")
+        try:
+            for name in ("home", "tmp", "profile"):
+                os.mkdir(os.path.join(self.work, name))
+            if os.geteuid() == 0:
+                nobody = pwd.getpwnam("nobody")
+                for directory in (self.work, *(os.path.join(self.work, name) for name in ("home", "tmp", "profile"))):
+                    os.chown(directory, nobody.pw_uid, nobody.pw_gid)
+            self.driver, base = start_driver(self.work, Deadline(60, self.overall))
+            self.mark("chromedriver listening")
+            self.session = Session(base, self.overall)
+            self.session.start(browser_arguments(self.work, self.sandbox), self.timeout)
+            self.mark("chromium started")
+            return self.session
+        except BaseException:
+            self.log = tail(os.path.join(self.work, "chromedriver.log"))
+            self.__exit__(None, None, None)
+            raise
+
+    def __exit__(self, *_exception):
+        previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)}
+        try:
+            self.mark("ending")
+            self.problems = end_all(self.driver, self.session)
+            self.driver = self.session = None
+            shutil.rmtree(self.work, ignore_errors=True)
+        finally:
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+        return False
+
+
 def interrupted(number, _frame):
     raise Failure(f"interrupted by signal {number}")
 
@@ -392,48 +443,33 @@ def main():
     overall = Deadline(options.timeout)
     for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(number, interrupted)
-    # PR_SET_CHILD_SUBREAPER: what chromedriver leaves behind is reparented here, to be ended.
-    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-    sandbox = os.geteuid() != 0 or sandbox_possible()
-    result = {"ok": False, "error": None, "final": None, "pages": [], "choices": [], "sandbox": sandbox, "timeline": [],
+    result = {"ok": False, "error": None, "final": None, "pages": [], "choices": [], "sandbox": False, "timeline": [],
               "started": started}
-    work = tempfile.mkdtemp(prefix="chromium-browser-", dir="/tmp")
-    driver = session = None
+    browser = None
     try:
-        for name in ("home", "tmp", "profile"):
-            os.mkdir(os.path.join(work, name))
-        if os.geteuid() == 0:
-            nobody = pwd.getpwnam("nobody")
-            for directory in (work, *(os.path.join(work, name) for name in ("home", "tmp", "profile"))):
-                os.chown(directory, nobody.pw_uid, nobody.pw_gid)
         script = {}
         if options.script:
             with open(options.script) as text:
-                script = json.load(text)
-        driver, base = start_driver(work, Deadline(60, overall))
-        mark(result, "chromedriver listening")
-        session = Session(base, overall)
-        session.start(browser_arguments(work, sandbox), float(script.get("timeout", 60)))
-        mark(result, "chromium started")
-        try:
-            run_steps(session, options.url, script, overall, result)
-            result["ok"] = True
-        except (Failure, WebDriverError) as error:
-            result["error"] = str(error)
+                try:
+                    script = json.load(text)
+                except ValueError as error:
+                    raise Failure(f"the script {options.script} is not JSON: {error}") from None
+        browser = Chromium(overall, float(script.get("timeout", 60)), lambda what: mark(result, what))
+        result["sandbox"] = browser.sandbox
+        with browser as session:
             try:
-                result["final"] = session.page()
-            except (Failure, WebDriverError):
-                pass
+                run_steps(session, options.url, script, overall, result)
+                result["ok"] = True
+            except (Failure, WebDriverError) as error:
+                result["error"] = str(error)
+                try:
+                    result["final"] = session.page()
+                except (Failure, WebDriverError):
+                    pass
     except (Failure, WebDriverError, OSError, ValueError, KeyError) as error:
-        result["error"] = f"{error}\nchromedriver's log ends:\n{tail(os.path.join(work, 'chromedriver.log'))}"
-    finally:
-        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            signal.signal(number, signal.SIG_IGN)
-        mark(result, "ending")
-        problems = end_all(driver, session)
-        shutil.rmtree(work, ignore_errors=True)
-    if problems:
-        result["cleanup"] = problems
+        result["error"] = str(error) + (f"\nchromedriver's log ends:\n{browser.log}" if browser and browser.log else "")
+    if browser and browser.problems:
+        result["cleanup"] = browser.problems
     mark(result, "ended")
     del result["started"]
     result["seconds"] = round(time.monotonic() - started, 2)
@@ -443,7 +479,8 @@ def main():
         json.dump(result, sys.stdout, indent=1)
         print()
     steps = ", ".join(f"{what} {at}" for at, what in result["timeline"])
-    print(f"chromium_browser: {'ok' if result['ok'] else 'failed'} in {result['seconds']} s ({steps}) at {options.url}", file=sys.stderr)
+    print(f"chromium_browser: {'ok' if result['ok'] else 'failed'} in {result['seconds']} s ({steps}) at {options.url}",
+          file=sys.stderr)
     if result["error"]:
         print(f"chromium_browser: {result['error']}", file=sys.stderr)
     return 0 if result["ok"] else 1
