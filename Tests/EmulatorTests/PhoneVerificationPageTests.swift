@@ -4,6 +4,7 @@ import Synchronization
 import KeyringAuthEmulator
 import KeyringTestSupport
 import Testing
+import SecretKeychain
 
 /// The phone verification page as a person uses it, in a real browser (``RealBrowser``: Debian's chromium, headless):
 /// against the emulator's stand-in reCAPTCHA, which checks each token as Firebase does, under each enforcement a project
@@ -80,6 +81,81 @@ import Testing
         let page = try #require(try await browser.nextRun().final)
         #expect(page.title == "Not verified" && page.text.contains("cancelled on its page"), "\(page)")
         #expect(Self.sent(fixture).isEmpty && fixture.emulator.verificationCodes.isEmpty && auth.currentUser == nil)
+        await fixture.emulator.stop()
+    }
+}
+
+/// A backend that answers as a project in AUDIT whose Enterprise check refuses every token, so that the JavaScript SDK's
+/// retry with the checkbox's token is what sends the code; its pages' scripts are the emulator's stand-in reCAPTCHA.
+private final class RefusingEnterpriseBackend: AuthBackend, @unchecked Sendable {
+    let apiKey = "AIzaAuditKey"
+    let recaptchaScriptBase: String
+    private let sent = Mutex<[AppVerificationFields]>([])
+
+    init(scriptsOf fixture: EmulatorFixture) { recaptchaScriptBase = "http://\(fixture.address)/emulator/recaptcha" }
+
+    var requests: [AppVerificationFields] { sent.withLock { $0 } }
+
+    func recaptchaConfig(context: AuthRequestContext) async throws(AuthError) -> RecaptchaConfig {
+        RecaptchaConfig(siteKey: AuthEmulator.StandInRecaptcha.enterpriseKey, phoneEnforcement: .audit)
+    }
+
+    func recaptchaSiteKey(context: AuthRequestContext) async throws(AuthError) -> String { AuthEmulator.StandInRecaptcha.siteKey }
+
+    func sendVerificationCode(
+        _ request: PhoneCodeRequest, verification: AppVerificationFields, context: AuthRequestContext
+    ) async throws(AuthError) -> String {
+        sent.withLock { $0.append(verification) }
+        guard verification.captchaResponse == AppVerificationFields.noRecaptcha, verification.recaptchaToken != nil else {
+            throw AuthError(.invalidAppCredential, "INVALID_APP_CREDENTIAL")
+        }
+        return "verification-id"
+    }
+
+    func signUpAnonymously(context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw unused }
+    func signUp(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw unused }
+    func signIn(email: String, password: String, context: AuthRequestContext) async throws(AuthError) -> BackendSignIn { throw unused }
+    func lookUp(idToken: String, context: AuthRequestContext) async throws(AuthError) -> BackendAccount { throw unused }
+    func update(idToken: String, changes: AccountChanges, context: AuthRequestContext) async throws(AuthError) -> AuthTokens? { throw unused }
+    func delete(idToken: String, context: AuthRequestContext) async throws(AuthError) { throw unused }
+    func refresh(refreshToken: String, context: AuthRequestContext) async throws(AuthError) -> AuthTokens { throw unused }
+    private var unused: AuthError { AuthError(.operationNotAllowed, "not used by this test") }
+}
+
+extension PhoneVerificationPageTests {
+    @Test func inAuditARefusedEnterpriseTokenIsRetriedWithTheCheckboxsToken() async throws {
+        let fixture = try await EmulatorFixture.start(recaptcha: .init(enforcement: .audit))
+        let backend = RefusingEnterpriseBackend(scriptsOf: fixture)
+        let options = AuthAppOptions(appName: "audit-app", apiKey: backend.apiKey, appID: "1:42:linux:audit", projectID: "demo-keyring-auth")
+        let auth = Auth(configuration: AuthConfiguration(options: options, store: InMemoryStore(), backend: backend))
+        let browser = try RealBrowser.make([.click("#recaptcha-anchor"), .waitForText("Verified")], timeout: .seconds(60))
+        defer { browser.remove() }
+        let provider = PhoneAuthProvider.provider(auth: auth)
+        provider.browser = browser.desktopBrowser
+        let (verificationID, _) = try await browser.run {
+            try await provider.verifyPhoneNumber(Self.number, uiDelegate: nil, multiFactorSession: nil)
+        }
+        #expect(verificationID == "verification-id")
+        let requests = backend.requests
+        #expect(requests.count == 2, "\(requests)")
+        #expect(requests.first.map { $0.captchaResponse != AppVerificationFields.noRecaptcha && $0.recaptchaToken == nil } == true)
+        #expect(requests.last.map { $0.captchaResponse == AppVerificationFields.noRecaptcha && $0.recaptchaToken?.isEmpty == false } == true)
+        #expect(requests.allSatisfy { $0.clientType == "CLIENT_TYPE_WEB" && $0.recaptchaVersion == "RECAPTCHA_ENTERPRISE" })
+        await fixture.emulator.stop()
+    }
+
+    @Test func aTabClosedBeforeVerifyingEndsTheWaitAndNoCodeIsSent() async throws {
+        // The person looks at the page, then leaves it (as closing its tab does, the page is hidden for good).
+        let browser = try RealBrowser.make([.waitForText("Verify to send the code"), .open(URL(string: "about:blank")!)], timeout: .seconds(60))
+        defer { browser.remove() }
+        let (fixture, _, provider) = try await Self.setUp(.off, browser)
+        do {
+            _ = try await provider.verifyPhoneNumber(Self.number, uiDelegate: nil, multiFactorSession: nil)
+            Issue.record("a closed page sent a code")
+        } catch let error as AuthError {
+            #expect(error.code == .webContextCancelled && error.message.contains("closed"), "\(error)")
+        }
+        #expect(Self.sent(fixture).isEmpty)
         await fixture.emulator.stop()
     }
 }
