@@ -4,6 +4,10 @@ import KeyringTestSupport
 import Subprocesses
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension KeyringTests {
     /// Phone numbers from the terminal against the emulator (which verifies no app): two apps of one group, app A signs
     /// in by phone with the code typed after the SMS came, app B sees that user; an SMS second factor enrolled with
@@ -39,25 +43,33 @@ extension KeyringTests {
             let standardError: String
         }
 
-        @Test func oneAppSignsInByPhoneAndTheOtherAppOfTheGroupSeesTheUser() async throws {
+        @Test func oneAppSignsInByPhoneAndTheOtherAppOfTheGroupSeesTheUserLive() async throws {
             let emulator = try await startQuietEmulator()
             let address = "\(try #require(emulator.address))"
             let (a, b) = cli.twoApps(keyPrefix: "phone")
             let group = uniqueGroup().rawValue
             let phone = "+1555555\(Int.random(in: 1000...9999))"
+            // App B is running, watching its group, before anyone signs in.
+            let watch = try LineChannel([cli.program, "watch", "--group", group, "--json"] + b)
+            let now = try #require(try JSONSerialization.jsonObject(with: Data(try await watch.nextLine().utf8)) as? [String: Any])
+            #expect(now["event"] as? String == "now" && (now["user"] == nil || now["user"] is NSNull), "\(now)")
+
             let signedIn = try await runWithSMS(
                 ["sign-in", "--phone", phone, "--group", group, "--emulator", address, "--json"] + a, to: phone, emulator: address)
             try #require(signedIn.status == 0, "\(signedIn.standardError)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(signedIn.output.utf8)) as? [String: Any])
             #expect(json["providers"] as? [String] == ["phone"] && json["isNewUser"] as? Bool == true)
-            let shown = try await cli.run(["show", "--json", "--group", group] + b)
-            #expect(shown.status == 0, "\(shown.standardError)")
-            let seen = try #require(try JSONSerialization.jsonObject(with: shown.standardOutput) as? [String: Any])
-            #expect(seen["uid"] as? String == json["uid"] as? String && seen["phoneNumber"] as? String == phone, "\(seen)")
+            // B sees the phone user at once, without being asked.
+            let seen = try #require(try JSONSerialization.jsonObject(with: Data(try await watch.nextLine().utf8)) as? [String: Any])
+            let user = seen["user"] as? [String: Any]
+            #expect(user?["uid"] as? String == json["uid"] as? String && user?["phoneNumber"] as? String == phone, "\(seen)")
+            watch.child.send(SIGINT)
+            #expect(await watch.finish() == 0)
 
-            // A malformed number: refused before anything is sent, exit 2 or 5 with Firebase's code named.
+            // A malformed number: refused before anything is sent, with Firebase's code named.
             let malformed = try await cli.run(["sign-in", "--phone", "555-0100", "--group", group, "--emulator", address] + a)
             #expect(malformed.status != 0 && malformed.standardError.contains("invalidPhoneNumber"), "\(malformed)")
+            await emulator.stop()
         }
 
         @Test func anSMSFactorEnrolledFromTheCLIIsAskedForAtSignIn() async throws {
