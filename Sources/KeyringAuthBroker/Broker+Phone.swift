@@ -117,12 +117,12 @@ extension Broker {
         } catch let error as AuthError where error.code == .invalidVerificationCode {
             guard verification.wrongCodeEnds() else {
                 letGo(pendingSteps.giveBack(taken))
-                throw BrokerError(.backend, "\(error.code.userInfoName): \(error.message) \(verification.triesLeft) more tries of this code are "
-                    + "left; check the SMS and call again with the same handle.")
+                throw BrokerError(.backend, "\(error.code.userInfoName): \(verification.triesLeft) more tries of this verification's code are "
+                    + "left; check the SMS and call again with the same handle. \(error.message)")
             }
             letGo(pendingSteps.finish(handle))
-            throw BrokerError(.backend, "\(error.code.userInfoName): \(error.message) That was the \(PhoneVerification.maximumWrongCodes)th wrong "
-                + "code of this verification, which has ended; start a new one for a new code.")
+            throw BrokerError(.backend, "\(error.code.userInfoName): That was the \(PhoneVerification.maximumWrongCodes)th wrong code of this "
+                + "verification, which has ended; start a new one for a new code. \(error.message)")
         } catch let error as AuthError where [.sessionExpired, .invalidVerificationID].contains(error.code) {
             letGo(pendingSteps.finish(handle))
             throw Self.brokerError(from: error)
