@@ -38,6 +38,15 @@ package struct EmulatorOptions: ParsableArguments {
         help: "Write the accounts, their passwords and second factors' secrets, to this file (mode 0600) when stopped.")
     package var exportFile: String?
 
+    @Option(
+        name: .customLong("recaptcha"),
+        help: ArgumentHelp(
+            "For tests: stand in for Google's reCAPTCHA with this phone enforcement (OFF, AUDIT or ENFORCE).",
+            discussion: "Phone requests then need a token from the emulator's own reCAPTCHA scripts (/emulator/recaptcha/), "
+                + "and v2/recaptchaConfig answers this enforcement. Left out, app verification is not asked for.",
+            valueName: "enforcement"))
+    package var recaptcha: String?
+
     @Flag(help: "Log each request (method, path, status) to standard error.")
     package var verbose = false
 
@@ -52,5 +61,8 @@ package struct EmulatorOptions: ParsableArguments {
             throw ValidationError("--token-lifetime takes 1 to \(Self.maximumTokenLifetimeSeconds) seconds (366 days)")
         }
         guard idleTimeout > 0, maxConnections > 0 else { throw ValidationError("--idle-timeout and --max-connections take a positive number") }
+        if let recaptcha, !["OFF", "AUDIT", "ENFORCE"].contains(recaptcha.uppercased()) {
+            throw ValidationError("--recaptcha takes OFF, AUDIT or ENFORCE")
+        }
     }
 }

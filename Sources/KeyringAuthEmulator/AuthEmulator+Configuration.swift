@@ -54,13 +54,20 @@ extension AuthEmulator {
         /// Told of each email action code as it is made (instead of the email being sent), on the thread that
         /// served the request: `keyring-auth emulator` prints each code's link.
         public var onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)?
+        /// Told of each phone verification code as it is made (instead of the SMS being sent), on the thread that
+        /// served the request: `keyring-auth emulator` prints each one's ``VerificationCode/message``.
+        public var onVerificationCode: (@Sendable (VerificationCode) -> Void)?
+        /// The stand-in reCAPTCHA, a test option (``StandInRecaptcha``); `nil` (the default): app verification is not
+        /// asked for, as in firebase-tools.
+        public var recaptcha: StandInRecaptcha?
 
         public init(
             host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-keyring-auth",
             tokenLifetime: Duration = .seconds(3600), maximumRequestBytes: Int = 1024 * 1024, maximumAccounts: Int = 100_000,
             settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator"),
             allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256,
-            oobCodeLifetime: Duration = .seconds(3600), onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)? = nil
+            oobCodeLifetime: Duration = .seconds(3600), onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)? = nil,
+            onVerificationCode: (@Sendable (VerificationCode) -> Void)? = nil, recaptcha: StandInRecaptcha? = nil
         ) {
             self.host = host
             self.port = port
@@ -75,6 +82,8 @@ extension AuthEmulator {
             self.maximumConnections = maximumConnections
             self.oobCodeLifetime = oobCodeLifetime
             self.onOutOfBandCode = onOutOfBandCode
+            self.onVerificationCode = onVerificationCode
+            self.recaptcha = recaptcha
         }
     }
 }

@@ -10,8 +10,10 @@ import Synchronization
 /// serving the paths Firebase's own emulator serves, over plain HTTP:
 /// `/identitytoolkit.googleapis.com/v1/accounts:{createAuthUri,signUp,signInWithPassword,signInWithIdp,signInWithCustomToken,lookup,update,delete}`
 /// and `/securetoken.googleapis.com/v1/token`, plus `GET /`, `DELETE /emulator/v1/projects/<project>/accounts`,
-/// and for the email actions (`accounts:sendOobCode`, `accounts:resetPassword`, `accounts:signInWithEmailLink`)
-/// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`. Beyond Firebase's emulator,
+/// for the email actions (`accounts:sendOobCode`, `accounts:resetPassword`, `accounts:signInWithEmailLink`)
+/// `GET /emulator/v1/projects/<project>/oobCodes` and the links' `GET /emulator/action`, and for phone numbers
+/// (`accounts:sendVerificationCode`, `accounts:signInWithPhoneNumber`, SMS second factors)
+/// `GET /emulator/v1/projects/<project>/verificationCodes`. Beyond Firebase's emulator,
 /// `accounts:createAuthUri` with a `providerId` begins that provider's sign-in as Identity Platform does, its `authUri`
 /// leading to the emulator's own page for the provider (`GET /emulator/auth/idp`).
 ///

@@ -9,7 +9,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     public var emailVerified: Bool
     public var displayName: String?
     public var photoUrl: String?
-    /// The phone number in E.164 form (`+15555550100`), set by the Admin API; the emulator sends no SMS.
+    /// The phone number in E.164 form (`+15555550100`), set by a phone sign-in or the Admin API; the emulator sends
+    /// no SMS.
     public var phoneNumber: String?
     /// The password, kept in memory only; an export leaves it out unless asked to include it.
     public var password: String?
@@ -25,6 +26,8 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     /// Milliseconds since 1970.
     public var createdAt: Int64
     public var lastLoginAt: Int64?
+    /// Milliseconds since 1970: when tokens were last issued for the account (a sign-in or a refresh).
+    public var lastRefreshAt: Int64?
     /// Seconds since 1970; tokens issued before it are no longer valid.
     public var validSince: Int64
     public var tenantId: String?
@@ -43,7 +46,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
     var initialEmail: String? = nil
     /// The user's name at the identity provider that signed the account up (`screenName`, a handle).
     var screenName: String? = nil
-    /// The TOTP second factors enrolled (`mfaInfo`), exported with their secrets.
+    /// The second factors enrolled (`mfaInfo`), TOTP ones exported with their secrets, SMS ones with their numbers.
     var secondFactors: [SecondFactor] = []
 
     /// Raised to end every session: refresh tokens carry the generation they were issued in.
@@ -107,6 +110,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         fields["screenName"] = screenName
         fields["initialEmail"] = initialEmail
         fields["lastLoginAt"] = lastLoginAt.map(String.init)
+        fields["lastRefreshAt"] = lastRefreshAt.map(SecondFactor.timestamp)
         fields["tenantId"] = tenantId
         if password != nil || importedHash != nil { fields["passwordUpdatedAt"] = Double(validSince * 1000) }
         if !secondFactors.isEmpty { fields["mfaInfo"] = secondFactors.map(\.infoFields) }
@@ -120,7 +124,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case localId, email, emailVerified, displayName, photoUrl, phoneNumber, password = "rawPassword", disabled, createdAt,
-            lastLoginAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth, mfaInfo, screenName, initialEmail
+            lastLoginAt, lastRefreshAt, validSince, tenantId, providerUserInfo, customAttributes, customAuth, mfaInfo, screenName, initialEmail
     }
 
     init(localId: String, createdAt: Int64, tenantId: String?) {
@@ -162,6 +166,12 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         }
         createdAt = try time(.createdAt, limit: 253_402_300_799_999) ?? 0
         lastLoginAt = try time(.lastLoginAt, limit: 253_402_300_799_999)
+        if let text = try container.decodeIfPresent(String.self, forKey: .lastRefreshAt) {
+            guard let milliseconds = SecondFactor.milliseconds(ofTimestamp: text), (0...253_402_300_799_999).contains(milliseconds) else {
+                throw DecodingError.dataCorruptedError(forKey: .lastRefreshAt, in: container, debugDescription: "not an RFC 3339 time")
+            }
+            lastRefreshAt = milliseconds
+        }
         validSince = try time(.validSince, limit: 253_402_300_799) ?? createdAt / 1000
         tenantId = try container.decodeIfPresent(String.self, forKey: .tenantId)
         // Firebase's export lists the password among the methods; here it is email and password.
@@ -200,6 +210,7 @@ public struct EmulatorAccount: Hashable, Sendable, Codable {
         try container.encode(disabled, forKey: .disabled)
         try container.encode(String(createdAt), forKey: .createdAt)
         try container.encodeIfPresent(lastLoginAt.map(String.init), forKey: .lastLoginAt)
+        try container.encodeIfPresent(lastRefreshAt.map(SecondFactor.timestamp), forKey: .lastRefreshAt)
         try container.encode(String(validSince), forKey: .validSince)
         try container.encodeIfPresent(tenantId, forKey: .tenantId)
         // An email-link account's address is a password method without a password, as Firebase's export lists it.

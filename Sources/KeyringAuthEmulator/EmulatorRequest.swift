@@ -172,6 +172,13 @@ struct EmulatorResponse: Sendable {
         EmulatorResponse(status: status, body: Data(html.utf8), contentType: "text/html; charset=UTF-8", headers: privatePageHeaders)
     }
 
+    /// A script for a browser (the stand-in reCAPTCHA's), loaded by pages of any origin.
+    static func javascript(_ source: String) -> EmulatorResponse {
+        EmulatorResponse(
+            status: 200, body: Data(source.utf8), contentType: "text/javascript; charset=UTF-8",
+            headers: [("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff")])
+    }
+
     /// A 302 that sends the browser to `location`, with a line of text for a client that does not follow it.
     static func redirect(to location: String) -> EmulatorResponse {
         EmulatorResponse(

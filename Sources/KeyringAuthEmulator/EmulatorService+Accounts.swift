@@ -12,6 +12,8 @@ extension EmulatorService {
         let displayName = try fields.string("displayName")
         let tenant = try fields.string("tenantId")
         let idToken = try fields.string("idToken")
+        // SMS factors given to the new account, which firebase-tools takes from an app too.
+        let factors = try SecondFactor.requested(try fields.objects("mfaInfo"), generatingIDs: true, now: clock())
         // An email and password, or neither (an anonymous sign-up).
         var credentials: (email: String, password: String)?
         if idToken != nil || email != nil || password != nil {
@@ -45,8 +47,9 @@ extension EmulatorService {
                 }
             }
             account.lastLoginAt = now.milliseconds
+            account.secondFactors = factors
             state.accounts[account.localId] = account
-            var reply = issueTokens(for: account, provider: account.isAnonymous ? "anonymous" : "password", now: now).signInFields
+            var reply = issueTokens(for: account, provider: account.isAnonymous ? "anonymous" : "password", now: now, in: &state).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = account.email
             reply["displayName"] = account.displayName
@@ -62,17 +65,14 @@ extension EmulatorService {
         let tenant = try fields.string("tenantId")
         return try state.withLock { state throws(EmulatorFailure) in
             let privacy = state.settings.emailEnumerationProtection
-            guard let uid = state.uidsByEmail[Self.emailKey(normalized, tenant)], var account = state.accounts[uid] else {
+            guard let uid = state.uidsByEmail[Self.emailKey(normalized, tenant)], let account = state.accounts[uid] else {
                 throw EmulatorFailure(privacy ? "INVALID_LOGIN_CREDENTIALS" : "EMAIL_NOT_FOUND")
             }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
             guard account.password == password else {
                 throw EmulatorFailure(privacy ? "INVALID_LOGIN_CREDENTIALS" : "INVALID_PASSWORD")
             }
-            let now = clock()
-            account.lastLoginAt = now.milliseconds
-            state.accounts[uid] = account
-            var reply = firstFactorFields(for: account, provider: "password", now: now, in: &state)
+            var reply = firstFactorFields(for: account, provider: "password", now: clock(), in: &state)
             reply["kind"] = "identitytoolkit#VerifyPasswordResponse"
             reply["registered"] = true
             reply["email"] = account.email
@@ -158,7 +158,7 @@ extension EmulatorService {
             reply["displayName"] = account.displayName
             reply["photoUrl"] = account.photoUrl
             if revokes {
-                reply.merge(issueTokens(for: account, provider: provider, now: now).signInFields) { _, new in new }
+                reply.merge(issueTokens(for: account, provider: provider, now: now, in: &state).signInFields) { _, new in new }
             }
             return reply
         }

@@ -24,9 +24,7 @@ extension EmulatorService {
         let photoUrl = try fields.string("photoUrl")
         let emailVerified = try fields.bool("emailVerified") ?? false
         let disabled = try fields.bool("disabled") ?? false
-        if !(try fields.objects("mfaInfo")).isEmpty {
-            throw EmulatorFailure.notImplemented("mfaInfo is not implemented: this emulator's second factors are TOTP, enrolled by the user.")
-        }
+        let factors = try SecondFactor.requested(try fields.objects("mfaInfo"), generatingIDs: true, now: clock())
         if let password { try Self.checkStrength(password) }
         if let phone { try Self.checkPhone(phone) }
         let normalized = try email.map { (email) throws(EmulatorFailure) in try Self.validEmail(email) }
@@ -45,6 +43,7 @@ extension EmulatorService {
             account.photoUrl = photoUrl
             account.emailVerified = emailVerified
             account.disabled = disabled
+            account.secondFactors = factors
             Self.store(account, in: &state)
             var reply: [String: Any] = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": account.localId]
             reply["email"] = account.email
@@ -95,15 +94,12 @@ extension EmulatorService {
         for name in ["provider", "upgradeToFederatedLogin"] where fields.has(name) {
             throw EmulatorFailure.notImplemented("\(name) is not implemented yet.")
         }
-        if let mfa = try fields.object("mfa") {
-            // Checked as firebase-tools checks it; setting factors is not offered (TOTP factors are enrolled by the user).
+        // `mfa.enrollments` replaces the account's factors (none when empty or left out), as firebase-tools takes it.
+        let enrollments = try fields.object("mfa").map { (mfa) throws(EmulatorFailure) -> [RequestFields] in
             if let enrollments = mfa.values["enrollments"], !(enrollments is [Any]) {
                 throw EmulatorFailure("Invalid JSON payload received. /mfa/enrollments must be array")
             }
-            guard state.withLock({ $0.accounts[uid]?.tenantId == tenant && $0.accounts[uid] != nil }) else {
-                throw EmulatorFailure("USER_NOT_FOUND")
-            }
-            throw EmulatorFailure.notImplemented("mfa is not implemented: this emulator's second factors are TOTP, enrolled by the user.")
+            return try mfa.objects("enrollments")
         }
         let claims = try fields.string("customAttributes")
         if let claims, !claims.isEmpty, let problem = CustomClaims.serviceError(withJSON: claims) { throw EmulatorFailure(problem) }
@@ -134,6 +130,9 @@ extension EmulatorService {
         return try state.withLock { state throws(EmulatorFailure) in
             guard var account = state.accounts[uid], account.tenantId == tenant else { throw EmulatorFailure("USER_NOT_FOUND") }
             // Every refusal before the first change: a refused update changes nothing.
+            let factors = try enrollments.map { (entries) throws(EmulatorFailure) in
+                try SecondFactor.requested(entries, generatingIDs: false, existing: account.secondFactors, now: clock())
+            }
             if let phone, phone != account.phoneNumber, state.uidsByPhone[Self.phoneKey(phone, tenant)] != nil {
                 throw EmulatorFailure("PHONE_NUMBER_EXISTS")
             }
@@ -157,11 +156,13 @@ extension EmulatorService {
             if let phone, phone != account.phoneNumber {
                 if let old = account.phoneNumber { state.uidsByPhone[Self.phoneKey(old, tenant)] = nil }
                 account.phoneNumber = phone
+                state.uidsByPhone[Self.phoneKey(phone, tenant)] = uid
             }
             if let displayName { account.displayName = displayName }
             if let photoUrl { account.photoUrl = photoUrl }
             if let emailVerified { account.emailVerified = emailVerified }
             if let disable { account.disabled = disable }
+            if let factors { account.secondFactors = factors }
             if let claims { account.customAttributes = claims.isEmpty ? nil : claims }
             if let createdAt { account.createdAt = createdAt }
             if let lastLoginAt { account.lastLoginAt = lastLoginAt }
@@ -291,11 +292,9 @@ extension EmulatorService {
         guard (1...128).contains(uid.count) else { throw EmulatorFailure("INVALID_LOCAL_ID : a uid is 1 to 128 characters") }
     }
 
-    /// An E.164 number as Firebase's emulator takes it: `+` then digits (spaces and dashes refused too).
+    /// An E.164 number (``isPhoneNumber(_:)``), or `INVALID_PHONE_NUMBER`.
     static func checkPhone(_ phone: String) throws(EmulatorFailure) {
-        guard phone.hasPrefix("+"), (3...17).contains(phone.utf8.count), phone.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw EmulatorFailure("INVALID_PHONE_NUMBER : Invalid format.")
-        }
+        guard isPhoneNumber(phone) else { throw EmulatorFailure("INVALID_PHONE_NUMBER : Invalid format.") }
     }
 
     /// The identity of `linkProviderUserInfo`.

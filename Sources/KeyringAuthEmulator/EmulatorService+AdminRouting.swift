@@ -181,8 +181,8 @@ extension EmulatorService {
         }
     }
 
-    /// `/emulator/v1/projects/` then `{p}[/tenants/{t}]/accounts` (DELETE), `{p}[/tenants/{t}]/oobCodes` (GET),
-    /// `{p}/config` (GET, PATCH). The emulator's own API: no credential needed, as in Firebase's emulator.
+    /// `/emulator/v1/projects/` then `{p}[/tenants/{t}]/accounts` (DELETE), `{p}[/tenants/{t}]/oobCodes` and
+    /// `…/verificationCodes` (GET), `{p}/config` (GET, PATCH). The emulator's own API: no credential needed, as in Firebase's emulator.
     func routeEmulatorAPI(_ request: EmulatorRequest, _ rest: Substring) throws(EmulatorFailure) -> EmulatorResponse {
         let project = rest.prefix { $0 != "/" }
         try checkProject(project)
@@ -206,11 +206,13 @@ extension EmulatorService {
         case ("GET", "/oobCodes"):
             let codes = state.withLock { state in state.oobCodes.filter { $0.tenantID == tenant }.map(\.code) }
             return .json(["oobCodes": codes.map(\.listFields)])
+        case ("GET", "/verificationCodes"):
+            return .json(verificationCodeList(tenant: tenant))
         case ("GET", "/config") where tenant == nil:
             return .json(configFields(withBlockingFunctions: false))
         case ("PATCH", "/config") where tenant == nil:
             return .json(try patchConfig(try request.fields(), withBlockingFunctions: false, mask: nil))
-        case (_, "/accounts"), (_, "/oobCodes"), (_, "/config"):
+        case (_, "/accounts"), (_, "/oobCodes"), (_, "/verificationCodes"), (_, "/config"):
             throw EmulatorFailure.methodNotAllowed(request)
         default:
             throw EmulatorFailure.notFound(request)

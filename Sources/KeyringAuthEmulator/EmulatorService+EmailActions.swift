@@ -250,14 +250,15 @@ extension EmulatorService {
             account.email = normalized
             account.emailVerified = true
             account.emailLinkSignIn = true
-            account.lastLoginAt = now.milliseconds
+            // A sign-in's login time is set once no second factor is asked for (firstFactorFields).
+            if idToken != nil { account.lastLoginAt = now.milliseconds }
             state.uidsByEmail[Self.emailKey(normalized, account.tenantId)] = account.localId
             state.accounts[account.localId] = account
             state.oobCodes.remove(at: index)
             // Linking an address to a signed-in user passes no first factor: no second is asked for.
             var reply = idToken == nil
                 ? firstFactorFields(for: account, provider: "password", now: now, in: &state)
-                : issueTokens(for: account, provider: "password", now: now).signInFields
+                : issueTokens(for: account, provider: "password", now: now, in: &state).signInFields
             reply["kind"] = "identitytoolkit#EmailLinkSigninResponse"
             reply["email"] = normalized
             reply["isNewUser"] = isNewUser

@@ -155,14 +155,15 @@ extension EmulatorService {
                 return reply
             }
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
-            account.lastLoginAt = now.milliseconds
+            // A sign-in's login time is set once no second factor is asked for (firstFactorFields).
+            if linkingToken != nil { account.lastLoginAt = now.milliseconds }
             Self.store(account, in: &state)
             reply["localId"] = account.localId
             reply["tenantId"] = account.tenantId
             reply["isNewUser"] = isNewUser
             if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
             let signedIn = linkingToken != nil
-                ? issueTokens(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now).signInFields
+                ? issueTokens(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now, in: &state).signInFields
                 : firstFactorFields(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now, in: &state)
             reply.merge(signedIn) { _, new in new }
             return reply
@@ -328,7 +329,7 @@ extension EmulatorService {
             account.customAuth = true
             account.lastLoginAt = now.milliseconds
             Self.store(account, in: &state)
-            let issued = issueTokens(for: account, provider: "custom", extraClaims: claimsText, now: now)
+            let issued = issueTokens(for: account, provider: "custom", extraClaims: claimsText, now: now, in: &state)
             return [
                 "kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": isNewUser, "idToken": issued.idToken,
                 "refreshToken": issued.refreshToken, "expiresIn": issued.expiresIn,
@@ -368,7 +369,7 @@ extension EmulatorService {
             account.password = password
             if let displayName { account.displayName = displayName }
             Self.store(account, in: &state)
-            var reply = issueTokens(for: account, provider: "password", now: clock()).signInFields
+            var reply = issueTokens(for: account, provider: "password", now: clock(), in: &state).signInFields
             reply["kind"] = "identitytoolkit#SignupNewUserResponse"
             reply["email"] = normalized
             reply["displayName"] = account.displayName

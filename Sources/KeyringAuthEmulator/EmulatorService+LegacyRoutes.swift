@@ -8,9 +8,10 @@ extension EmulatorService {
     static let legacyOperations: [String: String] = [
         "createAuthUri": "accounts:createAuthUri", "deleteAccount": "accounts:delete",
         "emailLinkSignin": "accounts:signInWithEmailLink", "getAccountInfo": "accounts:lookup",
-        "getOobConfirmationCode": "accounts:sendOobCode", "resetPassword": "accounts:resetPassword",
-        "setAccountInfo": "accounts:update", "signupNewUser": "accounts:signUp", "verifyAssertion": "accounts:signInWithIdp",
-        "verifyCustomToken": "accounts:signInWithCustomToken", "verifyPassword": "accounts:signInWithPassword",
+        "getOobConfirmationCode": "accounts:sendOobCode", "getRecaptchaParam": "recaptchaParams", "resetPassword": "accounts:resetPassword",
+        "sendVerificationCode": "accounts:sendVerificationCode", "setAccountInfo": "accounts:update", "signupNewUser": "accounts:signUp",
+        "verifyAssertion": "accounts:signInWithIdp", "verifyCustomToken": "accounts:signInWithCustomToken",
+        "verifyPassword": "accounts:signInWithPassword", "verifyPhoneNumber": "accounts:signInWithPhoneNumber",
     ]
 
     /// A `v3` request as the `v1` request it is: the same body under the `v1` path; `downloadAccount` and

@@ -24,6 +24,16 @@ extension EmulatorService {
             return idpPage(request.query)
         case ("GET", Self.idpAnswerPath):
             return idpAnswer(request.query)
+        case (_, let path) where path.hasPrefix(Self.standInRecaptchaPath):
+            return standInRecaptcha(request)
+        case ("GET", Self.identityToolkit + "recaptchaParams"):
+            try requireAPIKey(request)
+            receive("recaptchaParams", RequestFields(values: request.query), request)
+            return .json(recaptchaParams())
+        case ("GET", Self.identityToolkitV2 + "recaptchaConfig"):
+            try requireAPIKey(request)
+            receive("recaptchaConfig", RequestFields(values: request.query), request)
+            return .json(try recaptchaConfig())
         case (_, let path) where path.hasPrefix(Self.legacyRelyingParty):
             guard let rewritten = try v1Request(forLegacy: request) else { throw EmulatorFailure.notFound(request) }
             return try route(rewritten)
@@ -67,6 +77,8 @@ extension EmulatorService {
             case "signInWithEmailLink":
                 try tenant?.require(\.enableEmailLinkSignin, "OPERATION_NOT_ALLOWED")
                 return .json(try signInWithEmailLink(fields))
+            case "sendVerificationCode": return .json(try sendVerificationCode(fields, tenant: tenant))
+            case "signInWithPhoneNumber": return .json(try signInWithPhoneNumber(fields, tenant: tenant))
             case "lookup": return .json(try lookUp(fields))
             case "update": return .json(try update(fields, host: request.headers["host"]))
             case "delete": return .json(try delete(fields))
@@ -77,9 +89,15 @@ extension EmulatorService {
             let fields = try request.fields()
             let operation = path.dropFirst(Self.identityToolkitV2.count + "accounts/".count)
             receive(String(operation), fields, request)
-            if let tenant = try clientTenant(fields), operation != "mfaEnrollment:withdraw", !tenant.allowsSecondFactors {
-                throw EmulatorFailure(
-                    "OPERATION_NOT_ALLOWED : no second factor is enabled for this tenant (mfaConfig: state ENABLED, and PHONE_SMS in enabledProviders or a TOTP providerConfig).")
+            if let tenant = try clientTenant(fields), operation != "mfaEnrollment:withdraw" {
+                // firebase-tools' refusal of an SMS factor's operation; a TOTP one is refused where no factor is enabled.
+                if Self.isSMSOperation(operation, fields), !tenant.allowsSMSSecondFactors {
+                    throw EmulatorFailure("OPERATION_NOT_ALLOWED : SMS based MFA not enabled.")
+                }
+                guard tenant.allowsSecondFactors else {
+                    throw EmulatorFailure(
+                        "OPERATION_NOT_ALLOWED : no second factor is enabled for this tenant (mfaConfig: state ENABLED, and PHONE_SMS in enabledProviders or a TOTP providerConfig).")
+                }
             }
             return .json(try routeMultiFactor(operation, fields))
         default:
@@ -93,7 +111,7 @@ extension EmulatorService {
     func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String? = nil) {
         let received = AuthEmulator.ReceivedRequest(
             operation: operation, tenantID: tenant ?? fields.values["tenantId"] as? String,
-            languageCode: request.headers["x-firebase-locale"])
+            languageCode: request.headers["x-firebase-locale"], appVerification: AuthEmulator.ReceivedRequest.appVerification(of: fields.values))
         state.withLock { state in
             state.received.append(received)
             if state.received.count > Self.maximumReceivedRequests { state.received.removeFirst() }

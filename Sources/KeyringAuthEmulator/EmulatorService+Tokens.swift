@@ -24,7 +24,7 @@ extension EmulatorService {
             guard !account.disabled else { throw EmulatorFailure("USER_DISABLED") }
             guard parsed.generation == account.tokenGeneration else { throw EmulatorFailure("TOKEN_EXPIRED") }
             let issued = issueTokens(
-                for: account, provider: parsed.provider, extraClaims: parsed.claims, secondFactor: parsed.secondFactor, now: clock())
+                for: account, provider: parsed.provider, extraClaims: parsed.claims, secondFactor: parsed.secondFactor, now: clock(), in: &state)
             return [
                 "id_token": issued.idToken, "access_token": issued.idToken, "refresh_token": issued.refreshToken,
                 "expires_in": issued.expiresIn, "token_type": "Bearer", "user_id": account.localId,
@@ -51,11 +51,14 @@ extension EmulatorService {
 
     /// Tokens for a session of `account` signed in by `provider`; `extraClaims` (a JSON object as text, from a
     /// custom token) go in every ID token of the session, after the account's own custom claims;
-    /// `signInAttributes` (a SAML assertion's, as JSON text) in the first ID token only, as in firebase-tools.
+    /// `signInAttributes` (a SAML assertion's, as JSON text) in the first ID token only, as in firebase-tools. The
+    /// caller has stored `account` already.
     func issueTokens(
         for account: EmulatorAccount, provider: String, extraClaims: String? = nil, signInAttributes: String? = nil,
-        secondFactor: RefreshToken.SecondFactorUse? = nil, now: Date
+        secondFactor: RefreshToken.SecondFactorUse? = nil, now: Date, in state: inout State
     ) -> IssuedTokens {
+        // When the account's tokens were last issued: `lastRefreshAt`, as firebase-tools records it.
+        state.accounts[account.localId]?.lastRefreshAt = now.milliseconds
         let issuedAt = now.seconds
         let idToken = UnsignedIDToken(
             projectID: projectID, uid: account.localId, issuedAt: issuedAt, expiresAt: issuedAt + tokenLifetime,

@@ -21,6 +21,13 @@ final class EmulatorService: Sendable {
         /// TOTP enrollments begun, by `sessionInfo`; first factors passed awaiting a second, by `mfaPendingCredential`.
         var pendingEnrollments: [String: PendingEnrollment] = [:]
         var pendingSignIns: [String: PendingSecondFactor] = [:]
+        /// Phone verification codes not yet used, oldest first (at most ``EmulatorService/maximumVerificationCodes``).
+        var verificationCodes: [PhoneVerificationRecord] = []
+        /// Proofs of a verified number another account has (`temporaryProof`), oldest first (at most
+        /// ``EmulatorService/maximumVerificationCodes``).
+        var temporaryProofs: [TemporaryProof] = []
+        /// The stand-in reCAPTCHA's tokens not yet used, oldest first (at most ``EmulatorService/maximumRecaptchaTokens``).
+        var recaptchaTokens: [StandInRecaptchaToken] = []
         /// Identity provider sign-ins begun by `createAuthUri`, oldest first (at most
         /// ``EmulatorService/maximumPendingIdpSignIns``).
         var idpSignIns: [PendingIdpSignIn] = []
@@ -38,6 +45,10 @@ final class EmulatorService: Sendable {
     let oobCodeLifetime: Int64
     /// Told of each email action code as it is made.
     let oobCodeHandler: (@Sendable (AuthEmulator.OutOfBandCode) -> Void)?
+    /// Told of each phone verification code as it is made.
+    let verificationCodeHandler: (@Sendable (AuthEmulator.VerificationCode) -> Void)?
+    /// The stand-in reCAPTCHA, when the test option is on.
+    let recaptcha: AuthEmulator.StandInRecaptcha?
 
     init(configuration: AuthEmulator.Configuration, clock: @escaping @Sendable () -> Date = Date.init) {
         projectID = configuration.projectID
@@ -46,6 +57,8 @@ final class EmulatorService: Sendable {
         self.clock = clock
         oobCodeLifetime = max(1, configuration.oobCodeLifetime.components.seconds)
         oobCodeHandler = configuration.onOutOfBandCode
+        verificationCodeHandler = configuration.onVerificationCode
+        recaptcha = configuration.recaptcha
         state = Mutex(State(settings: configuration.settings))
     }
 }

@@ -16,11 +16,14 @@ struct EmulatorTenant: Sendable {
     var totpEnabled = false
 
     /// Whether an app of the tenant may enroll and use second factors: `mfaConfig.state` on and a factor enabled,
-    /// `PHONE_SMS` in `enabledProviders` (as firebase-tools requires; the emulator's factors are TOTP) or a TOTP
-    /// provider config.
+    /// `PHONE_SMS` in `enabledProviders` (as firebase-tools requires) or a TOTP provider config.
     var allowsSecondFactors: Bool {
         ["ENABLED", "MANDATORY"].contains(mfaState) && (mfaProviders.contains("PHONE_SMS") || totpEnabled)
     }
+
+    /// Whether an app of the tenant may enroll and use SMS second factors: `mfaConfig.state` on and `PHONE_SMS` in
+    /// `enabledProviders`.
+    var allowsSMSSecondFactors: Bool { ["ENABLED", "MANDATORY"].contains(mfaState) && mfaProviders.contains("PHONE_SMS") }
 
     /// A tenant first named by an account call, with everything enabled, as Firebase's emulator makes it.
     static func implicit(_ tenantId: String) -> EmulatorTenant {

@@ -28,7 +28,13 @@ package struct EmulatorServer: AsyncParsableCommand {
                 // The link, as Firebase's emulator prints it, so a person can follow the flow by hand; never a token.
                 let whom = code.newEmail.map { "\(code.email) → \($0)" } ?? code.email
                 printNow("\(code.requestType) code for \(whom): \(code.oobLink)".escapedForTerminal)
-            }))
+            },
+            onVerificationCode: { code in
+                // firebase-tools' line in place of the SMS: "To verify the phone number +1…, use the code 123456."
+                printNow(code.message.escapedForTerminal)
+            },
+            recaptcha: options.recaptcha.flatMap { AuthEmulator.StandInRecaptcha.Enforcement(rawValue: $0.uppercased()) }
+                .map { AuthEmulator.StandInRecaptcha(enforcement: $0) }))
         if let importFile = options.importFile {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {

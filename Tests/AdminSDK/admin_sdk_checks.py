@@ -351,6 +351,83 @@ def check_emulator_endpoints():
     assert auth.list_users().users == []
 
 
+def factors(user):
+    """The SMS second factors of a user record as the SDK received them (`mfaInfo`): Python's firebase-admin has no
+    multi-factor API (Node's has: `multiFactor.enrolledFactors`), and keeps the record it got."""
+    return user._data.get("mfaInfo")  # pylint: disable=protected-access
+
+
+def check_sms_factors():
+    admin = {"Authorization": "Bearer owner"}
+    accounts = f"/identitytoolkit.googleapis.com/v1/projects/{PROJECT}/accounts"
+    # Node's createUser({phoneNumber, multiFactor: {enrolledFactors: [{phoneNumber, displayName, factorId: "phone"}]}}).
+    status, reply = call("POST", accounts, {
+        "localId": "sms", "email": "sms@example.com", "emailVerified": True, "password": "texted-1",
+        "phoneNumber": "+15555550120", "mfaInfo": [{"phoneInfo": "+15555550121", "displayName": "Work phone"}]}, admin)
+    assert status == 200, reply
+    user = auth.get_user_by_phone_number("+15555550120")
+    assert user.uid == "sms" and user.phone_number == "+15555550120"
+    assert sorted(p.provider_id for p in user.provider_data) == ["password", "phone"]
+    [factor] = factors(user)
+    assert factor["phoneInfo"] == factor["unobfuscatedPhoneInfo"] == "+15555550121", factor
+    assert factor["displayName"] == "Work phone" and factor["mfaEnrollmentId"] and factor["enrolledAt"].endswith("Z")
+    # An app's sign-in asks for the factor, its number hidden; the code sent to it finishes the sign-in.
+    status, pending = sign_in("sms@example.com", "texted-1")
+    assert status == 200 and "idToken" not in pending and pending["mfaInfo"][0]["phoneInfo"] == "+*******0121", pending
+    status, started = call("POST", "/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start?key=fake-api-key", {
+        "mfaPendingCredential": pending["mfaPendingCredential"], "mfaEnrollmentId": factor["mfaEnrollmentId"]})
+    assert status == 200, started
+    status, codes = call("GET", f"/emulator/v1/projects/{PROJECT}/verificationCodes")
+    [code] = codes["verificationCodes"]
+    assert code["phoneNumber"] == "+15555550121", code
+    status, done = call("POST", "/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:finalize?key=fake-api-key", {
+        "mfaPendingCredential": pending["mfaPendingCredential"],
+        "phoneVerificationInfo": {"sessionInfo": started["phoneResponseInfo"]["sessionInfo"], "code": code["code"]}})
+    assert status == 200, done
+    token = auth.verify_id_token(done["idToken"])
+    assert token["firebase"]["sign_in_second_factor"] == "phone", token
+    assert token["firebase"]["second_factor_identifier"] == factor["mfaEnrollmentId"], token
+    assert token["phone_number"] == "+15555550120", token
+
+    # Node's updateUser({multiFactor: {enrolledFactors}}) replaces the factors; the SDK's own updates keep them.
+    enrolled = {"mfaEnrollmentId": factor["mfaEnrollmentId"], "phoneInfo": "+15555550122", "displayName": "Home",
+                "enrolledAt": "2024-01-02T03:04:05.678Z"}
+    status, reply = call("POST", accounts + ":update", {"localId": "sms", "mfa": {"enrollments": [enrolled]}}, admin)
+    assert status == 200, reply
+    user = auth.update_user("sms", display_name="Texted", phone_number="+15555550129")
+    assert user.display_name == "Texted" and user.phone_number == "+15555550129"
+    assert [(f["phoneInfo"], f["displayName"], f["enrolledAt"]) for f in factors(user)] == [
+        ("+15555550122", "Home", "2024-01-02T03:04:05.678Z")], factors(user)
+    raises(auth.UserNotFoundError, auth.get_user_by_phone_number, "+15555550120")
+    assert auth.get_user_by_phone_number("+15555550129").uid == "sms"
+    status, reply = call("POST", accounts + ":update", {"localId": "sms", "mfa": {"enrollments": [{"phoneInfo": "555"}]}},
+                         admin)
+    assert status == 400 and reply["error"]["message"] == "INVALID_MFA_PHONE_NUMBER : Invalid format.", reply
+
+    # Imports: the SDK's phone numbers, and Node's importUsers([{multiFactor}]) as batchCreate's mfaInfo.
+    result = auth.import_users([auth.ImportUserRecord(uid="imported-phone", phone_number="+15555550123")])
+    assert result.success_count == 1 and auth.get_user_by_phone_number("+15555550123").uid == "imported-phone"
+    status, reply = call("POST", accounts + ":batchCreate", {"users": [{
+        "localId": "imported-sms", "email": "imported@example.com", "emailVerified": True,
+        "mfaInfo": [{"mfaEnrollmentId": "f1", "phoneInfo": "+15555550124", "displayName": "Pager",
+                     "enrolledAt": "2023-04-05T06:07:08.090Z"}]}]}, admin)
+    assert status == 200 and not reply.get("error"), reply
+
+    # Exports: list_users hands every user out with its phone number and factors, as downloadAccount lists them.
+    listed = {u.uid: u for u in auth.list_users().iterate_all()}
+    assert sorted(listed) == ["imported-phone", "imported-sms", "sms"], sorted(listed)
+    assert listed["imported-phone"].phone_number == "+15555550123" and factors(listed["imported-phone"]) is None
+    assert factors(listed["imported-sms"]) == [{
+        "mfaEnrollmentId": "f1", "phoneInfo": "+15555550124", "unobfuscatedPhoneInfo": "+15555550124",
+        "displayName": "Pager", "enrolledAt": "2023-04-05T06:07:08.090Z"}], factors(listed["imported-sms"])
+
+    # Node's enrolledFactors: null, an empty list: no factor left, and the sign-in needs none.
+    status, reply = call("POST", accounts + ":update", {"localId": "sms", "mfa": {}}, admin)
+    assert status == 200 and factors(auth.get_user("sms")) is None, reply
+    status, reply = sign_in("sms@example.com", "texted-1")
+    assert status == 200 and "idToken" in reply, reply
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *arguments, **keywords):
         return None

@@ -1,18 +1,18 @@
 """firebase-tools src/emulator/auth/batch.spec.ts: accounts:batchGet, accounts:batchCreate, accounts:batchDelete
 (and their legacy v3 forms downloadAccount / uploadAccount)."""
 
-from specs import (IDENTITY, PROJECT_ID, expect_equal, expect_error, expect_field, expect_members, expect_no_field,
-                   expect_status, expect_true, get_account_info_by_local_id, get_signin_methods, register_anon_user,
-                   register_tenant, register_user, sign_in_with_email_link, sign_in_with_fake_claims,
-                   sign_in_with_password, spec, update_account_by_local_id)
+from specs import (IDENTITY, PROJECT_ID, SpecFailure, TEST_PHONE_NUMBER, decode_jwt_payload, enroll_phone_mfa,
+                   expect_equal, expect_error, expect_field, expect_includes, expect_members, expect_no_field,
+                   expect_status, expect_true, get_account_info_by_id_token, get_account_info_by_local_id,
+                   get_signin_methods, register_anon_user, register_tenant, register_user, sign_in_with_email_link,
+                   sign_in_with_fake_claims, sign_in_with_password, sign_in_with_phone_number, spec,
+                   update_account_by_local_id)
 
 it = spec("batch.spec.ts")
 BATCH_GET = f"{IDENTITY}/projects/{PROJECT_ID}/accounts:batchGet"
 BATCH_CREATE = f"{IDENTITY}/projects/{PROJECT_ID}/accounts:batchCreate"
 BATCH_DELETE = f"{IDENTITY}/projects/{PROJECT_ID}/accounts:batchDelete"
 DOWNLOAD_ACCOUNT = "/www.googleapis.com/identitytoolkit/v3/relyingparty/downloadAccount"
-TEST_PHONE_NUMBER = "+15555550100"
-PHONE = "phone sign-in is not offered by this emulator"
 
 
 def _admin_post(api, path, body):
@@ -55,7 +55,18 @@ def _(api):
     expect_no_field(res.body, "nextPageToken")
 
 
-it.skip("should return MFA info", PHONE)
+@it("should return MFA info")
+def _(api):
+    user1 = sign_in_with_email_link(api, "test@example.com")
+    enroll_phone_mfa(api, user1["idToken"], TEST_PHONE_NUMBER)
+    res = _batch_get(api)
+    expect_status(200, res)
+    factor = (_expect_users(res, 1)[0].get("mfaInfo") or [None])[0]
+    # The spec's fake clock stands at 0 (1970-01-01T00:00:00.000Z); here enrolledAt is the real time, in that form.
+    enrolled_at = factor.get("enrolledAt") if isinstance(factor, dict) else None
+    if not (isinstance(enrolled_at, str) and len(enrolled_at) == 24 and enrolled_at.endswith("Z") and enrolled_at[19] == "."):
+        raise SpecFailure(f"expected enrolledAt as YYYY-MM-DDTHH:MM:SS.sssZ, got {enrolled_at!r}")
+    expect_includes(factor, {"phoneInfo": TEST_PHONE_NUMBER, "unobfuscatedPhoneInfo": TEST_PHONE_NUMBER}, "mfaInfo[0]")
 
 
 @it("should allow listing all accounts using legacy endpoint")
@@ -118,8 +129,26 @@ def _(api):
 
 # MARK: accounts:batchCreate
 
-it.skip("should create specified accounts", PHONE)
-it.skip("should create specified accounts via legacy endpoint", PHONE)
+@it("should create specified accounts")
+def _(api):
+    user1 = {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"}
+    user2 = {"localId": "bar", "phoneNumber": TEST_PHONE_NUMBER, "customAttributes": '{"hello": "world"}'}
+    _expect_no_entry_errors(_admin_post(api, BATCH_CREATE, {"users": [user1, user2]}))
+    expect_equal(get_signin_methods(api, user1["email"]), ["password"], "signinMethods")
+    signed_in = sign_in_with_phone_number(api, user2["phoneNumber"])
+    expect_equal(signed_in.get("localId"), user2["localId"], "localId signed in")
+    expect_equal(decode_jwt_payload(signed_in["idToken"]).get("hello"), "world", "custom claim hello")
+
+
+@it("should create specified accounts via legacy endpoint")
+def _(api):
+    user1 = {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"}
+    user2 = {"localId": "bar", "phoneNumber": TEST_PHONE_NUMBER}
+    res = _admin_post(api, "/www.googleapis.com/identitytoolkit/v3/relyingparty/uploadAccount",
+                      {"users": [user1, user2], "targetProjectId": PROJECT_ID})
+    _expect_no_entry_errors(res)
+    expect_equal(get_signin_methods(api, user1["email"]), ["password"], "signinMethods")
+    expect_equal(sign_in_with_phone_number(api, user2["phoneNumber"]).get("localId"), user2["localId"], "localId signed in")
 
 
 @it("should error if users is empty or missing")
@@ -241,7 +270,25 @@ def _(api):
     ], "error")
 
 
-it.skip("should overwrite users with matching localIds if allowOverwrite", PHONE)
+@it("should overwrite users with matching localIds if allowOverwrite")
+def _(api):
+    old1 = sign_in_with_fake_claims(api, "google.com", {"sub": "doh"})
+    old2 = register_user(api, {"email": "bar@example.com", "password": "hawaii", "displayName": "Old Display Name"})
+    user1 = {"localId": old1["localId"], "email": "foo@example.com", "rawPassword": "notasecret"}
+    user2 = {"localId": old2["localId"], "phoneNumber": TEST_PHONE_NUMBER, "displayName": "New Display Name"}
+    _expect_no_entry_errors(_admin_post(api, BATCH_CREATE, {"users": [user1, user2], "allowOverwrite": True}))
+    info1 = get_account_info_by_local_id(api, user1["localId"])
+    expect_equal(info1.get("email"), user1["email"], "email")
+    # The google.com identity is gone: the new user info has none.
+    expect_equal(info1.get("providerUserInfo"), [{"providerId": "password", "rawId": "foo@example.com",
+                                                  "email": "foo@example.com", "federatedId": "foo@example.com"}],
+                 "providerUserInfo")
+    signed_in = sign_in_with_phone_number(api, user2["phoneNumber"])
+    expect_equal(signed_in.get("localId"), user2["localId"], "localId signed in")
+    info2 = get_account_info_by_id_token(api, signed_in["idToken"])
+    expect_true(not info2.get("email"), f"expected no email, got {info2.get('email')!r}")
+    expect_true(not info2.get("passwordHash"), "expected no passwordHash")
+    expect_equal(info2.get("displayName"), user2["displayName"], "displayName")
 
 
 @it("should import identity provider info")
@@ -255,7 +302,18 @@ def _(api):
     expect_equal(signed_in.get("localId"), user1["localId"], "localId signed in")
 
 
-it.skip("should import MFA info", PHONE)
+@it("should import MFA info")
+def _(api):
+    enrolled_at = "2123-04-05T06:07:28.990Z"
+    user1 = {"localId": "foo", "email": "foo@example.com", "emailVerified": True,
+             "mfaInfo": [{"enrolledAt": enrolled_at, "phoneInfo": TEST_PHONE_NUMBER}]}
+    _expect_no_entry_errors(_admin_post(api, BATCH_CREATE, {"users": [user1]}))
+    mfa_info = get_account_info_by_local_id(api, user1["localId"]).get("mfaInfo") or []
+    expect_equal(len(mfa_info), 1, "number of mfaInfo entries")
+    expect_includes(mfa_info[0], {"enrolledAt": enrolled_at, "phoneInfo": TEST_PHONE_NUMBER,
+                                  "unobfuscatedPhoneInfo": TEST_PHONE_NUMBER}, "mfaInfo[0]")
+    # An enrollment ID is made when none is given.
+    expect_true(isinstance(mfa_info[0].get("mfaEnrollmentId"), str) and mfa_info[0]["mfaEnrollmentId"], "mfaEnrollmentId")
 
 
 @it("should error if auth is disabled (2)")

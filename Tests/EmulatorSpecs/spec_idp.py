@@ -4,17 +4,16 @@ import json
 import urllib.parse
 
 from specs import decode_jwt_header, stringify, unsigned_jwt
-from specs import (IDENTITY, PROJECT_ID, SpecFailure, decode_jwt_payload, expect_equal, expect_error, expect_field,
-                   expect_members, expect_no_field, expect_status, expect_true, fake_claims,
-                   get_account_info_by_id_token,
-                   get_account_info_by_local_id, get_signin_methods, register_anon_user, register_tenant,
-                   register_user, sign_in_with_email_link, sign_in_with_fake_claims, spec,
-                   update_account_by_local_id, update_project_config)
+from specs import (IDENTITY, PROJECT_ID, TEST_PHONE_NUMBER, SpecFailure, decode_jwt_payload, enroll_phone_mfa,
+                   expect_equal, expect_error, expect_field, expect_members, expect_no_field, expect_status, expect_true,
+                   fake_claims, get_account_info_by_id_token, get_account_info_by_local_id, get_signin_methods,
+                   pass_a_second_boundary, register_anon_user, register_tenant, register_user, sign_in_with_email_link,
+                   sign_in_with_fake_claims, sign_in_with_phone_number, spec, update_account_by_local_id,
+                   update_project_config)
 
 it = spec("idp.spec.ts")
 PATH = IDENTITY + "/accounts:signInWithIdp"
 
-PHONE = "phone sign-in is not offered by this emulator"
 BLOCKING = "blocking functions are not run by this emulator"
 GOOGLE_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.profile",
                  "https://www.googleapis.com/auth/userinfo.email"]
@@ -314,7 +313,20 @@ def _(api):
     expect_members(get_signin_methods(api, user["email"]), ["google.com", "password"], "signinMethods")
 
 
-it.skip("should copy IDP email to user-level email if not present", PHONE)
+@it("should copy IDP email to user-level email if not present")
+def _(api):
+    user = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    claims = fake_claims({"sub": "123456789012345678901", "name": "Foo", "email": "example@google.com"})
+    res = api.post(PATH, _idp_body("google.com", stringify(claims), idToken=user["idToken"], returnIdpCredential=True))
+    expect_status(200, res)
+    expect_equal(bool(res.body.get("isNewUser")), False, "isNewUser")
+    expect_equal(res.body.get("localId"), user["localId"], "localId")
+    expect_field(res.body, "refreshToken", kind=str)
+    _expect_firebase_token(res.body.get("idToken"), {"google.com": [claims["sub"]], "email": [claims["email"]],
+                                                     "phone": [TEST_PHONE_NUMBER]}, "google.com")
+    info = get_account_info_by_id_token(api, res.body["idToken"])
+    expect_equal(info.get("email"), claims["email"], "email")
+    expect_equal(bool(info.get("emailVerified")), bool(claims.get("email_verified")), "emailVerified")
 
 
 @it("should error if user to be linked is disabled")
@@ -326,9 +338,45 @@ def _(api):
     expect_error(res, 400, "USER_DISABLED")
 
 
-it.skip("should return pending credential for MFA-enabled user",
-        PHONE + " (phone MFA enrollment); also needs firebase-tools' fake clock")
-it.skip("should link IDP for existing MFA-enabled user", PHONE + " (phone MFA enrollment)")
+def _expect_pending_credential_keeps_login_time(api, claims, tenant_id=None):
+    """Signs up with `claims`, enrolls an SMS factor, signs in again a second later (the spec's fake clock's tick): a
+    pending credential, and the login and refresh times unchanged until the second factor."""
+    user = sign_in_with_fake_claims(api, "google.com", claims, tenant_id)
+    enroll_phone_mfa(api, user["idToken"], TEST_PHONE_NUMBER, tenant_id)
+    before = get_account_info_by_local_id(api, user["localId"], tenant_id)
+    pass_a_second_boundary()
+    res = api.post(PATH, _idp_body("google.com", stringify(claims), returnIdpCredential=True, tenantId=tenant_id))
+    expect_status(200, res)
+    expect_no_field(res.body, "idToken")
+    expect_no_field(res.body, "refreshToken")
+    expect_field(res.body, "mfaPendingCredential", kind=str)
+    expect_equal(len(res.body.get("mfaInfo") or []), 1, "number of mfaInfo entries")
+    after = get_account_info_by_local_id(api, user["localId"], tenant_id)
+    expect_equal(after.get("lastLoginAt"), before.get("lastLoginAt"), "lastLoginAt after the first factor")
+    expect_equal(after.get("lastRefreshAt"), before.get("lastRefreshAt"), "lastRefreshAt after the first factor")
+
+
+@it("should return pending credential for MFA-enabled user")
+def _(api):
+    claims = fake_claims({"sub": "123456789012345678901", "name": "Foo", "email": "foo@example.com", "email_verified": True})
+    _expect_pending_credential_keeps_login_time(api, claims)
+
+
+@it("should link IDP for existing MFA-enabled user")
+def _(api):
+    email = "alice@example.com"
+    user = sign_in_with_email_link(api, email)
+    enroll_phone_mfa(api, user["idToken"], TEST_PHONE_NUMBER)
+    claims = fake_claims({"sub": "123456789012345678901", "name": "Foo", "email": email, "email_verified": True})
+    res = api.post(PATH, _idp_body("google.com", stringify(claims), returnIdpCredential=True))
+    expect_status(200, res)
+    expect_no_field(res.body, "idToken")
+    expect_no_field(res.body, "refreshToken")
+    expect_field(res.body, "mfaPendingCredential", kind=str)
+    expect_equal(len(res.body.get("mfaInfo") or []), 1, "number of mfaInfo entries")
+    # The provider is linked, and its profile taken, before the second factor.
+    expect_members(get_signin_methods(api, email), ["google.com", "emailLink"], "signinMethods")
+    expect_equal(get_account_info_by_local_id(api, user["localId"]).get("displayName"), claims["name"], "displayName")
 
 
 @it("should return error if IDP account is already linked to the same user")
@@ -407,8 +455,12 @@ def _(api):
     expect_equal(user.get("tenantId"), tenant_id, "user's tenantId")
 
 
-it.skip("should return pending credential for MFA-enabled user and enabled on tenant project",
-        PHONE + " (phone MFA enrollment); also needs firebase-tools' fake clock")
+@it("should return pending credential for MFA-enabled user and enabled on tenant project")
+def _(api):
+    tenant_id = register_tenant(api, PROJECT_ID, {"disableAuth": False,
+                                                  "mfaConfig": {"state": "ENABLED", "enabledProviders": ["PHONE_SMS"]}}).get("tenantId")
+    claims = fake_claims({"sub": "123456789012345678901", "name": "Foo", "email": "foo@example.com", "email_verified": True})
+    _expect_pending_credential_keeps_login_time(api, claims, tenant_id)
 
 
 def _saml_body(saml_response):

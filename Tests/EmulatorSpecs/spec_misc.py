@@ -5,7 +5,7 @@ import base64
 import json
 import time
 
-from specs import decode_jwt_header, pass_a_second_boundary
+from specs import TEST_PHONE_NUMBER, decode_jwt_header, pass_a_second_boundary, sign_in_with_phone_number
 from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, delete_account, expect_equal,
                    expect_error, expect_field, expect_no_field, expect_status, expect_true,
                    expect_user_not_exists_for_id_token, get_account_info_by_id_token, register_anon_user,
@@ -18,7 +18,6 @@ LOOKUP = f"{IDENTITY}/projects/{PROJECT_ID}/accounts:lookup"
 QUERY = f"{IDENTITY}/projects/{PROJECT_ID}/accounts:query"
 CONFIG = f"/emulator/v1/projects/{PROJECT_ID}/config"
 SESSION_COOKIE_MAX_VALID_DURATION = 14 * 24 * 60 * 60
-PHONE = "phone sign-in is not offered by this emulator"
 ONE_PROJECT = "one project per emulator process"
 
 
@@ -263,7 +262,13 @@ def _(api):
     expect_equal(_users(res, 1)[0].get("localId"), local_id, "localId")
 
 
-it.skip("should return providerUserInfo for phone auth users", PHONE)
+@it("should return providerUserInfo for phone auth users")
+def _(api):
+    local_id = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)["localId"]
+    res = api.post(LOOKUP, {"localId": [local_id]}, key=None, owner=True)
+    expect_status(200, res)
+    expect_equal(_users(res, 1)[0].get("providerUserInfo"),
+                 [{"phoneNumber": TEST_PHONE_NUMBER, "rawId": TEST_PHONE_NUMBER, "providerId": "phone"}], "providerUserInfo")
 
 
 @it("should return empty result when localId is not found")

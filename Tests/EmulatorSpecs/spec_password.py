@@ -4,13 +4,13 @@
 import time
 
 from specs import decode_jwt_header, expect_true, get_account_info_by_local_id, pass_a_second_boundary
-from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_no_field,
-                   expect_status, register_tenant, register_user, spec, update_account_by_local_id, update_config)
+from specs import (IDENTITY, PROJECT_ID, TEST_MFA_INFO, decode_jwt_payload, expect_equal, expect_error, expect_field,
+                   expect_no_field, expect_status, register_tenant, register_user, spec, update_account_by_local_id,
+                   update_config)
 
 it = spec("password.spec.ts")
 PATH = IDENTITY + "/accounts:signInWithPassword"
 
-PHONE_FACTORS = "phone second factors are not offered by this emulator (the spec's mfaInfo is a phone factor)"
 BLOCKING = "blocking functions are not run by this emulator"
 
 
@@ -106,7 +106,19 @@ def _(api):
     expect_error(api.post(PATH, {"email": "alice@example.com", "password": "notasecret"}), 400, "USER_DISABLED")
 
 
-it.skip("should return pending credential if user has MFA", PHONE_FACTORS)
+def _expect_pending_credential(res):
+    expect_status(200, res)
+    expect_no_field(res.body, "idToken")
+    expect_no_field(res.body, "refreshToken")
+    expect_field(res.body, "mfaPendingCredential", kind=str)
+    expect_equal(len(res.body.get("mfaInfo") or []), 1, "number of mfaInfo entries")
+
+
+@it("should return pending credential if user has MFA")
+def _(api):
+    user = {"email": "alice@example.com", "password": "notasecret", "mfaInfo": [TEST_MFA_INFO]}
+    register_user(api, user)
+    _expect_pending_credential(api.post(PATH, {"email": user["email"], "password": user["password"]}))
 
 
 @it("should error if auth is disabled")
@@ -121,7 +133,13 @@ def _(api):
     expect_error(api.post(PATH, {"tenantId": tenant.get("tenantId")}), 400, "PASSWORD_LOGIN_DISABLED", prefix=True)
 
 
-it.skip("should return pending credential if user has MFA and enabled on tenant projects", PHONE_FACTORS)
+@it("should return pending credential if user has MFA and enabled on tenant projects")
+def _(api):
+    tenant_id = register_tenant(api, PROJECT_ID, {"disableAuth": False, "allowPasswordSignup": True,
+                                                  "mfaConfig": {"state": "ENABLED"}}).get("tenantId")
+    user = {"email": "alice@example.com", "password": "notasecret", "mfaInfo": [TEST_MFA_INFO], "tenantId": tenant_id}
+    register_user(api, user)
+    _expect_pending_credential(api.post(PATH, {"tenantId": tenant_id, "email": user["email"], "password": user["password"]}))
 it.skip("should update modifiable fields before sign in", BLOCKING)
 it.skip("should disable user if set", BLOCKING)
 it.skip("should not trigger blocking function if user has MFA", BLOCKING)

@@ -3,16 +3,14 @@
 import json
 
 from specs import decode_jwt_header, expect_id_token_expired, pass_a_second_boundary
-from specs import (IDENTITY, PROJECT_ID, decode_jwt_payload, expect_equal, expect_error, expect_field,
+from specs import (IDENTITY, PROJECT_ID, TEST_INVALID_PHONE_NUMBER, TEST_MFA_INFO, TEST_PHONE_NUMBER, TEST_PHONE_NUMBER_2,
+                   TEST_PHONE_NUMBER_3, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_includes,
                    expect_no_field, expect_status, expect_true, get_account_info_by_id_token, get_signin_methods,
                    inspect_oobs, register_anon_user, register_tenant, register_user, sign_in_with_email_link,
-                   sign_in_with_fake_claims, spec, update_account_by_local_id)
+                   sign_in_with_fake_claims, sign_in_with_phone_number, spec, update_account_by_local_id)
 
 it = spec("setAccountInfo.spec.ts")
 PATH = IDENTITY + "/accounts:update"
-PHONE_SKIP = "phone sign-in is not offered by this emulator"
-TEST_PHONE_NUMBER = "+15555550100"
-TEST_MFA_INFO = {"displayName": "Cell Phone", "phoneInfo": TEST_PHONE_NUMBER}
 
 
 def _expect_new_tokens(res, local_id, provider, email=None):
@@ -236,9 +234,29 @@ def _(api):
     expect_equal(len(inspect_oobs(api)), 0, "number of oob codes after redeeming")
 
 
-it.skip("should update phoneNumber if specified", PHONE_SKIP)
-it.skip("should noop when setting phoneNumber to the same as before", PHONE_SKIP)
-it.skip("should disallow setting phone to same as an existing user", PHONE_SKIP)
+def _admin_update(api, body):
+    return api.post(PATH, body, key=None, owner=True)
+
+
+@it("should update phoneNumber if specified")
+def _(api):
+    user = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    expect_status(200, _admin_update(api, {"localId": user["localId"], "phoneNumber": "+15555550123"}))
+    expect_equal(get_account_info_by_id_token(api, user["idToken"]).get("phoneNumber"), "+15555550123", "phoneNumber")
+
+
+@it("should noop when setting phoneNumber to the same as before")
+def _(api):
+    user = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    expect_status(200, _admin_update(api, {"localId": user["localId"], "phoneNumber": TEST_PHONE_NUMBER}))
+    expect_equal(get_account_info_by_id_token(api, user["idToken"]).get("phoneNumber"), TEST_PHONE_NUMBER, "phoneNumber")
+
+
+@it("should disallow setting phone to same as an existing user")
+def _(api):
+    sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    local_id = register_anon_user(api)["localId"]
+    expect_error(_admin_update(api, {"localId": local_id, "phoneNumber": TEST_PHONE_NUMBER}), 400, "PHONE_NUMBER_EXISTS")
 
 
 @it("should error if phoneNumber is invalid")
@@ -249,18 +267,165 @@ def _(api):
 
 
 # Second factors given as phone numbers (TEST_MFA_INFO's `phoneInfo`), through signUp and the Admin API.
-it.skip("should allow creating MFA info", PHONE_SKIP)
-it.skip("should allow adding a second MFA factor", PHONE_SKIP)
-it.skip("should allow changing the MFA phone number", PHONE_SKIP)
-it.skip("should allow changing the MFA enrollment ID", PHONE_SKIP)
-it.skip("should overwrite existing MFA info", PHONE_SKIP)
-it.skip("should remove MFA info with an empty enrollments array", PHONE_SKIP)
-it.skip("should remove MFA info with an undefined enrollments array", PHONE_SKIP)
-it.skip("should error if mfaEnrollmentId is absent", PHONE_SKIP)
-it.skip("should de-duplicate MFA factors with the same phone number", PHONE_SKIP)
-it.skip("should error if MFA Enrollment ID is duplicated for different phone numbers", PHONE_SKIP)
-it.skip("does not require MFA Enrollment ID uniqueness across users", PHONE_SKIP)
-it.skip("should error if phone number for MFA is invalid", PHONE_SKIP)
+
+
+def _set_factors(api, local_id, enrollments):
+    """`accounts:update` with `mfa.enrollments` (None: the field left out, as JSON.stringify leaves out undefined)."""
+    return _admin_update(api, {"localId": local_id, "mfa": {"enrollments": enrollments} if enrollments is not None else {}})
+
+
+def _factors(api, id_token):
+    return get_account_info_by_id_token(api, id_token).get("mfaInfo")
+
+
+def _user_with_factor(api, factors=(TEST_MFA_INFO,)):
+    return register_user(api, {"email": "bob@example.com", "password": "notasecret", "mfaInfo": list(factors)})
+
+
+@it("should allow creating MFA info")
+def _(api):
+    user = register_user(api, {"email": "bob@example.com", "password": "notasecret"})
+    expect_status(200, _set_factors(api, user["localId"], [{**TEST_MFA_INFO, "mfaEnrollmentId": "enrollmentId1"}]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], {**TEST_MFA_INFO, "mfaEnrollmentId": "enrollmentId1"}, "factor")
+
+
+@it("should allow adding a second MFA factor")
+def _(api):
+    user = _user_with_factor(api)
+    saved = (_factors(api, user["idToken"]) or [None])[0]
+    second = {"displayName": "Second MFA Factor", "phoneInfo": TEST_PHONE_NUMBER_2, "mfaEnrollmentId": "enrollmentId2"}
+    expect_status(200, _set_factors(api, user["localId"], [saved, second]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 2, "number of factors")
+    for factor in factors:
+        expect_includes(factor, saved if factor.get("mfaEnrollmentId") == saved["mfaEnrollmentId"] else second, "factor")
+
+
+@it("should allow changing the MFA phone number")
+def _(api):
+    user = _user_with_factor(api)
+    saved = (_factors(api, user["idToken"]) or [None])[0]
+    expect_true(isinstance(saved.get("mfaEnrollmentId"), str) and saved["mfaEnrollmentId"], "mfaEnrollmentId")
+    changed = {**saved, "displayName": "New Display Name", "phoneInfo": "+15555550101"}
+    expect_status(200, _set_factors(api, user["localId"], [changed]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], {"displayName": "New Display Name", "phoneInfo": "+15555550101",
+                                 "mfaEnrollmentId": saved["mfaEnrollmentId"]}, "factor")
+
+
+@it("should allow changing the MFA enrollment ID")
+def _(api):
+    user = _user_with_factor(api)
+    saved = (_factors(api, user["idToken"]) or [None])[0]
+    expect_status(200, _set_factors(api, user["localId"], [{**saved, "mfaEnrollmentId": "newEnrollmentId"}]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], {"displayName": saved.get("displayName"), "phoneInfo": saved.get("phoneInfo"),
+                                 "mfaEnrollmentId": "newEnrollmentId"}, "factor")
+
+
+@it("should overwrite existing MFA info")
+def _(api):
+    user = _user_with_factor(api, [TEST_MFA_INFO, {**TEST_MFA_INFO, "phoneInfo": TEST_PHONE_NUMBER_3}])
+    old_ids = [factor.get("mfaEnrollmentId") for factor in _factors(api, user["idToken"]) or []]
+    expect_equal(len(old_ids), 2, "number of factors")
+    new = {"displayName": "New New", "phoneInfo": TEST_PHONE_NUMBER_3, "mfaEnrollmentId": "newEnrollmentId"}
+    expect_status(200, _set_factors(api, user["localId"], [new]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], new, "factor")
+    expect_true(factors[0]["mfaEnrollmentId"] not in old_ids, "a new enrollment ID")
+
+
+@it("should remove MFA info with an empty enrollments array")
+def _(api):
+    user = _user_with_factor(api)
+    expect_equal(len(_factors(api, user["idToken"]) or []), 1, "number of factors")
+    expect_status(200, _set_factors(api, user["localId"], []))
+    expect_equal(_factors(api, user["idToken"]), None, "mfaInfo")
+
+
+@it("should remove MFA info with an undefined enrollments array")
+def _(api):
+    user = _user_with_factor(api)
+    expect_equal(len(_factors(api, user["idToken"]) or []), 1, "number of factors")
+    expect_status(200, _set_factors(api, user["localId"], None))
+    expect_equal(_factors(api, user["idToken"]), None, "mfaInfo")
+
+
+@it("should error if mfaEnrollmentId is absent")
+def _(api):
+    user = _user_with_factor(api)
+    expect_error(_set_factors(api, user["localId"], [TEST_MFA_INFO]), 400,
+                 "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")
+
+
+@it("should de-duplicate MFA factors with the same phone number")
+def _(api):
+    user = register_user(api, {"email": "bob@example.com", "password": "notasecret"})
+    same_id = {**TEST_MFA_INFO, "mfaEnrollmentId": "enrollmentId1"}
+    expect_status(200, _set_factors(api, user["localId"], [same_id, same_id]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], same_id, "factor")
+    expect_status(200, _set_factors(api, user["localId"], []))
+    expect_equal(_factors(api, user["idToken"]), None, "mfaInfo")
+    expect_status(200, _set_factors(api, user["localId"], [{**TEST_MFA_INFO, "mfaEnrollmentId": f"enrollmentId{n}"}
+                                                          for n in (2, 3, 4)]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], TEST_MFA_INFO, "factor")
+    expect_true(factors[0].get("mfaEnrollmentId") != "enrollmentId1", "another enrollment ID")
+    expect_status(200, _set_factors(api, user["localId"], [
+        *({**TEST_MFA_INFO, "mfaEnrollmentId": f"enrollmentId{n}"} for n in (5, 6, 7)),
+        {"phoneInfo": TEST_PHONE_NUMBER_2, "mfaEnrollmentId": "enrollmentId8"},
+        {"phoneInfo": TEST_PHONE_NUMBER_2, "mfaEnrollmentId": "enrollmentId9"},
+    ]))
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 2, "number of factors")
+    for factor in factors:
+        if factor.get("phoneInfo") == TEST_MFA_INFO["phoneInfo"]:
+            expect_includes(factor, TEST_MFA_INFO, "factor")
+        else:
+            expect_equal(factor.get("phoneInfo"), TEST_PHONE_NUMBER_2, "phoneInfo")
+        expect_true(isinstance(factor.get("mfaEnrollmentId"), str) and factor["mfaEnrollmentId"] != "enrollmentId1",
+                    "mfaEnrollmentId")
+
+
+@it("should error if MFA Enrollment ID is duplicated for different phone numbers")
+def _(api):
+    local_id = register_user(api, {"email": "bob@example.com", "password": "notasecret"})["localId"]
+    duplicate = "duplicateMfaEnrollmentId "
+    res = _set_factors(api, local_id, [{**TEST_MFA_INFO, "mfaEnrollmentId": duplicate},
+                                       {"phoneInfo": TEST_PHONE_NUMBER_2, "mfaEnrollmentId": duplicate}])
+    expect_error(res, 400, "DUPLICATE_MFA_ENROLLMENT_ID")
+
+
+@it("does not require MFA Enrollment ID uniqueness across users")
+def _(api):
+    bob = register_user(api, {"email": "bob@example.com", "password": "notasecret", "mfaInfo": [TEST_MFA_INFO]})
+    bob_factors = _factors(api, bob["idToken"]) or []
+    expect_equal(len(bob_factors), 1, "number of bob's factors")
+    alice = register_user(api, {"email": "alice@example.com", "password": "notasecret", "mfaInfo": [TEST_MFA_INFO]})
+    alice_factors = _factors(api, alice["idToken"]) or []
+    expect_equal(len(alice_factors), 1, "number of alice's factors")
+    alice_id = alice_factors[0]["mfaEnrollmentId"]
+    expect_status(200, _set_factors(api, bob["localId"], [{**bob_factors[0], "mfaEnrollmentId": alice_id}]))
+    expect_equal((_factors(api, bob["idToken"]) or [{}])[0].get("mfaEnrollmentId"), alice_id, "bob's enrollment ID")
+
+
+@it("should error if phone number for MFA is invalid")
+def _(api):
+    user = _user_with_factor(api)
+    factors = _factors(api, user["idToken"]) or []
+    expect_equal(len(factors), 1, "number of factors")
+    without_phone = {k: v for k, v in factors[0].items() if k != "phoneInfo"}
+    expect_error(_set_factors(api, user["localId"], [without_phone]), 400, "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+    expect_error(_set_factors(api, user["localId"], [{**factors[0], "phoneInfo": TEST_INVALID_PHONE_NUMBER}]), 400,
+                 "INVALID_MFA_PHONE_NUMBER : Invalid format.")
 
 
 @it("should error if user for MFA update is not found")
@@ -327,7 +492,9 @@ def _(api):
                              "password")
 
 
-it.skip("should delete phone provider from user", PHONE_SKIP)
+@it("should delete phone provider from user")
+def _(api):
+    _expect_provider_deleted(api, sign_in_with_phone_number(api, TEST_PHONE_NUMBER), "phone")
 
 
 @it("should delete google.com provider from user")

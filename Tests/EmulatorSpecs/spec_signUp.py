@@ -2,16 +2,15 @@
 
 
 from specs import decode_jwt_header
-from specs import (IDENTITY, PROJECT_ID, SpecFailure, decode_jwt_payload, expect_equal, expect_error, expect_field,
-                   expect_no_field, expect_status, get_account_info_by_id_token, get_account_info_by_local_id,
-                   get_signin_methods, register_anon_user, register_tenant, register_user, sign_in_with_fake_claims,
-                   spec, update_account_by_local_id)
+from specs import (IDENTITY, PROJECT_ID, TEST_INVALID_PHONE_NUMBER, TEST_MFA_INFO, TEST_PHONE_NUMBER, TEST_PHONE_NUMBER_2,
+                   SpecFailure, decode_jwt_payload, expect_equal, expect_error, expect_field, expect_includes,
+                   expect_no_field, expect_status, expect_true, get_account_info_by_id_token,
+                   get_account_info_by_local_id, get_signin_methods, register_anon_user, register_tenant, register_user,
+                   sign_in_with_fake_claims, sign_in_with_phone_number, spec, update_account_by_local_id)
 
 it = spec("signUp.spec.ts")
 PATH = IDENTITY + "/accounts:signUp"
 
-PHONE_SIGN_IN = "phone sign-in is not offered by this emulator"
-PHONE_FACTORS = "phone second factors are not offered by this emulator (the spec's mfaInfo is a phone factor)"
 BLOCKING = "blocking functions are not run by this emulator"
 
 
@@ -139,7 +138,18 @@ def _(api):
     expect_field(payload.get("firebase"), "sign_in_provider", "password")
 
 
-it.skip("should link email and password to phone sign-in user", PHONE_SIGN_IN)
+@it("should link email and password to phone sign-in user")
+def _(api):
+    email = "alice@example.com"
+    user = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    res = api.post(PATH, {"idToken": user["idToken"], "email": email, "password": "notasecret"})
+    expect_status(200, res)
+    expect_equal(res.body.get("localId"), user["localId"], "localId")
+    _expect_unsigned(res.body.get("idToken"))
+    firebase = decode_jwt_payload(res.body["idToken"]).get("firebase") or {}
+    expect_field(firebase, "sign_in_provider", "password")
+    # The account has both the phone and the email.
+    expect_equal(firebase.get("identities"), {"phone": [TEST_PHONE_NUMBER], "email": [email]}, "firebase.identities")
 
 
 @it("should error if account to be linked is disabled")
@@ -164,7 +174,20 @@ def _(api):
     _expect_empty(get_signin_methods(api, old_email), f"sign-in methods of {old_email}")
 
 
-it.skip("should create new account with phone number when authenticated", PHONE_SIGN_IN)
+@it("should create new account with phone number when authenticated")
+def _(api):
+    res = api.post(PATH, {"phoneNumber": TEST_PHONE_NUMBER, "displayName": "Alice"}, key=None, owner=True)
+    expect_status(200, res)
+    # No tokens for an administrator's sign-up.
+    expect_no_field(res.body, "idToken")
+    expect_no_field(res.body, "refreshToken")
+    expect_equal(res.body.get("displayName"), "Alice", "displayName")
+    local_id = res.body.get("localId")
+    expect_true(isinstance(local_id, str) and local_id, "localId")
+    # The number signs in to the same user, whose name is already set.
+    signed_in = sign_in_with_phone_number(api, TEST_PHONE_NUMBER)
+    expect_equal(signed_in.get("localId"), local_id, "localId signed in")
+    expect_equal(get_account_info_by_id_token(api, signed_in["idToken"]).get("displayName"), "Alice", "displayName")
 
 
 @it("should error when extra localId parameter is provided")
@@ -196,12 +219,74 @@ def _(api):
     expect_error(res, 400, "INVALID_PHONE_NUMBER : Invalid format.")
 
 
-it.skip("should create new account with multi factor info", PHONE_FACTORS)
-it.skip("should create new account with two MFA factors", PHONE_FACTORS)
-it.skip("should de-duplicate factors with the same info on create", PHONE_FACTORS)
-it.skip("does not require a display name for multi factor info", PHONE_FACTORS)
-it.skip("should error if multi factor phone number is invalid", PHONE_FACTORS)
-it.skip("should ignore if multi factor enrollment ID is specified on create", PHONE_FACTORS)
+def _factors_of_new_user(api, mfa_info, email="alice@example.com"):
+    local_id = register_user(api, {"email": email, "password": "notasecret", "mfaInfo": mfa_info})["localId"]
+    return get_account_info_by_local_id(api, local_id).get("mfaInfo") or []
+
+
+def _expect_enrollment_id(factor):
+    expect_true(isinstance(factor.get("mfaEnrollmentId"), str) and factor["mfaEnrollmentId"],
+                f"expected a non-empty mfaEnrollmentId in {factor!r}")
+
+
+def _expect_two_factors(factors):
+    """TEST_MFA_INFO and one with TEST_PHONE_NUMBER_2, in any order."""
+    expect_equal(len(factors), 2, "number of factors")
+    for factor in factors:
+        if factor.get("phoneInfo") != TEST_MFA_INFO["phoneInfo"]:
+            expect_equal(factor.get("phoneInfo"), TEST_PHONE_NUMBER_2, "phoneInfo")
+        else:
+            expect_includes(factor, TEST_MFA_INFO, "factor")
+        _expect_enrollment_id(factor)
+
+
+@it("should create new account with multi factor info")
+def _(api):
+    factors = _factors_of_new_user(api, [TEST_MFA_INFO])
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], TEST_MFA_INFO, "factor")
+    _expect_enrollment_id(factors[0])
+
+
+@it("should create new account with two MFA factors")
+def _(api):
+    _expect_two_factors(_factors_of_new_user(api, [TEST_MFA_INFO, {**TEST_MFA_INFO, "phoneInfo": TEST_PHONE_NUMBER_2}]))
+
+
+@it("should de-duplicate factors with the same info on create")
+def _(api):
+    alice = _factors_of_new_user(api, [TEST_MFA_INFO, TEST_MFA_INFO, TEST_MFA_INFO])
+    expect_equal(len(alice), 1, "number of alice's factors")
+    expect_includes(alice[0], TEST_MFA_INFO, "factor")
+    _expect_enrollment_id(alice[0])
+    bob = _factors_of_new_user(api, [TEST_MFA_INFO, TEST_MFA_INFO, TEST_MFA_INFO,
+                                     {**TEST_MFA_INFO, "phoneInfo": TEST_PHONE_NUMBER_2}], "bob@example.com")
+    _expect_two_factors(bob)
+
+
+@it("does not require a display name for multi factor info")
+def _(api):
+    factors = _factors_of_new_user(api, [{"phoneInfo": TEST_PHONE_NUMBER}])
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], {"phoneInfo": TEST_PHONE_NUMBER}, "factor")
+    _expect_enrollment_id(factors[0])
+    expect_no_field(factors[0], "displayName")
+
+
+@it("should error if multi factor phone number is invalid")
+def _(api):
+    user = {"email": "alice@example.com", "password": "notasecret", "mfaInfo": [{"phoneInfo": TEST_INVALID_PHONE_NUMBER}]}
+    expect_error(api.post(PATH, user, key=None, owner=True), 400, "INVALID_MFA_PHONE_NUMBER : Invalid format.")
+
+
+@it("should ignore if multi factor enrollment ID is specified on create")
+def _(api):
+    given = ["thisShouldBeIgnored1", "thisShouldBeIgnored2"]
+    factors = _factors_of_new_user(api, [{**TEST_MFA_INFO, "mfaEnrollmentId": id} for id in given])
+    expect_equal(len(factors), 1, "number of factors")
+    expect_includes(factors[0], TEST_MFA_INFO, "factor")
+    _expect_enrollment_id(factors[0])
+    expect_true(factors[0]["mfaEnrollmentId"] not in given, "an enrollment ID of the emulator's")
 
 
 @it("should error if auth is disabled")

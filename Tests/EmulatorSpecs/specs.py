@@ -50,7 +50,7 @@ REGISTRY = Registry()
 def spec(file: str) -> Callable[..., Callable[[Callable[["Api"], None]], Callable[["Api"], None]]]:
     """`it = spec("createAuthUri.spec.ts")`, then `@it("title")` registers a case of that file;
     `@it("title", differs="why")` one where ours differs on purpose (the body asserts what ours does); and
-    `it.skip("title", "why")` one not replayed here (outside the areas we claim, such as phone sign-in, or one
+    `it.skip("title", "why")` one not replayed here (outside the areas we claim, such as blocking functions, or one
     that needs firebase-tools' fake clock), so that every `it(...)` of the file is accounted for."""
 
     def it(title: str, differs: str | None = None) -> Callable[[Callable[["Api"], None]], Callable[["Api"], None]]:
@@ -330,6 +330,59 @@ def pass_a_second_boundary(seconds: float = 2) -> None:
     token issued before this is older than anything after it. Time passing is what the case is about, not waiting
     for an event."""
     time.sleep(seconds)
+
+
+TEST_PHONE_NUMBER = "+15555550100"
+TEST_PHONE_NUMBER_OBFUSCATED = "+*******0100"
+TEST_PHONE_NUMBER_2 = "+15555550101"
+TEST_PHONE_NUMBER_3 = "+15555550102"
+TEST_INVALID_PHONE_NUMBER = "5555550100"  # no country code
+TEST_MFA_INFO = {"displayName": "Cell Phone", "phoneInfo": TEST_PHONE_NUMBER}
+
+
+def inspect_verification_codes(api: Api, tenant_id: str | None = None) -> list[dict[str, Any]]:
+    path = (f"/emulator/v1/projects/{PROJECT_ID}/tenants/{tenant_id}/verificationCodes" if tenant_id
+            else f"/emulator/v1/projects/{PROJECT_ID}/verificationCodes")
+    res = api.get(path, key=None)
+    expect_status(200, res)
+    return res.body.get("verificationCodes")
+
+
+def send_verification_code(api: Api, phone_number: str) -> str:
+    """`accounts:sendVerificationCode` as the spec sends it (`recaptchaToken: "ignored"`): the `sessionInfo`."""
+    res = api.post(IDENTITY + "/accounts:sendVerificationCode", {"phoneNumber": phone_number, "recaptchaToken": "ignored"})
+    expect_status(200, res)
+    return res.body.get("sessionInfo")
+
+
+def sign_in_with_phone_number(api: Api, phone_number: str) -> dict[str, Any]:
+    session_info = send_verification_code(api, phone_number)
+    code = inspect_verification_codes(api)[0]["code"]
+    res = api.post(IDENTITY + "/accounts:signInWithPhoneNumber", {"sessionInfo": session_info, "code": code})
+    expect_status(200, res)
+    return {k: res.body.get(k) for k in ("idToken", "localId", "refreshToken")}
+
+
+def enroll_phone_mfa(api: Api, id_token: str, phone_number: str, tenant_id: str | None = None) -> dict[str, Any]:
+    res = api.post(IDENTITY_V2 + "/accounts/mfaEnrollment:start",
+                   {"idToken": id_token, "phoneEnrollmentInfo": {"phoneNumber": phone_number}, "tenantId": tenant_id})
+    expect_status(200, res)
+    session_info = (res.body.get("phoneSessionInfo") or {}).get("sessionInfo")
+    expect_true(isinstance(session_info, str), f"expected phoneSessionInfo.sessionInfo to be a string: {res.text[:300]}")
+    code = inspect_verification_codes(api, tenant_id)[0]["code"]
+    res = api.post(IDENTITY_V2 + "/accounts/mfaEnrollment:finalize",
+                   {"idToken": id_token, "phoneVerificationInfo": {"code": code, "sessionInfo": session_info},
+                    "tenantId": tenant_id})
+    expect_status(200, res)
+    expect_field(res.body, "idToken", kind=str)
+    expect_field(res.body, "refreshToken", kind=str)
+    return {"idToken": res.body["idToken"], "refreshToken": res.body["refreshToken"]}
+
+
+def expect_includes(actual: Any, expected: dict[str, Any], what: str = "object") -> None:
+    """chai's `to.include(object)` / `to.contain(object)`: every field of `expected` is in `actual` with its value."""
+    if not isinstance(actual, dict) or any(actual.get(k, ...) != v for k, v in expected.items()):
+        raise SpecFailure(f"expected {what} {actual!r} to include {expected!r}")
 
 
 def inspect_oobs(api: Api, tenant_id: str | None = None) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ import Testing
 @Suite struct AdminSDKTests {
     static let checks = [
         "create_user", "lookup", "update_user", "delete_user", "list_users", "import_users", "delete_users", "query",
-        "email_action_links", "tenants", "verify_id_token", "refusals", "emulator_endpoints", "idp_sign_in",
+        "email_action_links", "tenants", "verify_id_token", "refusals", "emulator_endpoints", "sms_factors", "idp_sign_in",
     ]
 
     @Test(arguments: checks) func theAdminSDKWorksUnchanged(_ check: String) async throws {

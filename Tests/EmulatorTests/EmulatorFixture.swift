@@ -20,9 +20,10 @@ struct EmulatorFixture {
 
     static func start(
         tokenLifetime: Duration = .seconds(3600), settings: AuthEmulator.Settings = .init(), apiKey: String = "AIzaEmulatorKey",
-        requestTimeout: Duration = .seconds(10)
+        requestTimeout: Duration = .seconds(10), onVerificationCode: (@Sendable (AuthEmulator.VerificationCode) -> Void)? = nil
     ) async throws -> EmulatorFixture {
-        let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, settings: settings, logger: quietLogger))
+        let emulator = AuthEmulator(configuration: .init(
+            port: 0, tokenLifetime: tokenLifetime, settings: settings, logger: quietLogger, onVerificationCode: onVerificationCode))
         let address = try await emulator.start()
         let backend = IdentityToolkitBackend(
             apiKey: apiKey, endpoint: try .emulator(host: address.host, port: address.port), requestTimeout: requestTimeout)
@@ -50,6 +51,13 @@ struct EmulatorFixture {
         let auth = Auth(configuration: AuthConfiguration(options: options, store: store))
         auth.useEmulator(withHost: address.host, port: address.port)
         return auth
+    }
+
+    /// A `GET` straight to the server: its status and JSON reply.
+    func get(_ path: String) async throws -> (Int, [String: Any]) {
+        let (data, response) = try await URLSession.shared.data(from: URL(string: "http://\(address)\(path)")!)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, object)
     }
 
     /// Sends raw bytes over a new TCP connection and returns what comes back until the server closes.
