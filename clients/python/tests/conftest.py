@@ -71,6 +71,21 @@ def oob_code(request_type: str, email: str, link: bool = False) -> str:
     return str(matching[-1]["oobLink" if link else "oobCode"])
 
 
+def sms_code(phone_number: str | None = None) -> str:
+    """The latest SMS code the emulator made (for ``phone_number``, when given; an SMS factor's number is masked)."""
+    url = "http://{}/emulator/v1/projects/{}/verificationCodes".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        codes = json.load(answer)["verificationCodes"]
+    matching = [code for code in codes if phone_number in (None, code.get("phoneNumber"))]
+    assert matching, f"no code for {phone_number} among {codes}"
+    return str(matching[-1]["code"])
+
+
+def phone_number() -> str:
+    """A number of the test's own."""
+    return "+1555" + str(uuid.uuid4().int % 9_000_000 + 1_000_000)
+
+
 def totp(secret: str, at: float | None = None) -> str:
     """RFC 6238's code of a base32 ``secret`` (SHA-1, six digits, thirty seconds) at ``at``."""
     key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
