@@ -58,11 +58,7 @@ extension KeyringTests.Broker {
     @Test func anSMSSecondFactorIsEnrolledAndSignedInThroughTheBroker() async throws {
         let broker = try await BrokerFixture.start()
         let app = try await BrokerDriver(broker)
-        let email = "hedy-\(UUID().uuidString.prefix(6).lowercased())@example.com"
-        _ = try await app.dictionary("CreateUserWithEmail", "ss", [email, "a-password"])
-        try await app.succeed("SendEmailVerification", "a{sv}", [[String: Any]()])
-        let verify = try #require(broker.emulator.outOfBandCodes.last { $0.requestType == "VERIFY_EMAIL" && $0.email == email }?.oobCode)
-        try await app.succeed("ApplyActionCode", "s", [verify])
+        let email = try await signUpWithVerifiedEmail(app, broker, name: "hedy")
         let number = Self.number()
         let enrollHandle = try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [number, "enroll", [String: Any]()]))
         let enrolled = try await app.dictionary(

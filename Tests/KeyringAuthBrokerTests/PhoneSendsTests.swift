@@ -25,6 +25,15 @@ import Testing
         }
     }
 
+    /// App `a`'s send to `number` is refused until `wait` has passed, and admitted then; app `b`'s meanwhile.
+    private func expectRefusedUntil(_ wait: Duration, _ sends: PhoneSends, number: String, _ comment: Comment) throws {
+        clock.advance(wait - .seconds(1))
+        expectTooManyRequests({ () throws(BrokerError) in _ = try sends.reserve(app: "a", number: number) }, comment)
+        _ = try sends.reserve(app: "b", number: number)
+        clock.advance(.seconds(1))
+        sends.sent(try sends.reserve(app: "a", number: number))
+    }
+
     @Test func aNumberHasOneSendAtATimeEvenWhenCallsComeAtOnce() async throws {
         let sends = self.sends
         let admitted = await withTaskGroup(of: PhoneSends.Reservation?.self) { group in
@@ -41,11 +50,7 @@ import Testing
     @Test func aResendWaitsThirtySecondsAfterTheLastSend() throws {
         let sends = self.sends
         sends.sent(try sends.reserve(app: "a", number: "+15555550100"))
-        clock.advance(.seconds(29))
-        expectTooManyRequests({ () throws(BrokerError) in _ = try sends.reserve(app: "a", number: "+15555550100") }, "a resend after 29 s")
-        _ = try sends.reserve(app: "b", number: "+15555550100")
-        clock.advance(.seconds(1))
-        sends.sent(try sends.reserve(app: "a", number: "+15555550100"))
+        try expectRefusedUntil(.seconds(30), sends, number: "+15555550100", "a resend")
     }
 
     @Test func aSendThatNeverHappenedStartsNoWait() throws {
@@ -63,11 +68,7 @@ import Testing
         }
         #expect(admitted.count == PhoneSends.bounds.sendsPerWindow, "the sends under way count as they are admitted")
         for reservation in admitted { sends.sent(reservation) }
-        clock.advance(.seconds(3599))
-        expectTooManyRequests({ () throws(BrokerError) in _ = try sends.reserve(app: "a", number: "+15555559999") }, "an eleventh send")
-        _ = try sends.reserve(app: "b", number: "+15555559999")
-        clock.advance(.seconds(1))
-        sends.sent(try sends.reserve(app: "a", number: "+15555559999"))
+        try expectRefusedUntil(.seconds(3600), sends, number: "+15555559999", "an eleventh send")
     }
 
     @Test func appsWithNothingCountedAreForgotten() throws {

@@ -76,5 +76,6 @@ def test_the_brokers_phone_messages_are_said_in_python() -> None:
                                            "the SMS and call again with the same handle. The code is wrong. (INVALID_CODE)")
     assert wrong.code == "auth/invalid-verification-code"
     assert "confirmation_result.confirm(code)" in wrong.message and wrong.message.endswith("(INVALID_CODE)")
+    assert "assertion_for_sign_in(hint.uid, code)" in wrong.message, "an authenticator app's code answers the same"
     bound = errors.broker_error("Backend", "ERROR_TOO_MANY_REQUESTS: A code was sent to this number less than 30 s ago.")
     assert bound.code == "auth/too-many-requests" and "Wait as the message says" in bound.message

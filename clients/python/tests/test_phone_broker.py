@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import keyringauth
-from conftest import oob_code, phone_number, sms_code, unique_email
+from conftest import account_with_phone_number, phone_number, sms_code, unique_email, verified_user
 from keyringauth import (
     Auth,
     PhoneAuthProvider,
@@ -30,8 +30,13 @@ def test_a_phone_number_signs_in_links_reauthenticates_and_changes(auth: Auth) -
     with pytest.raises(keyringauth.AuthError) as again:
         sign_in_with_phone_number(auth, number)
     assert again.value.code == "auth/too-many-requests", "a resend waits 30 s"
-    reauthenticated = reauthenticate_with_phone_number(user, number)
-    assert reauthenticated.confirm(sms_code(number)).operation_type == "reauthenticate"
+
+    # Reauthenticating sends a code to the user's number: one that no code has been sent to lately.
+    email, known = unique_email("katherine"), phone_number()
+    account_with_phone_number(email, known)
+    user = auth.sign_in_with_email_and_password(email, "a-password").user
+    reauthenticated = reauthenticate_with_phone_number(user, known)
+    assert reauthenticated.confirm(sms_code(known)).operation_type == "reauthenticate" and user.phone_number == known
 
     auth.sign_out()
     anonymous = auth.sign_in_anonymously().user
@@ -44,11 +49,8 @@ def test_a_phone_number_signs_in_links_reauthenticates_and_changes(auth: Auth) -
 
 
 def test_an_sms_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
-    email = unique_email("hedy")
-    user = auth.create_user_with_email_and_password(email, "a-password").user
-    user.send_email_verification()
-    auth.apply_action_code(oob_code("VERIFY_EMAIL", email))
-    user.reload()
+    user = verified_user(auth, "hedy")
+    email = str(user.email)
     number = phone_number()
     provider = PhoneAuthProvider(auth)
     verification_id = provider.verify_phone_number({"phone_number": number, "session": multi_factor(user).get_session()})

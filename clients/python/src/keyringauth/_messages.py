@@ -64,7 +64,7 @@ _TOTP_CODE = ("Ask for the authenticator app's code now and call again: e.resolv
               "TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code)) for a sign-in, user.multi_factor.enroll("
               "TotpMultiFactorGenerator.assertion_for_enrollment(secret, code)) for an enrollment; the resolver and the "
               "secret stay good for five minutes.")
-_SMS_CODE = ("Ask for the SMS code again and call again with the same verification: confirmation_result.confirm(code), or "
+_SMS_CODE = ("An SMS code is given again with the same verification: confirmation_result.confirm(code), or "
              "PhoneAuthProvider.credential(verification_id, code) where it came from verify_phone_number; five wrong codes end "
              "the verification, and sign_in_with_phone_number (or verify_phone_number) starts a new one.")
 _SMS_AGAIN = "Start a new verification: sign_in_with_phone_number, link_with_phone_number, or PhoneAuthProvider(auth).verify_phone_number."
@@ -85,7 +85,6 @@ WAY_ON = {
                                    f"{_RESET}."),
     "ERROR_TOO_MANY_REQUESTS": ("Wait as the message says, then call again; an account locked by failed sign-ins opens at once with a "
                                 f"new password: {_RESET}."),
-    "INVALID_CODE": _SMS_CODE,
     "ERROR_REQUIRES_RECENT_LOGIN": ("user.reauthenticate_with_credential(EmailAuthProvider.credential(email, password)), or with "
                                     "the provider's credential, signs in again without signing out."),
     "ERROR_USER_TOKEN_EXPIRED": f"{_SIGN_IN} again.",
@@ -102,7 +101,7 @@ WAY_ON = {
     "ERROR_INVALID_CUSTOM_TOKEN": _CUSTOM_TOKEN,
     "ERROR_CUSTOM_TOKEN_MISMATCH": _CUSTOM_TOKEN,
     "ERROR_MISSING_OR_INVALID_NONCE": "Pass the raw nonce: OAuthProvider(provider_id).credential(id_token=…, raw_nonce=…).",
-    "ERROR_INVALID_VERIFICATION_CODE": _TOTP_CODE,
+    "ERROR_INVALID_VERIFICATION_CODE": f"{_TOTP_CODE} {_SMS_CODE}",
     "ERROR_MISSING_VERIFICATION_CODE": _TOTP_CODE,
     "ERROR_INVALID_PHONE_NUMBER": "Pass the number in E.164 form: a +, the country code and the number, such as \"+15555550100\".",
     "ERROR_MISSING_PHONE_NUMBER": "Pass the number in E.164 form, such as \"+15555550100\".",
