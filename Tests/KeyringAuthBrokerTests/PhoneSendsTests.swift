@@ -34,12 +34,17 @@ import Testing
         sends.sent(try sends.reserve(app: "a", number: number))
     }
 
-    @Test func aNumberHasOneSendAtATimeEvenWhenCallsComeAtOnce() async throws {
-        let sends = self.sends
-        let admitted = await withTaskGroup(of: PhoneSends.Reservation?.self) { group in
-            for _ in 0..<20 { group.addTask { try? sends.reserve(app: "a", number: "+15555550100") } }
+    /// The reservations admitted of app `a`'s sends to `numbers`, asked for all at once.
+    private static func admittedAtOnce(_ sends: PhoneSends, _ numbers: [String]) async -> [PhoneSends.Reservation] {
+        await withTaskGroup(of: PhoneSends.Reservation?.self) { group in
+            for number in numbers { group.addTask { try? sends.reserve(app: "a", number: number) } }
             return await group.reduce(into: [PhoneSends.Reservation]()) { if let reservation = $1 { $0.append(reservation) } }
         }
+    }
+
+    @Test func aNumberHasOneSendAtATimeEvenWhenCallsComeAtOnce() async throws {
+        let sends = self.sends
+        let admitted = await Self.admittedAtOnce(sends, Array(repeating: "+15555550100", count: 20))
         #expect(admitted.count == 1)
         _ = try sends.reserve(app: "b", number: "+15555550100")
         _ = try sends.reserve(app: "a", number: "+15555550101")
@@ -62,10 +67,7 @@ import Testing
 
     @Test func anAppHasTenSendsAnHourEvenWhenCallsComeAtOnce() async throws {
         let sends = self.sends
-        let admitted = await withTaskGroup(of: PhoneSends.Reservation?.self) { group in
-            for number in 0..<40 { group.addTask { try? sends.reserve(app: "a", number: "+1555555\(1000 + number)") } }
-            return await group.reduce(into: [PhoneSends.Reservation]()) { if let reservation = $1 { $0.append(reservation) } }
-        }
+        let admitted = await Self.admittedAtOnce(sends, (0..<40).map { "+1555555\(1000 + $0)" })
         #expect(admitted.count == PhoneSends.bounds.sendsPerWindow, "the sends under way count as they are admitted")
         for reservation in admitted { sends.sent(reservation) }
         try expectRefusedUntil(.seconds(3600), sends, number: "+15555559999", "an eleventh send")
