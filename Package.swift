@@ -275,6 +275,14 @@ let package = Package(
             path: "Examples/EmailActions",
             swiftSettings: strict
         ),
+        // "Phone numbers": phone sign-in and an SMS second factor with Firebase's calls, on the emulator with users in
+        // memory: `swift run phone-numbers-example`.
+        .executableTarget(
+            name: "phone-numbers-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain"],
+            path: "Examples/PhoneNumbers",
+            swiftSettings: strict
+        ),
         // "Desktop sign-in with Google": the desktop OAuth flow, then signIn(with:) on the emulator with users in memory;
         // with a stand-in for Google from the tests unless GOOGLE_CLIENT_ID is set: `swift run desktop-sign-in-example`.
         .executableTarget(

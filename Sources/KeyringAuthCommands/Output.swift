@@ -57,7 +57,7 @@ extension StoredUserSummary {
             "uid": uid, "isAnonymous": isAnonymous, "providers": providers, "apiKey": shortened(apiKey), "appID": appID,
             "accessGroup": nullable(group?.rawValue), "tokenExpiration": timestamp(tokens.expirationDate),
             "email": nullable(email), "emailVerified": isEmailVerified, "displayName": nullable(displayName),
-            "secondFactors": secondFactors.map(factorJSON),
+            "phoneNumber": nullable(phoneNumber), "secondFactors": secondFactors.map(factorJSON),
         ]
         if showingTokens {
             object["idToken"] = tokens.idToken
@@ -74,6 +74,7 @@ extension StoredUserSummary {
         field("anonymous", isAnonymous ? "yes" : "no")
         if let email { field("email", email + (isEmailVerified ? " (verified)" : " (not verified)")) }
         if let displayName { field("display name", displayName) }
+        if let phoneNumber { field("phone", phoneNumber) }
         field("sign-in methods", providers.isEmpty ? "none" : providers.joined(separator: ", "))
         field("token expires", timestamp(tokens.expirationDate))
         for factor in secondFactors { print("second factor: \(factorLine(factor))") }

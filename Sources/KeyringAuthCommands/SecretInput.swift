@@ -14,18 +14,4 @@ enum SecretInput {
     static func protectProcess() {
         _ = kra_set_dumpable(0)
     }
-
-    /// Standard input up to its end, at most ``maximumBytes``.
-    ///
-    /// - Throws: `ValidationError` when it holds more, naming `what` was expected.
-    static func readAll(_ what: String) throws -> Data {
-        protectProcess()
-        let data = (try? FileHandle.standardInput.read(upToCount: maximumBytes + 1)) ?? Data()
-        guard data.count <= maximumBytes else {
-            throw ValidationError(
-                "Standard input holds more than \(maximumBytes / 1024) KiB; \(what) is far shorter. Pipe in only \(what), "
-                    + "for example: printf '%s\\n' \"$VALUE\" | keyring-auth …")
-        }
-        return data
-    }
 }

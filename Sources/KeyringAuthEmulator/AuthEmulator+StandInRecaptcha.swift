@@ -21,6 +21,7 @@ extension AuthEmulator {
             case enforce = "ENFORCE"
         }
 
+        /// What phone requests need, as the project's phone provider enforcement says.
         public var enforcement: Enforcement
 
         public init(enforcement: Enforcement) {

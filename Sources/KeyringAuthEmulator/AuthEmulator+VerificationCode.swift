@@ -18,6 +18,7 @@ extension AuthEmulator {
         public var code: String
         /// The verification ID the app was answered with.
         public var sessionInfo: String
+        /// What the code was sent for.
         public var purpose: Purpose
 
         public init(phoneNumber: String, code: String, sessionInfo: String, purpose: Purpose = .signIn) {

@@ -162,9 +162,10 @@ extension EmulatorService {
             reply["tenantId"] = account.tenantId
             reply["isNewUser"] = isNewUser
             if account.email == idpUser.email { reply["emailVerified"] = account.emailVerified }
+            let (provider, attributes) = (idpUser.providerId, idpUser.signInAttributes)
             let signedIn = linkingToken != nil
-                ? issueTokens(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now, in: &state).signInFields
-                : firstFactorFields(for: account, provider: idpUser.providerId, signInAttributes: idpUser.signInAttributes, now: now, in: &state)
+                ? issueTokens(for: account, provider: provider, signInAttributes: attributes, now: now, in: &state).signInFields
+                : firstFactorFields(for: account, provider: provider, signInAttributes: attributes, now: now, in: &state)
             reply.merge(signedIn) { _, new in new }
             return reply
         }

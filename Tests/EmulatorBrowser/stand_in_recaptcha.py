@@ -7,7 +7,8 @@ Starts the emulator with `--recaptcha AUDIT`, serves a page from another origin 
 loopback) that loads `/emulator/recaptcha/api.js?onload=…&render=explicit` and `enterprise.js?render=KEY` from the
 emulator, then, as a person and a page would: renders the v2 widget, clicks its "I'm not a robot" button, runs
 Enterprise's `execute` for an action, and hands both tokens to `accounts:sendVerificationCode`, which takes each
-once. Prints `ok` and exits 0; a failed check exits 1 with its traceback. Only the standard library is used.
+once. Prints `ok` and exits 0; a failed check exits 1 with its traceback. Only the standard library is used; the
+browser is Tests/Browser/chromium_browser.py's (sandboxed, loopback only, every wait bounded, its processes ended).
 """
 
 from __future__ import annotations
@@ -15,18 +16,17 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Browser"))
+import chromium_browser  # noqa: E402 (a sibling folder's module)
+
 SITE_KEY = "emulator-recaptcha-v2-site-key"
 ENTERPRISE_KEY = "emulator-recaptcha-enterprise-key"
-ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 
 def request(method: str, url: str, body: object = None) -> tuple[int, dict]:
@@ -46,12 +46,6 @@ def started(command: list[str], ready: str) -> tuple[subprocess.Popen, str]:
         if ready in line:
             return process, line.strip()
     raise RuntimeError(f"{command[0]} ended before it was ready")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def page(emulator: str) -> bytes:
@@ -88,65 +82,51 @@ def check(binary: str) -> None:
                              "export FIREBASE_AUTH_EMULATOR_HOST=")
     address = line.split("=", 1)[1]
     server, page_port = serve(page(address))
-    driver_port = free_port()
-    driver, _ = started(["chromedriver", f"--port={driver_port}"], "started successfully")
-    base = f"http://127.0.0.1:{driver_port}"
-    profile = tempfile.mkdtemp(prefix="stand-in-recaptcha-")
+    overall = chromium_browser.Deadline(150)
     try:
-        status, created = request("POST", base + "/session", {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome", "goog:chromeOptions": {
-                "binary": os.environ.get("CHROMIUM", "/usr/bin/chromium"),
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-proxy-server",
-                         f"--user-data-dir={profile}"]}}}})
-        assert status == 200, created
-        session = base + "/session/" + created["value"]["sessionId"]
-
-        def run(script: str) -> object:
-            status, reply = request("POST", session + "/execute/async", {"script": script, "args": []})
-            assert status == 200, reply
-            return reply["value"]
-
-        # The page is on another origin than the emulator, as a client's loopback page is.
-        assert request("POST", session + "/url", {"url": f"http://localhost:{page_port}/"})[0] == 200
-        label = run(f"""const done = arguments[arguments.length - 1];
-            loaded.then(() => {{
-              window.widget = grecaptcha.render("box", {{sitekey: "{SITE_KEY}", callback: (token) => onSolved(token)}});
-              done(document.getElementById("recaptcha-anchor").textContent);
-            }});""")
-        assert label == "I'm not a robot", label
-        status, found = request("POST", session + "/element", {"using": "css selector", "value": "#recaptcha-anchor"})
-        assert status == 200, found
-        assert request("POST", session + f"/element/{found['value'][ELEMENT]}/click", {})[0] == 200
-        v2_token, response = run("""const done = arguments[arguments.length - 1];
-            solved.then((token) => done([token, grecaptcha.getResponse(widget)]));""")
-        assert isinstance(v2_token, str) and len(v2_token) > 20 and response == v2_token, (v2_token, response)
-
-        enterprise_token = run(f"""const done = arguments[arguments.length - 1];
-            grecaptcha.enterprise.ready(() => grecaptcha.enterprise.execute("{ENTERPRISE_KEY}",
-              {{action: "sendVerificationCode"}}).then(done, (error) => done("failed: " + error)));""")
-        assert isinstance(enterprise_token, str) and not enterprise_token.startswith("failed"), enterprise_token
-        refused = run("""const done = arguments[arguments.length - 1];
-            grecaptcha.enterprise.execute("someone-elses-key", {action: "sendVerificationCode"})
-              .then(() => done("minted"), () => done("refused"));""")
-        assert refused == "refused", refused
-
-        # Each token passes once, as Identity Platform checks it in AUDIT.
-        send = f"http://{address}/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=k"
-        enterprise = {"phoneNumber": "+15555550100", "clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE"}
-        status, reply = request("POST", send, {**enterprise, "captchaResponse": enterprise_token})
-        assert status == 200 and "sessionInfo" in reply, reply
-        status, reply = request("POST", send, {**enterprise, "captchaResponse": enterprise_token})
-        assert status == 400 and reply["error"]["message"] == "INVALID_APP_CREDENTIAL", reply
-        status, reply = request("POST", send, {**enterprise, "captchaResponse": "NO_RECAPTCHA", "recaptchaToken": v2_token})
-        assert status == 200 and "sessionInfo" in reply, reply
-        request("DELETE", session)
+        with chromium_browser.Chromium(overall) as session:
+            browse(session, overall, address, page_port)
     finally:
-        driver.terminate()
-        driver.wait()
         server.shutdown()
         emulator.terminate()
         emulator.wait()
-        shutil.rmtree(profile, ignore_errors=True)
+
+
+def browse(session: chromium_browser.Session, overall: chromium_browser.Deadline, address: str, page_port: int) -> None:
+    def run(script: str) -> object:
+        return session.call("POST", "/execute/async", {"script": script, "args": []})
+
+    # The page is on another origin than the emulator, as a client's loopback page is.
+    session.call("POST", "/url", {"url": f"http://localhost:{page_port}/"})
+    label = run(f"""const done = arguments[arguments.length - 1];
+        loaded.then(() => {{
+          window.widget = grecaptcha.render("box", {{sitekey: "{SITE_KEY}", callback: (token) => onSolved(token)}});
+          done(document.getElementById("recaptcha-anchor").textContent);
+        }});""")
+    assert label == "I'm not a robot", label
+    session.click("#recaptcha-anchor", chromium_browser.Deadline(60, overall))
+    v2_token, response = run("""const done = arguments[arguments.length - 1];
+        solved.then((token) => done([token, grecaptcha.getResponse(widget)]));""")
+    assert isinstance(v2_token, str) and len(v2_token) > 20 and response == v2_token, (v2_token, response)
+
+    enterprise_token = run(f"""const done = arguments[arguments.length - 1];
+        grecaptcha.enterprise.ready(() => grecaptcha.enterprise.execute("{ENTERPRISE_KEY}",
+          {{action: "sendVerificationCode"}}).then(done, (error) => done("failed: " + error)));""")
+    assert isinstance(enterprise_token, str) and not enterprise_token.startswith("failed"), enterprise_token
+    refused = run("""const done = arguments[arguments.length - 1];
+        grecaptcha.enterprise.execute("someone-elses-key", {action: "sendVerificationCode"})
+          .then(() => done("minted"), () => done("refused"));""")
+    assert refused == "refused", refused
+
+    # Each token passes once, as Identity Platform checks it in AUDIT.
+    send = f"http://{address}/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key=k"
+    enterprise = {"phoneNumber": "+15555550100", "clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE"}
+    status, reply = request("POST", send, {**enterprise, "captchaResponse": enterprise_token})
+    assert status == 200 and "sessionInfo" in reply, reply
+    status, reply = request("POST", send, {**enterprise, "captchaResponse": enterprise_token})
+    assert status == 400 and reply["error"]["message"] == "INVALID_APP_CREDENTIAL", reply
+    status, reply = request("POST", send, {**enterprise, "captchaResponse": "NO_RECAPTCHA", "recaptchaToken": v2_token})
+    assert status == 200 and "sessionInfo" in reply, reply
 
 
 if __name__ == "__main__":

@@ -43,16 +43,20 @@ def _(api):
     expect_error(res, 400, "INVALID_PHONE_NUMBER : Invalid format.")
 
 
+def _tenant_request(api, path, disable_auth):
+    """`path` with only the ID of a new tenant whose `disableAuth` is `disable_auth`."""
+    tenant_id = register_tenant(api, PROJECT_ID, {"disableAuth": disable_auth}).get("tenantId")
+    return api.post(path, {"tenantId": tenant_id})
+
+
 @it("should error on sendVerificationCode if auth is disabled")
 def _(api):
-    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": True})
-    expect_error(api.post(SEND, {"tenantId": tenant.get("tenantId")}), 400, "PROJECT_DISABLED")
+    expect_error(_tenant_request(api, SEND, True), 400, "PROJECT_DISABLED")
 
 
 @it("should error on sendVerificationCode for tenant projects")
 def _(api):
-    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": False})
-    expect_error(api.post(SEND, {"tenantId": tenant.get("tenantId")}), 400, "UNSUPPORTED_TENANT_OPERATION")
+    expect_error(_tenant_request(api, SEND, False), 400, "UNSUPPORTED_TENANT_OPERATION")
 
 
 @it("should create new account by verifying phone number")
@@ -161,14 +165,12 @@ def _(api):
 
 @it("should error if auth is disabled")
 def _(api):
-    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": True})
-    expect_error(api.post(SIGN_IN, {"tenantId": tenant.get("tenantId")}), 400, "PROJECT_DISABLED")
+    expect_error(_tenant_request(api, SIGN_IN, True), 400, "PROJECT_DISABLED")
 
 
 @it("should error if called on tenant project")
 def _(api):
-    tenant = register_tenant(api, PROJECT_ID, {"disableAuth": False})
-    expect_error(api.post(SIGN_IN, {"tenantId": tenant.get("tenantId")}), 400, "UNSUPPORTED_TENANT_OPERATION")
+    expect_error(_tenant_request(api, SIGN_IN, False), 400, "UNSUPPORTED_TENANT_OPERATION")
 
 
 # when blocking functions are present

@@ -20,10 +20,12 @@ struct EmulatorFixture {
 
     static func start(
         tokenLifetime: Duration = .seconds(3600), settings: AuthEmulator.Settings = .init(), apiKey: String = "AIzaEmulatorKey",
-        requestTimeout: Duration = .seconds(10), onVerificationCode: (@Sendable (AuthEmulator.VerificationCode) -> Void)? = nil
+        requestTimeout: Duration = .seconds(10), onVerificationCode: (@Sendable (AuthEmulator.VerificationCode) -> Void)? = nil,
+        recaptcha: AuthEmulator.StandInRecaptcha? = nil
     ) async throws -> EmulatorFixture {
         let emulator = AuthEmulator(configuration: .init(
-            port: 0, tokenLifetime: tokenLifetime, settings: settings, logger: quietLogger, onVerificationCode: onVerificationCode))
+            port: 0, tokenLifetime: tokenLifetime, settings: settings, logger: quietLogger, onVerificationCode: onVerificationCode,
+            recaptcha: recaptcha))
         let address = try await emulator.start()
         let backend = IdentityToolkitBackend(
             apiKey: apiKey, endpoint: try .emulator(host: address.host, port: address.port), requestTimeout: requestTimeout)

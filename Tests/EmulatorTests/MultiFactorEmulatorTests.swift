@@ -200,7 +200,7 @@ import Testing
         }
     }
 
-    @Test func aPhoneFactorOrAnAssertionForAnotherFactorIsATypedErrorNotACrash() async throws {
+    @Test func aTOTPAssertionForAPhoneFactorOrAnotherFactorIsATypedErrorNotACrash() async throws {
         let (fixture, _) = try await accountWithFactor()
         let auth = try fixture.auth()
         let resolver = MultiFactorResolver(
@@ -208,7 +208,7 @@ import Testing
             hints: [MultiFactorInfo(uid: "sms-1", displayName: "work phone", enrollmentDate: Date(), factorID: PhoneMultiFactorID)],
             auth: auth, method: .password)
         await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "sms-1", oneTimePassword: "123456")) }
-            throws: { ($0 as? AuthError)?.code == .operationNotAllowed && "\($0)".contains("app verification") }
+            throws: { ($0 as? AuthError)?.code == .missingMultiFactorInfo && "\($0)".contains("PhoneMultiFactorGenerator") }
         await #expect { try await resolver.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "nope", oneTimePassword: "123456")) }
             throws: { ($0 as? AuthError)?.code == .multiFactorInfoNotFound }
         #expect(fixture.emulator.receivedRequests.allSatisfy { $0.operation != "mfaSignIn:finalize" }, "nothing was sent")

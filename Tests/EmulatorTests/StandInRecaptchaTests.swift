@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Foundation
 import KeyringTestSupport
 import Synchronization
@@ -231,6 +232,13 @@ import Testing
         #expect(signIn(nil) == "MISSING_CLIENT_TYPE")
         #expect(signIn(Self.enterprise(try emulator.mint("enterprise", action: "mfaSmsEnrollment"))) == "INVALID_RECAPTCHA_ACTION")
         #expect(signIn(Self.enterprise(try emulator.mint("enterprise", action: "mfaSmsSignIn"))) == nil)
+    }
+
+    /// `keyring-auth emulator --recaptcha`: an enforcement, in any case; anything else is refused before the emulator runs.
+    @Test func theOptionTakesAnEnforcement() throws {
+        #expect(try EmulatorOptions.parse(["--recaptcha", "audit"]).recaptcha == "audit")
+        #expect(try EmulatorOptions.parse([]).recaptcha == nil)
+        #expect(throws: (any Error).self) { try EmulatorOptions.parse(["--recaptcha", "sometimes"]) }
     }
 
     /// The scripts in Debian's chromium, headless, through chromedriver (`Tests/EmulatorBrowser/stand_in_recaptcha.py`):

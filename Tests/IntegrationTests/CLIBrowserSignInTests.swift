@@ -54,6 +54,32 @@ extension KeyringTests {
             await emulator.stop()
         }
 
+        /// `sign-in --oidc` with a real browser: `xdg-open` first on `PATH` runs chromium (``RealBrowser``), which follows
+        /// the provider's redirect back to the CLI and is left on its page saying the sign-in finished.
+        @Test func aBrowserSignInInChromiumLeavesThePersonOnThePageSayingFinished() async throws {
+            let emulator = try await startQuietEmulator()
+            let provider = try FakeOAuthProvider(user: ["sub": "chromium-lin", "email": "lin@example.com"])
+            defer { provider.stop() }
+            let browser = try RealBrowser.make([])
+            defer { browser.remove() }
+            let id = String(UUID().uuidString.prefix(8))
+            let signedIn = try await cli.run(
+                ["sign-in", "--oidc", provider.issuer, "--provider-id", "oidc.fake", "--client-id", provider.clientID, "--client-secret-stdin",
+                 "--browser-timeout", "150", "--store", "memory", "--json", "--emulator", "\(try #require(emulator.address))",
+                 "--api-key", "AIza-chromium-\(id)", "--app-id", "1:42:linux:c-\(id)"],
+                input: provider.clientSecret! + "\n", environment: environment(path: browser.path), limit: .seconds(240))
+            #expect(signedIn.status == 0, "\(signedIn.standardError)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: signedIn.standardOutput) as? [String: Any])
+            #expect(answer["providers"] as? [String] == ["oidc.fake"] && answer["email"] as? String == "lin@example.com")
+            let run = try await browser.nextRun()
+            let page = try #require(run.final)
+            #expect(page.url.hasPrefix("http://127.0.0.1:") && page.title == "Sign-in finished", "\(page)")
+            #expect(page.text == "Sign-in finished\n\nYou can close this tab and return to the app.", "\(page.text)")
+            #expect(provider.tokenRequests == 1)
+            print("CLIBrowserSignIn: chromium took \(run.seconds) s")
+            await emulator.stop()
+        }
+
         /// `sign-in --provider microsoft.com`: the project's own provider, begun by Firebase (the emulator's
         /// `createAuthUri`), its page completed in the stand-in browser as Ada, the redirect back to `localhost`; the same
         /// person signing in again is the same user; options that belong to an app's own client are exit 2.

@@ -21,8 +21,10 @@ struct CLIProgram {
         return (key + ["--app-id", "1:42:linux:a-\(id)", "--app-name", "app-a"], key + ["--app-id", "1:42:linux:b-\(id)", "--app-name", "app-b"])
     }
 
-    /// Runs `keyring-auth arguments` with `input` on standard input and waits for it to exit.
-    func run(_ arguments: [String], input: String = "", environment: [String: String]? = nil) async throws -> Subprocess.Result {
-        try await Subprocess.run(program, arguments, input: Data(input.utf8), environment: environment)
+    /// Runs `keyring-auth arguments` with `input` on standard input and waits for it to exit, at most `limit`.
+    func run(_ arguments: [String], input: String = "", environment: [String: String]? = nil, limit: Duration = .seconds(60)) async throws
+        -> Subprocess.Result
+    {
+        try await Subprocess.run(program, arguments, input: Data(input.utf8), environment: environment, limit: limit)
     }
 }

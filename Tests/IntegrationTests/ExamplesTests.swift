@@ -162,6 +162,13 @@ extension KeyringTests {
             ])
         }
 
+        @Test func thePhoneNumbersBlockSignsInByPhoneAndFinishesASignInWithAnSMSFactor() async throws {
+            let lines = lines(try await run("phone-numbers-example"))
+            #expect(lines == [
+                "signed in: +15555550100", "second factor: +*******0123 signed in: ada@example.com", "codes left: 0",
+            ])
+        }
+
         @Test func theDesktopSignInBlocksSignInWithStandInsForGoogleMicrosoftAndTheBrowser() async throws {
             let lines = lines(try await run("desktop-sign-in-example"))
             #expect(lines.first == "Sign in with Google in your browser; if none opened, open http://127.0.0.1…", "\(lines)")

@@ -85,7 +85,7 @@ package final class FakeGitHub: Sendable {
     }
 
     private func serve(interval: Int, codeError: String?) {
-        let hold = { [self] (connection: Int32) in
+        let hold: @Sendable (Int32) -> Void = { [self] connection in
             let code = codes.withLock { codes in
                 defer { codes.heldNext = false }
                 if codes.heldNext { codes.held.append(connection) }
@@ -93,7 +93,7 @@ package final class FakeGitHub: Sendable {
             }
             if code { codeArrivals.post(()) } else { state.withLock { $0.held.append(connection) } }
         }
-        FakeOAuthProvider.serve(listener, hold: hold) { head, body in
+        FakeOAuthProvider.serve(listener, hold: hold) { [self] head, body in
             let fields = FakeOAuthProvider.form(body)
             if head.hasPrefix("POST /login/device/code ") {
                 state.withLock { $0.codeRequests.append(fields) }

@@ -86,7 +86,8 @@ package final class FakeOAuthProvider: @unchecked Sendable {
     // MARK: Serving
 
     private func serve() {
-        Self.serve(listener) { head, body in
+        // Concurrently, as a provider serves: a browser opens connections ahead and sends nothing on some.
+        Self.serve(listener, concurrently: true) { [self] head, body in
             state.withLock { $0.requests += 1 }
             return respond(head: head, body: body)
         }
@@ -94,7 +95,11 @@ package final class FakeOAuthProvider: @unchecked Sendable {
 
     /// Accepts connections on `listener` until it is shut down, one request each, answered with what `respond` makes
     /// of its head and body; a request `respond` answers with `nil` keeps its connection open, handed to `hold`.
-    static func serve(_ listener: Int32, hold: (Int32) -> Void = { close($0) }, _ respond: (String, String) -> String?) {
+    /// `concurrently`: each connection on a thread of its own, else one after the other in accepting order.
+    package static func serve(
+        _ listener: Int32, concurrently: Bool = false, hold: @escaping @Sendable (Int32) -> Void = { close($0) },
+        _ respond: @escaping @Sendable (String, String) -> String?
+    ) {
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
@@ -102,14 +107,15 @@ package final class FakeOAuthProvider: @unchecked Sendable {
                 close(listener)
                 return
             }
-            let (head, body) = readRequest(connection)
-            guard let response = respond(head, body) else {
-                hold(connection)
-                continue
+            let answer: @Sendable () -> Void = {
+                let (head, body) = readRequest(connection)
+                guard let response = respond(head, body) else { return hold(connection) }
+                _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                shutdown(connection, Int32(SHUT_WR))
+                close(connection)
             }
-            _ = Array(response.utf8).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            shutdown(connection, Int32(SHUT_WR))
-            close(connection)
+            if concurrently, (try? OwnThread.detach(name: "fake-http-request", answer)) != nil { continue }
+            answer()
         }
     }
 

@@ -13,8 +13,8 @@ enum RedirectPage {
 
     static let signedIn = page(title: "Sign-in finished", text: "You can close this tab and return to the app.")
 
-    static func failed(_ reason: String) -> String {
-        page(title: "Sign-in failed", text: escape(reason) + " You can close this tab and return to the app.")
+    static func failed(_ reason: String, title: String = "Sign-in failed") -> String {
+        page(title: title, text: escape(reason) + " You can close this tab and return to the app.")
     }
 
     static func refused(_ reason: String) -> String { page(title: "Not answered", text: escape(reason)) }

@@ -65,7 +65,7 @@ package struct AppVerificationFlow: Sendable {
                 page: RedirectPage.page(title: "Verified", text: "The code is being sent. You can close this tab and return to the app."))
             return tokens
         } catch {
-            LoopbackRedirectListener.reply(callback.connection, status: "400 Bad Request", page: RedirectPage.failed(error.message))
+            LoopbackRedirectListener.reply(callback.connection, status: "400 Bad Request", page: RedirectPage.failed(error.message, title: "Not verified"))
             throw error
         }
     }

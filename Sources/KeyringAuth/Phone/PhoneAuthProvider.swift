@@ -195,3 +195,14 @@ public final class PhoneAuthProvider: @unchecked Sendable {
         }
     }
 }
+
+extension Auth {
+    /// Fetches the project's reCAPTCHA set-up for phone numbers (`GET v2/recaptchaConfig`), as Firebase's
+    /// `initializeRecaptchaConfig()`: a check that the project answers it. Each phone verification asks for it again, as
+    /// Firebase's Apple SDK does, so that a change in the console applies at once.
+    ///
+    /// - Throws: ``AuthError``: a network error, or the service's refusal.
+    public func initializeRecaptchaConfig() async throws {
+        _ = try await configuration.backend.recaptchaConfig(context: requestContext)
+    }
+}

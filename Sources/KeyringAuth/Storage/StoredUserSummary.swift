@@ -10,6 +10,8 @@ package struct StoredUserSummary: Hashable, Sendable {
     package let email: String?
     package let isEmailVerified: Bool
     package let displayName: String?
+    /// The phone number, E.164.
+    package let phoneNumber: String?
     /// The provider IDs linked to the account, for example `password`.
     package let providers: [String]
     package let tenantID: String?
@@ -27,6 +29,7 @@ package struct StoredUserSummary: Hashable, Sendable {
         email = record.email
         isEmailVerified = record.emailVerified
         displayName = record.displayName
+        phoneNumber = record.phoneNumber
         providers = record.providerData.map(\.providerID)
         tenantID = record.tenantID
         apiKey = record.apiKey
