@@ -119,6 +119,9 @@ extension Broker {
         case .unwatch:
             unwatch(scope, client: call.sender)
             call.reply()
+        case .startPhoneVerification, .startPhoneSecondFactor, .confirmPhoneVerification:
+            try await performPhoneCall(
+                request.operation, auth: auth, held: held, scope: scope, identity: identity, call: call, appDictionary: request.arguments.appDictionary)
         default:
             try await performAccountCall(request.operation, auth: auth, scope: scope, app: app, call: call)
         }

@@ -15,7 +15,7 @@ import SystemSupport
 /// of on ``registryQueue``, never inside a lock nor on the main thread: its end may take a D-Bus call.
 ///
 /// Its jobs, a file each: the calls (`Broker+Calls`), the registry of `Auth`s (`Broker+Registry`), the clients that
-/// come and go (`Broker+Clients`), watches (`Broker+Watches`), GitHub's device flow (`Broker+GitHub`), the account
+/// come and go (`Broker+Clients`), watches (`Broker+Watches`), GitHub's device flow (`Broker+GitHub`), phone numbers (`Broker+Phone`), the account
 /// calls (`Broker+Account`), the item interface (`Broker+Keychain`) and idleness (`Broker+Idle`).
 final class Broker: Sendable {
     /// How many watches (`Broker1.Watch`) and follows (`Keychain1.Follow`) each app may have, one for each of its
@@ -37,6 +37,8 @@ final class Broker: Sendable {
     let browserFlows: BrowserFlows
     /// The second-factor steps under way (a sign-in's resolver, an enrollment's secret), by handle.
     let pendingSteps: PendingSteps
+    /// The SMS codes each app has had sent, bounded against SMS pumping.
+    let phoneSends: PhoneSends
     /// The calls each app has in progress.
     let callsInProgress = CallsInProgress()
     /// A sandboxed app's new items of `Keychain1`, written one at a time, so that its share is counted right.
@@ -66,8 +68,9 @@ final class Broker: Sendable {
 
     init(
         store: any KeychainStore, endpoint: IdentityToolkitEndpoint, policy: AccessPolicy, tokenRefresh: TokenRefreshPolicy,
-        idleTimeout: Duration?, gitHubHost: URL = URL(string: "https://github.com")!, logger: Logger
+        idleTimeout: Duration?, gitHubHost: URL = URL(string: "https://github.com")!, phoneSends: PhoneSends = PhoneSends(), logger: Logger
     ) {
+        self.phoneSends = phoneSends
         self.gitHubHost = gitHubHost
         self.store = store
         self.endpoint = endpoint

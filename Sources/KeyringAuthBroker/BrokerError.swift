@@ -41,7 +41,8 @@ struct BrokerError: Error, Equatable, CustomStringConvertible {
     static func secondFactorRequired(handle: String, factors: [MultiFactorInfo]) -> BrokerError {
         let names = factors.map { "\($0.factorID) \(BrokerArguments.quoted($0.displayName ?? "")) (uid \($0.uid))" }.joined(separator: ", ")
         var error = BrokerError(.secondFactorRequired, "ERROR_SECOND_FACTOR_REQUIRED: The account has a second factor; finish the sign-in "
-            + "with ResolveSignInWithTOTP, handle \(handle), a factor's uid and its authenticator app's code, within five minutes. "
+            + "with ResolveSignInWithTOTP, handle \(handle), a factor's uid and its authenticator app's code, or for an SMS factor with "
+            + "StartPhoneSecondFactor and ConfirmPhoneVerification, within five minutes. "
             + "Factors: \(names).")
         error.secondFactor = SecondFactor(handle: handle, factors: factors.map(UserDictionary.values(of:)))
         return error

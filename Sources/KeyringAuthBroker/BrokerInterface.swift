@@ -109,6 +109,26 @@ enum BrokerInterface {
             """),
         Method("FinishTOTPEnrollment", [("handle", "s"), ("code", "s"), ("displayName", "s")], replies: [("user", "a{sv}")]),
         Method("Unenroll", [("factorUID", "s")], replies: [("user", "a{sv}")]),
+        Method("StartPhoneVerification", [("phoneNumber", "s"), ("purpose", "s"), ("options", "a{sv}")], replies: [("handle", "s")], note: """
+            Has Firebase send an SMS code to phoneNumber (E.164, such as +15555550100), after the person verifies the app
+                 (reCAPTCHA) on a page the broker serves on this machine and opens in their browser (none for an emulator);
+                 the page's address is sent first to this connection as PhoneVerificationPage. At most five minutes: give
+                 the call a timeout that long. purpose: sign-in, link, reauthenticate, update (the user's number) or enroll
+                 (an SMS second factor); options: openBrowser (b, default true; false: the app shows the page's address).
+                 handle, on this connection only, for five minutes, goes to ConfirmPhoneVerification. Bounds per app: one
+                 send at a time to a number, the next to it no sooner than 30 s after the last, at most 10 in an hour
+                 (Error.Backend ERROR_TOO_MANY_REQUESTS).
+            """),
+        Method("StartPhoneSecondFactor", [("handle", "s"), ("factorUID", "s"), ("options", "a{sv}")], replies: [("handle", "s")], note: """
+            StartPhoneVerification for the SMS factor factorUID of a sign-in that failed with Error.SecondFactorRequired
+                 (handle: that error's); the handle answered goes to ConfirmPhoneVerification, which finishes the sign-in.
+            """),
+        Method("ConfirmPhoneVerification", [("handle", "s"), ("code", "s"), ("options", "a{sv}")], replies: [("user", "a{sv}")], note: """
+            Uses the SMS code of a verification as its purpose says. options: displayName (an enrolled factor's), purpose
+                 (sign-in, link, reauthenticate or update: another of these four than the start's, as a credential of the
+                 code may be used). A wrong code may be tried again on the same handle, five wrong codes in all; then the
+                 verification ends.
+            """),
         Method("SignOut"),
         Method("Watch"),
         Method("Unwatch"),
@@ -154,7 +174,7 @@ enum BrokerInterface {
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),
-                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds)),
+                 secondFactors (aa{sv}: uid, displayName, factorID, enrollmentDate (x, Unix seconds), phoneNumber),
                  creationDate and lastSignInDate (x, Unix seconds), refreshToken and idToken (the group's
                  own, which a caller allowed the group may read from its item anyway; idToken as stored,
                  which GetIDToken refreshes when it expires, and which each refresh changes).
@@ -174,6 +194,13 @@ enum BrokerInterface {
               <arg name="app" type="a{sv}"/>
               <arg name="group" type="s"/>
               <arg name="user" type="a{sv}"/>
+            </signal>
+            <!-- Sent to the connection that started a phone verification, and to no one else, with the address of its
+                 verification page before the browser opens it: an app may show it (openBrowser false, or no browser). -->
+            <signal name="PhoneVerificationPage">
+              <arg name="app" type="a{sv}"/>
+              <arg name="group" type="s"/>
+              <arg name="url" type="s"/>
             </signal>
           </interface>
 

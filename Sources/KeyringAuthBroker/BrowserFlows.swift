@@ -2,7 +2,7 @@ import KeyringAuth
 import Synchronization
 
 /// The sign-ins the broker runs that wait for the person (`SignInWithBrowser`, `LinkWithBrowser`,
-/// `ReauthenticateWithBrowser`, `FinishGitHubSignIn`): one at a time for each app, at most ``maximumFlows`` in all, of
+/// `ReauthenticateWithBrowser`, `FinishGitHubSignIn`, a phone verification's page): one at a time for each app, at most ``maximumFlows`` in all, of
 /// which the last ``keptForHost`` only for host processes (the person's own programs: the CLI, host apps), so that
 /// sandboxed apps, however many wait at once, never take every place. Each is cancelled when the client that asked for
 /// it leaves the bus, and none is started for a client that has left (``ClientGate``, checked under this table's lock).
@@ -15,7 +15,7 @@ final class BrowserFlows: Sendable {
     private struct Flow {
         var client: String
         var isHost: Bool
-        var task: Task<AuthCredential, any Error>
+        var cancel: @Sendable () -> Void
     }
 
     /// The running flows, by the app they run for (``CallerIdentity/app``).
@@ -28,10 +28,10 @@ final class BrowserFlows: Sendable {
 
     /// Runs `body` as the flow of `app`, asked for by `client` (a host process's when `isHost`), unless `client` has
     /// left, a flow of `app` already runs, or the broker's places are taken.
-    func run(
-        for app: String, client: String, isHost: Bool, _ body: @escaping @Sendable () async throws -> AuthCredential
-    ) async throws -> AuthCredential {
-        let task = try flows.withLock { flows throws(BrokerError) -> Task<AuthCredential, any Error> in
+    func run<Value: Sendable>(
+        for app: String, client: String, isHost: Bool, _ body: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let task = try flows.withLock { flows throws(BrokerError) -> Task<Value, any Error> in
             try clients.admit(client)
             guard flows[app] == nil else {
                 throw BrokerError(.failed, "A browser sign-in of this app is already waiting for the browser; finish or close it there "
@@ -44,7 +44,7 @@ final class BrowserFlows: Sendable {
                     + "them kept for programs outside a sandbox); try again when one has finished.")
             }
             let task = Task { try await body() }
-            flows[app] = Flow(client: client, isHost: isHost, task: task)
+            flows[app] = Flow(client: client, isHost: isHost, cancel: { task.cancel() })
             return task
         }
         defer { flows.withLock { flows in if flows[app]?.client == client { flows[app] = nil } } }
@@ -57,9 +57,9 @@ final class BrowserFlows: Sendable {
         let tasks = flows.withLock { flows in
             let leaving = flows.filter { $0.value.client == client }
             for app in leaving.keys { flows[app] = nil }
-            return leaving.values.map(\.task)
+            return leaving.values.map(\.cancel)
         }
-        for task in tasks { task.cancel() }
+        for cancel in tasks { cancel() }
     }
 
     /// How many flows run.

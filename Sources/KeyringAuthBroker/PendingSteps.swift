@@ -2,13 +2,14 @@ import KeyringAuth
 import Synchronization
 
 /// The steps under way between two calls of a client: a sign-in that met a second factor (its resolver), an
-/// authenticator app being enrolled (its secret), a GitHub device code waiting to be entered, a held sign-in's user. Each is known by a
+/// authenticator app being enrolled (its secret), a GitHub device code waiting to be entered, a held sign-in's user, a
+/// phone number's verification (its page open, then its code sent). Each is known by a
 /// random handle, answered to the connection that started it and usable by that connection only, in the same app and
 /// scope, for ``lifetime`` (a device code, as long as GitHub gives it); a connection that leaves the bus ends its own.
 ///
 /// Steps are counted per app (``share``), across its connections. A step that needs a request first (a GitHub device
 /// code) has its slot reserved before the request, at most one at a time per app, and given back when the request
-/// fails or its client leaves; a client that has left is never given a step (``ClientGate``, checked under this
+/// fails or its client leaves (a phone verification's slot likewise, while its page is open); a client that has left is never given a step (``ClientGate``, checked under this
 /// table's lock). A call uses a step by taking it (``take(_:client:scope:)``), which keeps its slot counted but lets no
 /// other call take it, and then ends it (``finish(_:)``) or, when its use failed, gives it back (``giveBack(_:)``).
 ///
@@ -27,6 +28,8 @@ final class PendingSteps: Sendable {
         case gitHubDevice(GitHubDeviceFlow, GitHubDeviceAuthorization)
         /// A sign-in's user, signed in on a scratch `Auth` (kept with it) and stored by `CommitSignIn` only.
         case heldSignIn(User, Auth)
+        /// A phone number's verification whose SMS code was sent.
+        case phone(PhoneVerification)
     }
 
     private struct Entry {
@@ -90,10 +93,10 @@ final class PendingSteps: Sendable {
             try clients.admit(entry.client)
             let ofApp = entries.values.filter { $0.app == entry.app }
             if entry.step == nil, ofApp.contains(where: { $0.step == nil }) {
-                throw BrokerError(.failed, "This app is already starting a GitHub sign-in; wait for its answer.")
+                throw BrokerError(.failed, "This app is already starting a GitHub sign-in or a phone verification; wait for its answer.")
             }
             guard Self.share.admits(held: ofApp.count, inUse: entries.count) else {
-                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes, held sign-ins) are under way: an app has at most "
+                throw BrokerError(.failed, "Too many steps (second factors, GitHub codes, held sign-ins, phone verifications) are under way: an app has at most "
                     + "\(Self.share.perApp) at once; finish one, or start again later.")
             }
             entries[handle] = entry

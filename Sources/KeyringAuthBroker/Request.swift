@@ -44,6 +44,9 @@ struct Request: Sendable {
         case startTOTPEnrollment(accountName: String?, issuer: String?)
         case finishTOTPEnrollment(handle: String, code: String, displayName: String?)
         case unenroll(factorUID: String)
+        case startPhoneVerification(phoneNumber: String, purpose: PhoneVerification.Purpose, page: Broker.PhonePage)
+        case startPhoneSecondFactor(handle: String, factorUID: String, page: Broker.PhonePage)
+        case confirmPhoneVerification(handle: String, code: String, Broker.PhoneConfirmation)
         case signOut
         case watch
         case unwatch
@@ -53,7 +56,7 @@ struct Request: Sendable {
     var signsIn: Bool {
         switch operation {
         case .signInAnonymously, .signInWithEmail, .createUserWithEmail, .signInWithEmailLink, .signInWithCustomToken, .signInWithCredential,
-            .signInWithBrowser, .finishGitHubSignIn:
+            .signInWithBrowser, .finishGitHubSignIn, .confirmPhoneVerification:
             true
         default:
             false
@@ -151,6 +154,32 @@ struct Request: Sendable {
             operation = .finishTOTPEnrollment(
                 handle: try reader.string(2, "handle", limit: 64), code: try reader.string(3, "code", limit: 16),
                 displayName: try reader.string(4, "displayName", limit: BrokerArguments.maximumAppValueSize, allowingEmpty: true).nonEmpty)
+        case "StartPhoneVerification":
+            let purposeName = try reader.string(3, "purpose", limit: 32)
+            guard let purpose = PhoneVerification.Purpose(rawValue: purposeName) else {
+                throw BrokerError(.invalidArgument, "purpose must be one of \(PhoneVerification.Purpose.names), not \(BrokerArguments.quoted(purposeName)).")
+            }
+            operation = .startPhoneVerification(
+                phoneNumber: try reader.string(2, "phoneNumber", limit: 16), purpose: purpose, page: try reader.phonePage(4))
+        case "StartPhoneSecondFactor":
+            operation = .startPhoneSecondFactor(
+                handle: try reader.string(2, "handle", limit: 64), factorUID: try reader.string(3, "factorUID", limit: BrokerArguments.maximumAppValueSize),
+                page: try reader.phonePage(4))
+        case "ConfirmPhoneVerification":
+            let options = try reader.dictionary(4) { variant throws(BrokerError) in
+                try GVariants.strings(
+                    of: variant, name: "options", keys: ["purpose", "displayName"], limit: BrokerArguments.maximumAppValueSize,
+                    shape: "a dictionary (a{sv}) of purpose and displayName")
+            }
+            var confirmation = Broker.PhoneConfirmation(displayName: options["displayName"]?.nonEmpty)
+            if let name = options["purpose"]?.nonEmpty {
+                guard let purpose = PhoneVerification.Purpose(rawValue: name) else {
+                    throw BrokerError(.invalidArgument, "options' purpose must be one of \(PhoneVerification.Purpose.names), not \(BrokerArguments.quoted(name)).")
+                }
+                confirmation.purpose = purpose
+            }
+            operation = .confirmPhoneVerification(
+                handle: try reader.string(2, "handle", limit: 64), code: try reader.string(3, "code", limit: 16), confirmation)
         case "Unenroll": operation = .unenroll(factorUID: try reader.string(2, "factorUID", limit: BrokerArguments.maximumAppValueSize))
         case "SignOut": operation = .signOut
         case "Watch": operation = .watch
@@ -174,6 +203,17 @@ struct Request: Sendable {
             let dictionary = GVariants.child(at: index, of: parameters)
             defer { GVariants.release(dictionary) }
             return try read(dictionary)
+        }
+
+        /// How a phone verification's page is shown, from an `a{sv}` of `openBrowser` (b, default true).
+        func phonePage(_ index: Int) throws(BrokerError) -> Broker.PhonePage {
+            let values = try dictionary(index) { variant throws(BrokerError) in
+                try GVariants.values(
+                    of: variant, name: "options", keys: ["openBrowser": "b"], limit: BrokerArguments.maximumAppValueSize,
+                    shape: "a dictionary (a{sv}) of openBrowser (b)")
+            }
+            if case .bool(false)? = values["openBrowser"] { return Broker.PhonePage(opensBrowser: false) }
+            return Broker.PhonePage()
         }
 
         /// Action-code settings from an `a{sv}`, or `nil` when it is empty.

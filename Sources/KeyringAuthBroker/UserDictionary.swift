@@ -27,13 +27,15 @@ enum UserDictionary {
         return values
     }
 
-    /// A second factor as the broker sends it: `uid`, `factorID`, `enrollmentDate` (Unix seconds), `displayName` when set.
+    /// A second factor as the broker sends it: `uid`, `factorID`, `enrollmentDate` (Unix seconds), `displayName` when set,
+    /// `phoneNumber` of an SMS factor (masked in a sign-in's factors, as Firebase lists them).
     static func values(of factor: MultiFactorInfo) -> [String: GVariants.Value] {
         var values: [String: GVariants.Value] = [
             "uid": .string(factor.uid), "factorID": .string(factor.factorID),
             "enrollmentDate": .int64(Int64(factor.enrollmentDate.timeIntervalSince1970.rounded(.down))),
         ]
         if let name = factor.displayName, !name.isEmpty { values["displayName"] = .string(name) }
+        if let phone = factor as? PhoneMultiFactorInfo { values["phoneNumber"] = .string(phone.phoneNumber) }
         return values
     }
 

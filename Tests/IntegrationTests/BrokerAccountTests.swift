@@ -55,6 +55,16 @@ extension KeyringTests.Broker {
             "\(requestType) for \(email): \(emulator.outOfBandCodes)")
     }
 
+    /// A new account of `name`-…@example.com with password `a-password`, its address verified (as a second factor
+    /// needs), signed in on `app`; answers the address.
+    func signUpWithVerifiedEmail(_ app: BrokerDriver, _ broker: BrokerFixture, name: String) async throws -> String {
+        let email = "\(name)-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+        _ = try await app.dictionary("CreateUserWithEmail", "ss", [email, "a-password"])
+        try await app.succeed("SendEmailVerification", "a{sv}", [[String: Any]()])
+        try await app.succeed("ApplyActionCode", "s", [try code(broker.emulator, "VERIFY_EMAIL", for: email)])
+        return email
+    }
+
     /// Everything after sign-in, through the broker as `Auth` and `User` do it, with a watcher told of each change:
     /// the token's result, the profile, the password, the address verified and changed, a password reset, an email
     /// link, reauthentication, a provider linked and unlinked, the account deleted.
@@ -143,10 +153,7 @@ extension KeyringTests.Broker {
     @Test func aSecondFactorIsEnrolledAndSignedInThroughTheBroker() async throws {
         let broker = try await BrokerFixture.start()
         let app = try await BrokerDriver(broker)
-        let email = "grace-\(UUID().uuidString.prefix(6).lowercased())@example.com"
-        _ = try await app.dictionary("CreateUserWithEmail", "ss", [email, "a-password"])
-        try await app.succeed("SendEmailVerification", "a{sv}", [[String: Any]()])
-        try await app.succeed("ApplyActionCode", "s", [try code(broker.emulator, "VERIFY_EMAIL", for: email)])
+        let email = try await signUpWithVerifiedEmail(app, broker, name: "grace")
 
         let started = try await app.call("StartTOTPEnrollment", "ss", ["", "Example"])
         let reply = try #require(started["reply"] as? [String], "\(started)")

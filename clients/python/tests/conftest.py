@@ -71,6 +71,42 @@ def oob_code(request_type: str, email: str, link: bool = False) -> str:
     return str(matching[-1]["oobLink" if link else "oobCode"])
 
 
+def verified_user(auth: Auth, name: str) -> keyringauth.User:
+    """A new account of ``name``-…@example.com, password ``a-password``, its address verified (as a second factor needs)."""
+    email = unique_email(name)
+    user = auth.create_user_with_email_and_password(email, "a-password").user
+    user.send_email_verification()
+    auth.apply_action_code(oob_code("VERIFY_EMAIL", email))
+    user.reload()
+    return user
+
+
+def sms_code(phone_number: str | None = None) -> str:
+    """The latest SMS code the emulator made (for ``phone_number``, when given; an SMS factor's number is masked)."""
+    url = "http://{}/emulator/v1/projects/{}/verificationCodes".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        codes = json.load(answer)["verificationCodes"]
+    matching = [code for code in codes if phone_number in (None, code.get("phoneNumber"))]
+    assert matching, f"no code for {phone_number} among {codes}"
+    return str(matching[-1]["code"])
+
+
+def account_with_phone_number(email: str, number: str) -> None:
+    """An account of ``email`` (password ``a-password``) and the phone number ``number``, made by the emulator's Admin API
+    (no code is sent: the number counts against no bound)."""
+    url = "http://{}/identitytoolkit.googleapis.com/v1/projects/{}/accounts".format(os.environ["FIREBASE_AUTH_EMULATOR_HOST"], PROJECT)
+    body = json.dumps({"email": email, "password": "a-password", "phoneNumber": number}).encode()
+    request = urllib.request.Request(url, data=body, method="POST",
+                                     headers={"Authorization": "Bearer owner", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.status == 200
+
+
+def phone_number() -> str:
+    """A number of the test's own."""
+    return "+1555" + str(uuid.uuid4().int % 9_000_000 + 1_000_000)
+
+
 def totp(secret: str, at: float | None = None) -> str:
     """RFC 6238's code of a base32 ``secret`` (SHA-1, six digits, thirty seconds) at ``at``."""
     key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))

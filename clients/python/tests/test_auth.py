@@ -28,7 +28,7 @@ from keyringauth import (
 )
 
 assert sys.version_info >= (3, 9)
-from conftest import oob_code, run_sandboxed, totp, unique_email
+from conftest import oob_code, run_sandboxed, totp, unique_email, verified_user
 
 
 def test_an_anonymous_user_is_signed_in_for_the_whole_group(auth: Auth, options: FirebaseOptions, group: str) -> None:
@@ -218,11 +218,8 @@ def test_a_custom_token_and_a_credential_sign_in(auth: Auth) -> None:
 
 
 def test_a_second_factor_is_enrolled_and_signs_in(auth: Auth) -> None:
-    email = unique_email("grace")
-    user = auth.create_user_with_email_and_password(email, "a-password").user
-    user.send_email_verification()
-    auth.apply_action_code(oob_code("VERIFY_EMAIL", email))
-    user.reload()
+    user = verified_user(auth, "grace")
+    email = str(user.email)
 
     secret = TotpMultiFactorGenerator.generate_secret(user.multi_factor.get_session(), issuer="Example")
     url = secret.generate_qr_code_url()

@@ -22,6 +22,7 @@ LAYERS = [
     {"multifactor"},  # second factors
     {"user"},  # the user, its credentials and the resolver of a second factor
     {"auth"},  # Auth and connect_auth_emulator
+    {"phone"},  # phone numbers' verifications, on an Auth or a user
     {"__init__"},
 ]
 

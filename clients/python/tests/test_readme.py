@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import keyringauth
+from conftest import phone_number, sms_code
 from keyringauth import Auth, FirebaseOptions
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -20,6 +21,7 @@ ARTICLE = os.path.join(PACKAGE, "..", "..", "Sources", "KeyringAuth", "KeyringAu
 #: What tells each of the README's Python blocks apart, and so the test that runs it.
 FIRST_APP, OPTIONS, LIFETIME, EMULATOR = "sign_in_with_email_and_password(", 'from_file("google-services.json", app_id=', "stop()", "connect_auth_emulator("
 POPUP = "sign_in_with_popup("
+PHONE = "sign_in_with_phone_number("
 
 
 def python_blocks(path: str) -> list[str]:
@@ -50,7 +52,7 @@ def google_services(directory: Any, apps: list[FirebaseOptions]) -> None:
 @pytest.mark.offline
 def test_every_python_block_is_run_by_a_test() -> None:
     for block in python_blocks(README):
-        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR, POPUP)) == 1, block
+        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR, POPUP, PHONE)) == 1, block
 
 
 @pytest.mark.offline
@@ -132,4 +134,19 @@ def test_the_popup_example_signs_in_in_the_persons_browser(options: FirebaseOpti
     assert capsys.readouterr().out == f"signed in as {email} with microsoft.com\n"
     with Auth(options, access_group="TEAMID.com.example.shared") as shared:
         assert shared.current_user is not None and shared.current_user.email == email
+        shared.sign_out()
+
+
+def test_the_phone_example_signs_in_with_the_code_the_emulator_made(options: FirebaseOptions, tmp_path: Any, monkeypatch: Any,
+                                                                     capsys: Any) -> None:
+    """As written but for a number of the test's own, the code typed being the one the emulator lists."""
+    google_services(tmp_path, [options])
+    monkeypatch.chdir(tmp_path)
+    number = phone_number()
+    block = example(PHONE)
+    assert '"+15555550100"' in block
+    run(block.replace('"+15555550100"', repr(number)), input=lambda prompt: sms_code(number))
+    assert capsys.readouterr().out == f"signed in as {number}\n"
+    with Auth(options, access_group="TEAMID.com.example.shared") as shared:
+        assert shared.current_user is not None and shared.current_user.phone_number == number
         shared.sign_out()

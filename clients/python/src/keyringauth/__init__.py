@@ -24,6 +24,7 @@ from .credentials import (
     GithubAuthProvider,
     GoogleAuthProvider,
     OAuthProvider,
+    PhoneAuthCredential,
     ProviderId,
     SignInMethod,
     TwitterAuthProvider,
@@ -47,12 +48,23 @@ from .multifactor import (
     MultiFactorInfo,
     MultiFactorSession,
     MultiFactorUser,
+    PhoneMultiFactorAssertion,
+    PhoneMultiFactorGenerator,
+    PhoneMultiFactorInfo,
     TotpMultiFactorAssertion,
     TotpMultiFactorGenerator,
     TotpSecret,
 )
 from .options import FirebaseOptions
 from .password_policy import PasswordPolicy, PasswordPolicyCustomStrengthOptions, PasswordValidationStatus
+from .phone import (
+    ConfirmationResult,
+    PhoneAuthProvider,
+    link_with_phone_number,
+    reauthenticate_with_phone_number,
+    sign_in_with_phone_number,
+    update_phone_number,
+)
 from .user import (
     AdditionalUserInfo,
     IdTokenResult,
@@ -65,18 +77,21 @@ from .user import (
     UserMetadata,
     get_additional_user_info,
     link_with_popup,
+    multi_factor,
     reauthenticate_with_popup,
 )
 
 __all__ = [
     "AccessDeniedError", "ActionCodeInfo", "ActionCodeInfoData", "ActionCodeOperation", "ActionCodeSettings", "ActionCodeURL",
-    "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError",
+    "AdditionalUserInfo", "Auth", "AuthCredential", "AuthError", "AuthErrorCodes", "BrokerUnavailableError", "ConfirmationResult",
     "EmailAlreadyInUseError", "EmailAuthProvider", "EmulatorConfig", "EmulatorOptions", "FacebookAuthProvider", "FactorId", "FederatedAuthProvider", "FirebaseOptions",
     "GitHubDeviceAuthorization", "GithubAuthProvider", "GoogleAuthProvider", "IdTokenResult", "InvalidCredentialError",
     "KeyringUnavailableError", "MultiFactorInfo", "MultiFactorResolver", "MultiFactorSession", "MultiFactorUser",
     "NoCurrentUserError", "OAuthProvider", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
-    "PasswordValidationStatus", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
+    "PasswordValidationStatus", "PhoneAuthCredential", "PhoneAuthProvider", "PhoneMultiFactorAssertion", "PhoneMultiFactorGenerator",
+    "PhoneMultiFactorInfo", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
     "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
-    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_popup",
-    "parse_action_code_url", "reauthenticate_with_popup", "sign_in_with_popup", "validate_password",
+    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_phone_number",
+    "link_with_popup", "multi_factor", "parse_action_code_url", "reauthenticate_with_phone_number", "reauthenticate_with_popup",
+    "sign_in_with_phone_number", "sign_in_with_popup", "update_phone_number", "validate_password",
 ]

@@ -46,6 +46,9 @@ METHODS = {
     "StartTOTPEnrollment": "TotpMultiFactorGenerator.generate_secret",
     "FinishTOTPEnrollment": "user.multi_factor.enroll",
     "Unenroll": "user.multi_factor.unenroll",
+    "StartPhoneVerification": "sign_in_with_phone_number",
+    "StartPhoneSecondFactor": "PhoneAuthProvider(auth).verify_phone_number",
+    "ConfirmPhoneVerification": "confirmation_result.confirm",
     "SignOut": "auth.sign_out",
     "Watch": "auth.on_auth_state_changed",
     "Unwatch": "the function auth.on_auth_state_changed answered",
@@ -61,6 +64,10 @@ _TOTP_CODE = ("Ask for the authenticator app's code now and call again: e.resolv
               "TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code)) for a sign-in, user.multi_factor.enroll("
               "TotpMultiFactorGenerator.assertion_for_enrollment(secret, code)) for an enrollment; the resolver and the "
               "secret stay good for five minutes.")
+_SMS_CODE = ("An SMS code is given again with the same verification: confirmation_result.confirm(code), or "
+             "PhoneAuthProvider.credential(verification_id, code) where it came from verify_phone_number; five wrong codes end "
+             "the verification, and sign_in_with_phone_number (or verify_phone_number) starts a new one.")
+_SMS_AGAIN = "Start a new verification: sign_in_with_phone_number, link_with_phone_number, or PhoneAuthProvider(auth).verify_phone_number."
 _FACTORS = "user.multi_factor.enrolled_factors lists the factors; user.multi_factor.unenroll(factor) removes one."
 _ACTION_URL = "Pass ActionCodeSettings(url=…) a URL of a domain the Firebase console authorizes (Authentication, Settings)."
 
@@ -76,7 +83,8 @@ WAY_ON = {
     "ERROR_USER_NOT_FOUND": f"{_SIGN_IN}; auth.create_user_with_email_and_password creates an account.",
     "ERROR_EMAIL_ALREADY_IN_USE": ("auth.sign_in_with_email_and_password(email, password) signs in to it; for a forgotten password, "
                                    f"{_RESET}."),
-    "ERROR_TOO_MANY_REQUESTS": f"An account locked by failed sign-ins opens at once with a new password: {_RESET}.",
+    "ERROR_TOO_MANY_REQUESTS": ("Wait as the message says, then call again; an account locked by failed sign-ins opens at once with a "
+                                f"new password: {_RESET}."),
     "ERROR_REQUIRES_RECENT_LOGIN": ("user.reauthenticate_with_credential(EmailAuthProvider.credential(email, password)), or with "
                                     "the provider's credential, signs in again without signing out."),
     "ERROR_USER_TOKEN_EXPIRED": f"{_SIGN_IN} again.",
@@ -93,8 +101,12 @@ WAY_ON = {
     "ERROR_INVALID_CUSTOM_TOKEN": _CUSTOM_TOKEN,
     "ERROR_CUSTOM_TOKEN_MISMATCH": _CUSTOM_TOKEN,
     "ERROR_MISSING_OR_INVALID_NONCE": "Pass the raw nonce: OAuthProvider(provider_id).credential(id_token=…, raw_nonce=…).",
-    "ERROR_INVALID_VERIFICATION_CODE": _TOTP_CODE,
+    "ERROR_INVALID_VERIFICATION_CODE": f"{_TOTP_CODE} {_SMS_CODE}",
     "ERROR_MISSING_VERIFICATION_CODE": _TOTP_CODE,
+    "ERROR_INVALID_PHONE_NUMBER": "Pass the number in E.164 form: a +, the country code and the number, such as \"+15555550100\".",
+    "ERROR_MISSING_PHONE_NUMBER": "Pass the number in E.164 form, such as \"+15555550100\".",
+    "ERROR_SESSION_EXPIRED": _SMS_AGAIN,
+    "ERROR_INVALID_VERIFICATION_ID": _SMS_AGAIN,
     "ERROR_MULTI_FACTOR_INFO_NOT_FOUND": "Pass the uid of one of e.resolver.hints (or of user.multi_factor.enrolled_factors).",
     "ERROR_SECOND_FACTOR_ALREADY_ENROLLED": _FACTORS,
     "ERROR_MAXIMUM_SECOND_FACTOR_COUNT_EXCEEDED": _FACTORS,

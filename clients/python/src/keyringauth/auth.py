@@ -17,7 +17,7 @@ from ._language import device_language
 from ._log import name_of, run_logged
 from ._variants import strings
 from .action_code import ActionCodeInfo, ActionCodeInfoData, ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential, EmailAuthProvider, FederatedAuthProvider, OAuthProvider
+from .credentials import AuthCredential, EmailAuthProvider, FederatedAuthProvider, OAuthProvider, PhoneAuthCredential
 from .emulator import EmulatorConfig, EmulatorOptions
 from .options import FirebaseOptions
 from .password_policy import PasswordPolicy, PasswordValidationStatus
@@ -236,7 +236,11 @@ class Auth:
         return self._sign_in("password", "SignInWithEmailLink", "ss", email, email_link)
 
     def sign_in_with_credential(self, credential: AuthCredential) -> UserCredential:
-        """Signs in with a provider's credential, or with an address and password (``EmailAuthProvider.credential``)."""
+        """Signs in with a provider's credential, with an address and password (``EmailAuthProvider.credential``), or
+        with a phone verification's code (``PhoneAuthProvider.credential``)."""
+        if isinstance(credential, PhoneAuthCredential):
+            return self._sign_in("phone", "ConfirmPhoneVerification", "ssa{sv}", credential.verification_id, credential.verification_code,
+                                 {"purpose": ("s", "sign-in")})
         if credential.provider_id == EmailAuthProvider.PROVIDER_ID:
             fields = credential.dictionary()
             return self.sign_in_with_email_and_password(fields.get("email", ""), fields.get("password", ""))

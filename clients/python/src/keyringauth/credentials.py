@@ -27,6 +27,19 @@ class AuthCredential:
         return dict(self._fields, providerID=self.provider_id)
 
 
+@dataclass(frozen=True)
+class PhoneAuthCredential(AuthCredential):
+    """The SMS code sent by a phone verification (``PhoneAuthProvider.credential``), as the JavaScript SDK's: its
+    verification ID is the broker's handle of the verification, good on the Auth that started it for five minutes."""
+
+    verification_id: str = ""
+    verification_code: str = field(default="", repr=False)
+
+    @classmethod
+    def _of(cls, verification_id: str, verification_code: str) -> PhoneAuthCredential:
+        return cls("phone", verification_id=verification_id, verification_code=verification_code)
+
+
 class ProviderId:
     """The providers' IDs, as the JavaScript SDK's ``ProviderId`` (``UserInfo.provider_id``, ``UserCredential.provider_id``)."""
 

@@ -129,8 +129,10 @@ def second_factor_required(handle: str, factors: list[dict[str, Any]]) -> Second
                       for factor in factors)
     return SecondFactorChallenge(
         "The account has a second factor: ask the person for their authenticator app's code, and finish the sign-in within "
-        "five minutes with e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code)), hint "
-        f"being one of e.resolver.hints: {named}.", handle, factors)
+        "five minutes with e.resolver.resolve_sign_in(TotpMultiFactorGenerator.assertion_for_sign_in(hint.uid, code)); for an "
+        "SMS factor, PhoneAuthProvider(auth).verify_phone_number({\"multi_factor_hint\": hint, \"session\": e.resolver.session}) "
+        "sends the code, and e.resolver.resolve_sign_in(PhoneMultiFactorGenerator.assertion(PhoneAuthProvider.credential("
+        f"verification_id, code))) finishes it; hint being one of e.resolver.hints: {named}.", handle, factors)
 
 
 def no_current_user(message: str) -> NoCurrentUserError:

@@ -1,5 +1,6 @@
-"""Second factors (authenticator apps, TOTP), as Firebase's JavaScript SDK shapes them: a user's factors
-(``MultiFactorUser``), their secrets and the assertions ``TotpMultiFactorGenerator`` makes. Below the user module,
+"""Second factors (authenticator apps, TOTP, and SMS codes), as Firebase's JavaScript SDK shapes them: a user's factors
+(``MultiFactorUser``), their secrets and the assertions ``TotpMultiFactorGenerator`` and ``PhoneMultiFactorGenerator``
+make. Below the user module,
 which holds the user these act on and the resolver that finishes a sign-in with them."""
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from urllib.parse import parse_qs, quote, urlencode, urlparse
 
 from . import errors
 from ._binding import Binding
+from .credentials import PhoneAuthCredential
 
 TOTP_FACTOR_ID = "totp"
+PHONE_FACTOR_ID = "phone"
 
 
 class FactorId:
-    """The kinds of second factor, as the JavaScript SDK's ``FactorId`` (the broker enrolls ``TOTP`` ones)."""
+    """The kinds of second factor, as the JavaScript SDK's ``FactorId``."""
 
-    PHONE = "phone"
+    PHONE = PHONE_FACTOR_ID
     TOTP = TOTP_FACTOR_ID
 
 
@@ -28,7 +31,8 @@ def seconds(value: Any) -> datetime:
 
 @dataclass(frozen=True)
 class MultiFactorInfo:
-    """A second factor of the account: its uid, display name, kind (``totp``) and when it was enrolled."""
+    """A second factor of the account: its uid, display name, kind (``totp``, ``phone``) and when it was enrolled; an
+    SMS factor is a ``PhoneMultiFactorInfo``."""
 
     uid: str
     display_name: str | None
@@ -37,8 +41,52 @@ class MultiFactorInfo:
 
     @classmethod
     def from_dictionary(cls, values: dict[str, Any]) -> MultiFactorInfo:
-        return cls(uid=str(values.get("uid", "")), display_name=values.get("displayName"), factor_id=str(values.get("factorID", "")),
-                   enrollment_time=seconds(values.get("enrollmentDate", 0)))
+        fields: dict[str, Any] = {
+            "uid": str(values.get("uid", "")), "display_name": values.get("displayName"), "factor_id": str(values.get("factorID", "")),
+            "enrollment_time": seconds(values.get("enrollmentDate", 0))}
+        if fields["factor_id"] == PHONE_FACTOR_ID:
+            return PhoneMultiFactorInfo(**fields, phone_number=str(values.get("phoneNumber", "")))
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class PhoneMultiFactorInfo(MultiFactorInfo):
+    """An SMS second factor, as the JavaScript SDK's: its number, masked in a sign-in's hints (``+*******0100``)."""
+
+    phone_number: str = ""
+
+
+@dataclass(frozen=True)
+class PhoneMultiFactorAssertion:
+    """Proof of an SMS factor (``PhoneMultiFactorGenerator.assertion``): the code of a verification started for an
+    enrollment or for a sign-in's hint."""
+
+    credential: PhoneAuthCredential
+    factor_id: str = PHONE_FACTOR_ID
+
+
+class PhoneMultiFactorGenerator:
+    """Makes SMS factors' assertions, as the JavaScript SDK's."""
+
+    FACTOR_ID = PHONE_FACTOR_ID
+
+    @staticmethod
+    def assertion(credential: PhoneAuthCredential) -> PhoneMultiFactorAssertion:
+        if not isinstance(credential, PhoneAuthCredential):
+            raise errors.invalid_argument("PhoneMultiFactorGenerator.assertion takes PhoneAuthProvider.credential(verification_id, code).")
+        return PhoneMultiFactorAssertion(credential)
+
+
+def confirm_phone(binding: Binding, credential: PhoneAuthCredential, purpose: str = "", display_name: str | None = None,
+                  timeout: float | None = None) -> list[Any]:
+    """Uses the code of ``credential``'s verification as ``purpose`` says (its start's when empty)."""
+    options: dict[str, Any] = {}
+    if purpose:
+        options["purpose"] = ("s", purpose)
+    if display_name:
+        options["displayName"] = ("s", display_name)
+    return binding.call("ConfirmPhoneVerification", "ssa{sv}", credential.verification_id, credential.verification_code, options,
+                        timeout=timeout)
 
 
 @dataclass(frozen=True)
@@ -81,10 +129,12 @@ class TotpSecret:
 
 
 class MultiFactorSession:
-    """A signed-in user's permission to enroll a factor (``MultiFactorUser.get_session``)."""
+    """A signed-in user's permission to enroll a factor (``MultiFactorUser.get_session``), or a sign-in's second step
+    (``MultiFactorResolver.session``), for ``PhoneAuthProvider.verify_phone_number``."""
 
-    def __init__(self, binding: Binding) -> None:
+    def __init__(self, binding: Binding, sign_in_handle: str | None = None) -> None:
         self._binding = binding
+        self._sign_in_handle = sign_in_handle
 
 
 class TotpMultiFactorGenerator:
@@ -123,9 +173,13 @@ class MultiFactorUser:
     def get_session(self) -> MultiFactorSession:
         return MultiFactorSession(self._binding)
 
-    def enroll(self, assertion: TotpMultiFactorAssertion, display_name: str | None = None) -> None:
-        """Enrolls the authenticator app of ``assertion`` (``assertion_for_enrollment``); a wrong code raises and the
-        same secret may be tried again."""
+    def enroll(self, assertion: TotpMultiFactorAssertion | PhoneMultiFactorAssertion, display_name: str | None = None) -> None:
+        """Enrolls the authenticator app of ``assertion`` (``assertion_for_enrollment``), or the number of an SMS
+        assertion (``PhoneMultiFactorGenerator.assertion``); a wrong code raises and the same secret or verification may
+        be tried again (a verification five times)."""
+        if isinstance(assertion, PhoneMultiFactorAssertion):
+            self._refresh(confirm_phone(self._binding, assertion.credential, display_name=display_name)[0])
+            return
         if assertion.secret is None:
             raise errors.invalid_argument("A factor is enrolled with TotpMultiFactorGenerator.assertion_for_enrollment(secret, code).")
         self._refresh(self._binding.call(

@@ -12,8 +12,15 @@ from typing import Any
 from . import errors
 from ._binding import Binding
 from .action_code import ActionCodeSettings, settings_dictionary
-from .credentials import AuthCredential, FederatedAuthProvider
-from .multifactor import MultiFactorInfo, MultiFactorUser, TotpMultiFactorAssertion, seconds
+from .credentials import AuthCredential, FederatedAuthProvider, PhoneAuthCredential
+from .multifactor import (
+    MultiFactorInfo,
+    MultiFactorSession,
+    MultiFactorUser,
+    PhoneMultiFactorAssertion,
+    TotpMultiFactorAssertion,
+    seconds,
+)
 
 #: ``update_profile``'s "leave this field as it is".
 KEEP: Any = object()
@@ -192,12 +199,29 @@ class User:
         self._binding.call("SendEmailVerification", "a{sv}", settings_dictionary(action_code_settings))
 
     def reauthenticate_with_credential(self, credential: AuthCredential) -> UserCredential:
-        self._refresh(answer(self._binding, "Reauthenticate", "a{sv}", credential_dictionary(credential)))
+        """Reauthenticates with a provider's credential, a password's, or a phone verification's code
+        (``PhoneAuthProvider.credential``)."""
+        if isinstance(credential, PhoneAuthCredential):
+            self._refresh(phone_answer(self._binding, credential, "reauthenticate"))
+        else:
+            self._refresh(answer(self._binding, "Reauthenticate", "a{sv}", credential_dictionary(credential)))
         return UserCredential(self, credential.provider_id, "reauthenticate", _is_new_user=False)
 
     def link_with_credential(self, credential: AuthCredential) -> UserCredential:
-        self._refresh(answer(self._binding, "Link", "a{sv}", credential_dictionary(credential)))
+        """Links a provider's credential, a password's, or a phone number by its verification's code
+        (``PhoneAuthProvider.credential``)."""
+        if isinstance(credential, PhoneAuthCredential):
+            self._refresh(phone_answer(self._binding, credential, "link"))
+        else:
+            self._refresh(answer(self._binding, "Link", "a{sv}", credential_dictionary(credential)))
         return UserCredential(self, credential.provider_id, "link", _is_new_user=False)
+
+    def update_phone_number(self, credential: PhoneAuthCredential) -> None:
+        """Changes the user's phone number to the one a verification's code proves, as the JavaScript SDK's
+        ``updatePhoneNumber``; a wrong code raises and may be corrected (five wrong codes end the verification)."""
+        if not isinstance(credential, PhoneAuthCredential):
+            raise errors.invalid_argument("update_phone_number takes PhoneAuthProvider.credential(verification_id, code).")
+        self._refresh(phone_answer(self._binding, credential, "update"))
 
     def link_with_popup(self, provider: FederatedAuthProvider) -> UserCredential:
         """Links the provider to this user, the person's own browser standing for the popup, as the JavaScript SDK's
@@ -316,9 +340,15 @@ class MultiFactorResolver:
         self._binding = binding
         self._handle = handle
         self.hints = hints
+        #: The sign-in's second step, for ``PhoneAuthProvider.verify_phone_number`` of an SMS hint.
+        self.session = MultiFactorSession(binding, sign_in_handle=handle)
 
-    def resolve_sign_in(self, assertion: TotpMultiFactorAssertion) -> UserCredential:
-        """Signs in with the second factor of ``assertion``; a wrong code raises and may be corrected."""
+    def resolve_sign_in(self, assertion: TotpMultiFactorAssertion | PhoneMultiFactorAssertion) -> UserCredential:
+        """Signs in with the second factor of ``assertion`` (an authenticator app's, or an SMS code of a verification
+        started for one of ``hints``); a wrong code raises and may be corrected."""
+        if isinstance(assertion, PhoneMultiFactorAssertion):
+            return sign_in(self._binding, None, "ConfirmPhoneVerification", "ssa{sv}", assertion.credential.verification_id,
+                           assertion.credential.verification_code, {})
         if assertion.enrollment_id is None:
             raise errors.invalid_argument("A sign-in is finished with TotpMultiFactorGenerator.assertion_for_sign_in(factor uid, code).")
         return sign_in(self._binding, None, "ResolveSignInWithTOTP", "sss", self._handle, assertion.enrollment_id,
@@ -341,6 +371,11 @@ def federated(provider: object, call: str) -> FederatedAuthProvider:
             f"GoogleAuthProvider(), GithubAuthProvider(), …, not {provider!r}. An address and password sign in with "
             "auth.sign_in_with_email_and_password.")
     return provider
+
+
+def multi_factor(user: User) -> MultiFactorUser:
+    """``user.multi_factor``, as the JavaScript SDK's ``multiFactor(user)``."""
+    return user.multi_factor
 
 
 def link_with_popup(user: User, provider: FederatedAuthProvider) -> UserCredential:
@@ -374,6 +409,12 @@ def sign_in(binding: Binding, provider_id: str | None, method: str, signature: s
     if not values:
         raise errors.no_current_user("The sign-in was finished, then another app of the group signed out at once.")
     return UserCredential(User(binding, values), provider_id, "signIn", _is_new_user=is_new_user)
+
+
+def phone_answer(binding: Binding, credential: PhoneAuthCredential, purpose: str) -> dict[str, Any] | None:
+    """The user after a phone verification's code was used as ``purpose`` says."""
+    return answer(binding, "ConfirmPhoneVerification", "ssa{sv}", credential.verification_id, credential.verification_code,
+                  {"purpose": ("s", purpose)})
 
 
 def credential_dictionary(credential: AuthCredential) -> dict[str, Any]:

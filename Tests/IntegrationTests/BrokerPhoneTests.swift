@@ -1,0 +1,125 @@
+import Foundation
+import KeyringAuthEmulator
+import KeyringTestSupport
+import Testing
+
+extension KeyringTests.Broker {
+    /// The latest SMS code the emulator made for `number` (it sends none; app verification is off for an emulator).
+    private func smsCode(_ broker: BrokerFixture, for number: String) throws -> String {
+        try #require(broker.emulator.verificationCodes.last { $0.phoneNumber == number }?.code, "\(number): \(broker.emulator.verificationCodes)")
+    }
+
+    private func startedHandle(_ answer: [String: Any]) throws -> String {
+        try #require((answer["reply"] as? [Any])?.first as? String, "\(answer)")
+    }
+
+    private func expectBackend(_ answer: [String: Any], _ name: String, _ comment: Comment? = nil) {
+        #expect(answer["error"] as? String == "Backend" && (answer["message"] as? String ?? "").hasPrefix(name + ": "), "\(comment ?? "") \(answer)")
+    }
+
+    private static func number() -> String { "+1555\(Int.random(in: 1_000_000...9_999_999))" }
+
+    /// A phone sign-in through the broker: the code sent, a wrong one refused and corrected, the handle this
+    /// connection's only, a resend to the number refused for 30 s; then a number linked and changed on another account.
+    @Test func aPhoneNumberSignsInLinksAndChangesThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start()
+        let app = try await BrokerDriver(broker)
+        let number = Self.number()
+        let handle = try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()]))
+        let other = try await BrokerDriver(broker)
+        let stolen = try await other.call("ConfirmPhoneVerification", "ssa{sv}", [handle, try smsCode(broker, for: number), [String: Any]()])
+        #expect(stolen["error"] as? String == "InvalidArgument", "another connection cannot use the handle: \(stolen)")
+        expectBackend(try await app.call("ConfirmPhoneVerification", "ssa{sv}", [handle, "000000", [String: Any]()]), "ERROR_INVALID_VERIFICATION_CODE")
+        let user = try await app.dictionary("ConfirmPhoneVerification", "ssa{sv}", [handle, try smsCode(broker, for: number), [String: Any]()])
+        #expect(user["phoneNumber"] as? String == number, "\(user)")
+        expectBackend(
+            try await app.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()]), "ERROR_TOO_MANY_REQUESTS",
+            "a resend within 30 s")
+
+        // An anonymous account links a number, then changes it (a verification of either purpose serves both).
+        try await app.succeed("SignOut")
+        _ = try await app.dictionary("SignInAnonymously")
+        let (first, second) = (Self.number(), Self.number())
+        let linkHandle = try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [first, "link", [String: Any]()]))
+        let linked = try await app.dictionary("ConfirmPhoneVerification", "ssa{sv}", [linkHandle, try smsCode(broker, for: first), [String: Any]()])
+        #expect(linked["phoneNumber"] as? String == first && (linked["providers"] as? String ?? "").contains("phone"), "\(linked)")
+        let changeHandle = try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [second, "link", [String: Any]()]))
+        let changed = try await app.dictionary(
+            "ConfirmPhoneVerification", "ssa{sv}", [changeHandle, try smsCode(broker, for: second), ["purpose": "update"] as [String: Any]])
+        #expect(changed["phoneNumber"] as? String == second, "\(changed)")
+        let enroll = try await app.call("ConfirmPhoneVerification", "ssa{sv}", [changeHandle, "123456", ["purpose": "enroll"] as [String: Any]])
+        #expect(enroll["error"] as? String == "InvalidArgument", "a used handle is gone: \(enroll)")
+        #expect(await app.finish() == 0)
+        #expect(await other.finish() == 0)
+    }
+
+    /// An SMS second factor enrolled through the broker, then met at sign-in: `StartPhoneSecondFactor` with the
+    /// sign-in's handle and the factor's uid sends its code, and `ConfirmPhoneVerification` finishes the sign-in.
+    @Test func anSMSSecondFactorIsEnrolledAndSignedInThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start()
+        let app = try await BrokerDriver(broker)
+        let email = try await signUpWithVerifiedEmail(app, broker, name: "hedy")
+        let number = Self.number()
+        let enrollHandle = try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [number, "enroll", [String: Any]()]))
+        let enrolled = try await app.dictionary(
+            "ConfirmPhoneVerification", "ssa{sv}", [enrollHandle, try smsCode(broker, for: number), ["displayName": "Work phone"] as [String: Any]])
+        let factors = try #require(enrolled["secondFactors"] as? [[String: Any]], "\(enrolled)")
+        #expect(factors.count == 1 && factors[0]["factorID"] as? String == "phone" && factors[0]["displayName"] as? String == "Work phone")
+        let factorUID = try #require(factors[0]["uid"] as? String)
+
+        try await app.succeed("SignOut")
+        let required = try await app.call("SignInWithEmail", "ss", [email, "a-password"])
+        #expect(required["error"] as? String == "SecondFactorRequired", "\(required)")
+        let body = try #require(required["body"] as? [Any], "\(required)")
+        let signInHandle = try #require(body.first as? String)
+        let hint = try #require((body.last as? [[String: Any]])?.first, "\(body)")
+        #expect(hint["uid"] as? String == factorUID && (hint["phoneNumber"] as? String ?? "").hasSuffix(String(number.suffix(4))), "\(hint)")
+        let notSMS = try await app.call("StartPhoneSecondFactor", "ssa{sv}", [signInHandle, "no-such-factor", [String: Any]()])
+        #expect(notSMS["error"] as? String == "InvalidArgument", "\(notSMS)")
+        let smsHandle = try startedHandle(try await app.call("StartPhoneSecondFactor", "ssa{sv}", [signInHandle, factorUID, [String: Any]()]))
+        let code = try #require(broker.emulator.verificationCodes.last?.code)
+        let signedIn = try await app.dictionary("ConfirmPhoneVerification", "ssa{sv}", [smsHandle, code, [String: Any]()])
+        #expect(signedIn["email"] as? String == email, "\(signedIn)")
+        let result = try await app.dictionary("GetIDTokenResult", "b", [false])
+        #expect(result["signInSecondFactor"] as? String == "phone", "\(result)")
+        let used = try await app.call("ResolveSignInWithTOTP", "sss", [signInHandle, factorUID, "000000"])
+        #expect(used["error"] as? String == "InvalidArgument", "the finished sign-in's handle is gone: \(used)")
+        #expect(await app.finish() == 0)
+    }
+
+    /// A sandboxed app is refused a phone verification for another domain's group before anything is sent; a
+    /// caller's verifications are steps of its app, five wrong codes end one, and a caller that leaves drops its own.
+    @Test func aSandboxedAppsVerificationsAreItsOwnAndEndWithItsConnection() async throws {
+        let broker = try await BrokerFixture.start()
+        let evil = try await BrokerDriver(broker, as: "org.evil.App")
+        let refused = try await evil.call("StartPhoneVerification", "ssa{sv}", [Self.number(), "sign-in", [String: Any]()])
+        #expect(refused["error"] as? String == "AccessDenied", "\(refused)")
+        #expect(broker.emulator.verificationCodes.isEmpty, "nothing was sent for a refused call")
+        #expect(await evil.finish() == 0)
+
+        // Four steps at most per app: four verifications, then a refusal; five wrong codes end one.
+        let notes = try await BrokerDriver(broker, as: "com.example.Notes")
+        var handles: [String] = []
+        for _ in 0..<4 { handles.append(try startedHandle(try await notes.call("StartPhoneVerification", "ssa{sv}", [Self.number(), "sign-in", [String: Any]()]))) }
+        let fifth = try await notes.call("StartPhoneVerification", "ssa{sv}", [Self.number(), "sign-in", [String: Any]()])
+        #expect(fifth["error"] as? String == "Failed" && (fifth["message"] as? String ?? "").contains("Too many steps"), "\(fifth)")
+        for attempt in 1...5 {
+            expectBackend(try await notes.call("ConfirmPhoneVerification", "ssa{sv}", [handles[0], "000000", [String: Any]()]),
+                "ERROR_INVALID_VERIFICATION_CODE", "wrong code \(attempt)")
+        }
+        let ended = try await notes.call("ConfirmPhoneVerification", "ssa{sv}", [handles[0], "000000", [String: Any]()])
+        #expect(ended["error"] as? String == "InvalidArgument", "the fifth wrong code ended it: \(ended)")
+
+        // The connection leaves: its three verifications end, and the app's next connection has its share again.
+        #expect(await notes.finish() == 0)
+        let again = try await BrokerDriver(broker, as: "com.example.Notes")
+        let deadline = ContinuousClock.now + .seconds(10)
+        var started = 0
+        while started < 4, ContinuousClock.now < deadline {
+            let answer = try await again.call("StartPhoneVerification", "ssa{sv}", [Self.number(), "sign-in", [String: Any]()])
+            if answer["reply"] != nil { started += 1 } else { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(started == 4, "the departed connection's steps were let go")
+        #expect(await again.finish() == 0)
+    }
+}
