@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Settings of an ``Auth``, as Firebase's `AuthSettings` (``Auth/settings``).
@@ -20,5 +21,10 @@ public final class AuthSettings: Sendable {
     public var appVerificationDisabledForTesting: Bool {
         get { isAppVerificationDisabledForTesting }
         set { isAppVerificationDisabledForTesting = newValue }
+    }
+
+    /// A copy with the same setting, as Firebase's `copy(with:)` (`NSCopying`).
+    public func copy(with zone: NSZone? = nil) -> Any {
+        AuthSettings(appVerificationDisabledForTesting: isAppVerificationDisabledForTesting)
     }
 }

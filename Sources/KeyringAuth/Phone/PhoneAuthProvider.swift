@@ -205,4 +205,12 @@ extension Auth {
     public func initializeRecaptchaConfig() async throws {
         _ = try await configuration.backend.recaptchaConfig(context: requestContext)
     }
+
+    /// ``initializeRecaptchaConfig()`` with a completion handler, called on the callback queue.
+    public func initializeRecaptchaConfig(completion: (@Sendable (Error?) -> Void)?) {
+        complete({ (_: Bool?, error) in completion?(error) }) { () async throws in
+            try await self.initializeRecaptchaConfig()
+            return true
+        }
+    }
 }
