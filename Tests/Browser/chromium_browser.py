@@ -328,8 +328,11 @@ def sandbox_possible():
     return True
 
 
-def start_driver(work, deadline):
-    """chromedriver on a free loopback port, as `nobody` when this is root; returns it and its base URL."""
+def start_driver(work, deadline, tries=5):
+    """chromedriver on a free loopback port, as `nobody` when this is root; returns it and its base URL.
+
+    Given port 0, chromedriver takes a free port on one loopback address and exits when the other (127.0.0.1 or ::1)
+    has that port taken already; it is started again then, `tries` times at most."""
     log = os.path.join(work, "chromedriver.log")
     output = os.path.join(work, "chromedriver.out")
     environment = {"PATH": "/usr/bin:/bin", "HOME": os.path.join(work, "home"), "TMPDIR": os.path.join(work, "tmp"),
@@ -338,19 +341,24 @@ def start_driver(work, deadline):
     if os.geteuid() == 0:
         nobody = pwd.getpwnam("nobody")
         drop = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
-    with open(output, "wb") as out, open(log, "ab") as err:
-        driver = subprocess.Popen([CHROMEDRIVER, "--port=0", "--log-level=INFO"],
-                                  stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=environment, cwd=work,
-                                  start_new_session=True, **drop)
+    for attempt in range(1, tries + 1):
+        with open(output, "wb") as out, open(log, "wb") as err:
+            driver = subprocess.Popen([CHROMEDRIVER, "--port=0", "--log-level=INFO"],
+                                      stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=environment, cwd=work,
+                                      start_new_session=True, **drop)
 
-    def port():
-        if driver.poll() is not None:
-            raise Failure(f"chromedriver exited with {driver.returncode}: {tail(log)}")
-        with open(output) as text:
-            found = re.search(r"started successfully on port (\d+)", text.read())
-        return found and found.group(1)
+        def port():
+            if driver.poll() is not None:
+                return "exited"
+            with open(output) as text:
+                found = re.search(r"started successfully on port (\d+)", text.read())
+            return found and found.group(1)
 
-    return driver, f"http://127.0.0.1:{wait_until('chromedriver to listen', deadline, port)}"
+        found = wait_until("chromedriver to listen", deadline, port)
+        if found != "exited":
+            return driver, f"http://127.0.0.1:{found}"
+        if "Address already in use" not in tail(log) or attempt == tries:
+            raise Failure(f"chromedriver exited with {driver.returncode} (start {attempt} of {tries}): {tail(log)}")
 
 
 def tail(path, lines=15):
@@ -467,7 +475,8 @@ def main():
                 except (Failure, WebDriverError):
                     pass
     except (Failure, WebDriverError, OSError, ValueError, KeyError) as error:
-        result["error"] = str(error) + (f"\nchromedriver's log ends:\n{browser.log}" if browser and browser.log else "")
+        log = browser.log if browser and browser.log.strip() not in str(error) else ""
+        result["error"] = str(error) + (f"\nchromedriver's log ends:\n{log}" if log else "")
     if browser and browser.problems:
         result["cleanup"] = browser.problems
     mark(result, "ended")

@@ -131,23 +131,56 @@ package struct RealBrowser: Sendable {
     /// - Throws: ``Failure`` when no run ended within `limit`, or the run failed (its error and the page it was on).
     package func nextRun(within limit: Duration = .seconds(300)) async throws -> Run {
         let run = try await result(within: limit)
-        guard run.ok else {
-            throw Failure(description: "the browser failed: \(run.error ?? "?"); its page: \(run.final.map { "\($0.url) \($0.text)" } ?? "none")")
-        }
+        if let failure = Self.failure(of: .success(run)) { throw Failure(description: "the browser failed: \(failure)") }
         return run
     }
 
-    /// What `signIn` (which opens this browser) gives, and the browser's run; when `signIn` fails, the browser's own
-    /// failure is told with it.
-    package func run<T>(_ signIn: () async throws -> T) async throws -> (T, Run) {
-        let value: T
-        do {
-            value = try await signIn()
-        } catch {
-            let run = try? await result(within: .seconds(60))
-            throw Failure(description: "the sign-in failed: \(error); the browser: \(run.map { $0.error ?? "ok" } ?? "no run ended")")
+    /// What `signIn` (which opens this browser) gives, and the browser's run. A run that fails first cancels `signIn`
+    /// (no wait for the app's time limit); a `signIn` that fails is told with what the browser met (waited for 60 s).
+    package func run<T: Sendable>(_ signIn: @escaping @Sendable () async throws -> T) async throws -> (T, Run) {
+        try await withThrowingTaskGroup(of: RunOutcome<T>.self) { group in
+            group.addTask {
+                do { return .signedIn(.success(try await signIn())) } catch { return .signedIn(.failure(error)) }
+            }
+            group.addTask {
+                do { return .browsed(.success(try await result(within: .seconds(300)))) } catch { return .browsed(.failure(error)) }
+            }
+            var (signedIn, browsed): (Result<T, any Error>?, Result<Run, any Error>?) = (nil, nil)
+            while signedIn == nil || browsed == nil, let next = try await group.next() {
+                switch next {
+                case .signedIn(let outcome):
+                    signedIn = outcome
+                    if case .failure = outcome, browsed == nil {
+                        group.addTask {
+                            try? await Task.sleep(for: .seconds(60))
+                            return .browsed(.failure(Failure(description: "no run ended within 60 s of the sign-in's failure")))
+                        }
+                    }
+                case .browsed(let outcome):
+                    browsed = browsed ?? outcome
+                    if signedIn == nil, let failure = Self.failure(of: outcome) {
+                        group.cancelAll()
+                        throw Failure(description: "the browser failed before the sign-in ended: \(failure)")
+                    }
+                }
+            }
+            group.cancelAll()
+            switch (signedIn, browsed) {
+            case (.success(let value)?, .success(let run)?) where run.ok: return (value, run)
+            case (.failure(let error)?, let browsed):
+                throw Failure(description: "the sign-in failed: \(error); the browser: \(browsed.flatMap(Self.failure(of:)) ?? "ok")")
+            default: throw Failure(description: "the browser failed: \(browsed.flatMap(Self.failure(of:)) ?? "no run")")
+            }
         }
-        return (value, try await nextRun())
+    }
+
+    /// What went wrong in a run, with the page it was on; `nil` for a run that went well.
+    private static func failure(of outcome: Result<Run, any Error>) -> String? {
+        switch outcome {
+        case .failure(let error): return "\(error)"
+        case .success(let run) where !run.ok: return "\(run.error ?? "?"); its page: \(run.final.map { "\($0.url) \($0.text)" } ?? "none")"
+        case .success: return nil
+        }
     }
 
     private func result(within limit: Duration) async throws -> Run {
@@ -163,4 +196,12 @@ package struct RealBrowser: Sendable {
         try FileManager.default.removeItem(at: resultFile)
         return try JSONDecoder().decode(Run.self, from: data)
     }
+}
+
+/// What finished first in ``RealBrowser/run(_:)``: the app's sign-in, or the browser's run.
+private enum RunOutcome<T: Sendable>: Sendable {
+    case signedIn(Result<T, any Error>)
+    case browsed(Result<Run, any Error>)
+
+    typealias Run = RealBrowser.Run
 }
