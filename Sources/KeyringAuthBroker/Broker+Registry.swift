@@ -48,11 +48,18 @@ extension Broker {
             throw Self.brokerError(from: error)
         }
         let backend = IdentityToolkitBackend(apiKey: scope.options.apiKey, endpoint: endpoint, requestTimeout: .seconds(15), logger: logger)
-        return Auth(configuration: AuthConfiguration(
+        let auth = Auth(configuration: AuthConfiguration(
             options: scope.options, store: scratch ? InMemoryStore() : store, backend: backend, callbackQueue: listenerQueue, logger: logger,
             liveSync: !scratch && scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),
             tokenRefresh: scratch ? .disabled : tokenRefresh))
+        if endpoint.emulatorHost != nil, Self.emulatorVerifiesApps { auth.settings?.isAppVerificationDisabledForTesting = false }
+        return auth
     }
+
+    /// For tests against the emulator's stand-in reCAPTCHA only: with `KEYRING_AUTH_EMULATOR_VERIFIES_APPS=1` in the
+    /// broker's environment, its `Auth`s on an emulator keep app verification on (the phone verification page opens),
+    /// as they would against Firebase. Without it, or for any other backend, nothing changes.
+    static let emulatorVerifiesApps = ProcessInfo.processInfo.environment["KEYRING_AUTH_EMULATOR_VERIFIES_APPS"] == "1"
 
     /// Lets go of `Auth`s the scope table released, on the registry's queue, outside any lock: an Auth's end may take a
     /// D-Bus call.

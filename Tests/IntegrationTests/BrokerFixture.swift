@@ -22,13 +22,16 @@ struct BrokerFixture {
 
     /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running. The
     /// group starts empty: what earlier tests' apps (each of an API key of its own) left there is removed, as it would
-    /// otherwise take from the share of items the broker keeps for each sandboxed app.
-    static func start(idleTimeout: Int = 120, tokenLifetime: Duration = .seconds(3600)) async throws -> BrokerFixture {
+    /// otherwise take from the share of items the broker keeps for each sandboxed app. With `recaptcha`, the emulator's
+    /// stand-in reCAPTCHA enforces as it says.
+    static func start(
+        idleTimeout: Int = 120, tokenLifetime: Duration = .seconds(3600), recaptcha: AuthEmulator.StandInRecaptcha? = nil
+    ) async throws -> BrokerFixture {
         let harness = try Harness.require()
         _ = try await SecretServiceStore().removeAll(in: AccessGroup(group))
         var logger = Logger(label: "BrokerTests")
         logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger))
+        let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger, recaptcha: recaptcha))
         let address = try await emulator.start()
         let fixture = BrokerFixture(
             harness: harness, emulator: emulator, address: address,
@@ -44,9 +47,11 @@ struct BrokerFixture {
 
     /// The service file, as `scripts/install` writes it, naming the built broker (after `launcher`'s words, a program
     /// that runs the broker, when given); and `FIREBASE_AUTH_EMULATOR_HOST` in the activation environment, as a
-    /// developer's session may pass it on (the broker heeds only the apps' own `emulatorHost`).
+    /// developer's session may pass it on (the broker heeds only the apps' own `emulatorHost`); `path` first on its `PATH`
+    /// (a browser's `xdg-open`), and `environment`'s variables besides.
     func installService(
-        idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = [], launcher: [String] = []
+        idleTimeout: Int, emulatorHost: String, path: String? = nil, arguments: [String] = [], launcher: [String] = [],
+        environment: [String: String] = [:]
     ) async throws {
         guard let services = ProcessInfo.processInfo.environment["KEYRING_AUTH_HARNESS_SERVICES"] else {
             throw BrokerTestFailure(description: "no KEYRING_AUTH_HARNESS_SERVICES: run the tests under dbus/with-keyring")
@@ -55,12 +60,18 @@ struct BrokerFixture {
             + "\(try Harness.product("keyring-auth-broker")) --idle-timeout \(idleTimeout)" + arguments.map { " " + $0 }.joined() + "\n"
         try Data(file.utf8).write(to: URL(fileURLWithPath: services).appendingPathComponent("\(Self.name).service"))
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        // The bus keeps each variable once set: one a test set is set back for the next (an empty value is unset to the broker).
+        let variables = Self.resetVariables.merging(environment) { _, given in given }.merging(
+            ["FIREBASE_AUTH_EMULATOR_HOST": emulatorHost, "PATH": "\(path.map { $0 + ":" } ?? "")\(systemPath)"]) { _, fixed in fixed }
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
-            ["{'FIREBASE_AUTH_EMULATOR_HOST': '\(emulatorHost)', 'PATH': '\(path.map { $0 + ":" } ?? "")\(systemPath)'}"])
+            ["{" + variables.sorted { $0.key < $1.key }.map { "'\($0.key)': '\($0.value)'" }.joined(separator: ", ") + "}"])
             .requireSuccess("UpdateActivationEnvironment")
         try await busCall("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig", [])
             .requireSuccess("ReloadConfig")
     }
+
+    /// The variables a test may set in the activation environment, as they are when it does not.
+    static let resetVariables = ["KEYRING_AUTH_EMULATOR_VERIFIES_APPS": ""]
 
     /// `dbus/run-as-flatpak` for `appID`, with `readOnly` paths bound in, and the network (the app's emulator is on
     /// loopback, which the broker reaches for it only when it could itself) unless `network` is false. With

@@ -122,4 +122,39 @@ extension KeyringTests.Broker {
         #expect(started == 4, "the departed connection's steps were let go")
         #expect(await again.finish() == 0)
     }
+
+    /// A sandboxed app's phone sign-in with app verification on (`KEYRING_AUTH_EMULATOR_VERIFIES_APPS`, as against
+    /// Firebase), the emulator's stand-in reCAPTCHA in ENFORCE: the broker runs the page on the host and opens it in a real
+    /// browser (chromium, its `xdg-open` first on the broker's `PATH`), whose Enterprise check needs no click; the code the
+    /// emulator made then signs the app in. The app has the network: without it the broker reaches no emulator for it.
+    @Test func theBrokerShowsASandboxedAppsPhoneVerificationPageInARealBrowser() async throws {
+        let broker = try await BrokerFixture.start(recaptcha: .init(enforcement: .enforce))
+        let browser = try RealBrowser.make([.waitForText("Verified")], timeout: .seconds(60))
+        defer { browser.remove() }
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, path: browser.path,
+            environment: ["KEYRING_AUTH_EMULATOR_VERIFIES_APPS": "1"])
+        let app = try await BrokerDriver(broker, as: "com.example.Notes")
+        let number = Self.number()
+        let (started, run) = try await browser.run {
+            try await app.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()])
+        }
+        let handle = try startedHandle(started)
+        let page = try #require(run.final)
+        #expect(page.url.hasPrefix("http://localhost:") && page.title == "Verified", "\(page)")
+
+        let sent = broker.emulator.receivedRequests.filter { $0.operation == "accounts:sendVerificationCode" }.map(\.appVerification)
+        #expect(sent.count == 1, "one request, accepted at once: \(sent)")
+        let fields = try #require(sent.last)
+        #expect(fields["clientType"] == "CLIENT_TYPE_WEB" && fields["recaptchaVersion"] == "RECAPTCHA_ENTERPRISE", "\(fields)")
+        #expect(fields["captchaResponse"].map { $0 != "NO_RECAPTCHA" && !$0.isEmpty } == true && fields["recaptchaToken"] == nil, "\(fields)")
+
+        let user = try await app.dictionary("ConfirmPhoneVerification", "ssa{sv}", [handle, try smsCode(broker, for: number), [String: Any]()])
+        #expect(user["phoneNumber"] as? String == number && (user["providers"] as? String ?? "").contains("phone"), "\(user)")
+        let current = try await app.dictionary("GetUser")
+        #expect(current["phoneNumber"] as? String == number, "\(current)")
+        #expect(await app.finish() == 0)
+        print("BrokerPhoneTests: ENFORCE through the broker in chromium took \(run.seconds) s")
+    }
 }
