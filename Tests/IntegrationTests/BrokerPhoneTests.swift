@@ -137,10 +137,9 @@ extension KeyringTests.Broker {
             environment: ["KEYRING_AUTH_EMULATOR_VERIFIES_APPS": "1"])
         let app = try await BrokerDriver(broker, as: "com.example.Notes")
         let number = Self.number()
-        let (started, run) = try await browser.run {
-            try await app.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()])
+        let (handle, run) = try await browser.run {
+            try startedHandle(try await app.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()]))
         }
-        let handle = try startedHandle(started)
         let page = try #require(run.final)
         #expect(page.url.hasPrefix("http://localhost:") && page.title == "Verified", "\(page)")
 

@@ -17,6 +17,7 @@ import Testing
 
     @Test func onlyTheFlowsSecretAtItsHostEndsTheWaitAndThePageHoldsNoSecret() async throws {
         let answers = Mutex<[String]>([])
+        let allSent = DispatchSemaphore(value: 0)
         let browser = DesktopBrowser.custom { url in
             // Another process, then the page's own answer, on a thread of their own once the flow listens.
             let port = UInt16(url.port ?? 0)
@@ -32,6 +33,7 @@ import Testing
                     let answer = (try? Self.get(target, port: port, host: sentHost)) ?? "no answer"
                     answers.withLock { $0.append(answer) }
                 }
+                allSent.signal()
             }
             return nil
         }
@@ -43,6 +45,13 @@ import Testing
         flow.timeout = .seconds(60)
         let tokens = try await flow.tokens(announcing: { _ in })
         #expect(tokens == AppVerificationFlow.Tokens(enterprise: nil, v2: "the-token"))
+        // The last answer was sent before the flow returned; the other process reads it on its own thread.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                allSent.wait()
+                done.resume()
+            }
+        }
         let seen = answers.withLock { $0 }
         #expect(seen.count == 4)
         let served = try #require(seen.first)
