@@ -3,6 +3,13 @@ import ArgumentParser
 /// The options of `keyring-auth emulator`, which `keyring-auth` parses and checks, and `keyring-auth-emulator`,
 /// the executable that runs the emulator (SwiftNIO stays out of `keyring-auth`), parses again from the same words.
 package struct EmulatorOptions: ParsableArguments {
+    /// The usage line of both programs (ArgumentParser's own, with this many options, would be `<options>`).
+    package static let usage = """
+        keyring-auth emulator [--host <host>] [--port <port>] [--allow-non-loopback] [--project-id <id>] [--token-lifetime <seconds>] \
+        [--idle-timeout <seconds>] [--max-connections <n>] [--no-anonymous] [--email-enumeration-protection] [--import <file>] \
+        [--export-on-exit <file>] [--recaptcha OFF|AUDIT|ENFORCE] [--verbose]
+        """
+
     @Option(help: "The address to listen on: a loopback address unless --allow-non-loopback.")
     package var host = "127.0.0.1"
 

@@ -7,11 +7,7 @@ struct Emulator: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulator",
         abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
-        usage: """
-            keyring-auth emulator [--host <host>] [--port <port>] [--allow-non-loopback] [--project-id <id>] [--token-lifetime <seconds>] \
-            [--idle-timeout <seconds>] [--max-connections <n>] [--no-anonymous] [--email-enumeration-protection] [--import <file>] \
-            [--export-on-exit <file>] [--recaptcha OFF|AUDIT|ENFORCE] [--verbose]
-            """,
+        usage: EmulatorOptions.usage,
         discussion: """
             Point apps at it with FIREBASE_AUTH_EMULATOR_HOST=HOST:PORT or --emulator HOST:PORT ([::1]:PORT for IPv6). \
             Accounts live in memory. Email actions (send-oob) are not mailed: each code's link is printed as it is made, \

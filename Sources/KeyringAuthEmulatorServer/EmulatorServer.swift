@@ -10,7 +10,8 @@ import SystemSupport
 package struct EmulatorServer: AsyncParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "keyring-auth emulator",
-        abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).")
+        abstract: "Run the bundled Auth emulator until interrupted (Ctrl-C).",
+        usage: EmulatorOptions.usage)
 
     @OptionGroup var options: EmulatorOptions
 

@@ -35,24 +35,28 @@ public final class MultiFactor: Sendable {
     ///   keychain or network error; on failure nothing stored changes.
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
         let auth = try user.owningAuth()
+        let backend = auth.configuration.backend
+        let finalize: @Sendable (String, AuthRequestContext) async throws(AuthError) -> AuthTokens
         if let phone = assertion as? PhoneMultiFactorAssertion {
             try phone.credential.checkUsable()
-            let (idToken, context) = (try await user.idToken(), auth.requestContext)
-            let tokens = try await auth.configuration.backend.finalizePhoneEnrollment(
-                idToken: idToken, credential: phone.credential, displayName: displayName, context: context)
-            try await auth.saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
-            return
+            finalize = { idToken, context throws(AuthError) in
+                try await backend.finalizePhoneEnrollment(idToken: idToken, credential: phone.credential, displayName: displayName, context: context)
+            }
+        } else {
+            guard let totp = assertion as? TOTPMultiFactorAssertion, let secret = totp.secret else {
+                throw AuthError(
+                    .missingMultiFactorInfo,
+                    "A factor is enrolled with TOTPMultiFactorGenerator.assertionForEnrollment(with:oneTimePassword:) and a generated "
+                        + "secret, or with PhoneMultiFactorGenerator.assertion(with:) and an SMS code.")
+            }
+            try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
+            finalize = { idToken, context throws(AuthError) in
+                try await backend.finalizeTOTPEnrollment(
+                    idToken: idToken, secret: secret, oneTimePassword: totp.oneTimePassword, displayName: displayName, context: context)
+            }
         }
-        guard let totp = assertion as? TOTPMultiFactorAssertion, let secret = totp.secret else {
-            throw AuthError(
-                .missingMultiFactorInfo,
-                "A factor is enrolled with TOTPMultiFactorGenerator.assertionForEnrollment(with:oneTimePassword:) and a generated "
-                    + "secret, or with PhoneMultiFactorGenerator.assertion(with:) and an SMS code.")
-        }
-        try AuthCredential.checkField(totp.oneTimePassword, "one-time password", code: .missingVerificationCode, required: true)
         let (idToken, context) = (try await user.idToken(), auth.requestContext)
-        let tokens = try await auth.configuration.backend.finalizeTOTPEnrollment(
-            idToken: idToken, secret: secret, oneTimePassword: totp.oneTimePassword, displayName: displayName, context: context)
+        let tokens = try await finalize(idToken, context)
         try await auth.saveTokensAndLookUp(user, tokens: tokens, idToken: idToken, context: context)
     }
 
