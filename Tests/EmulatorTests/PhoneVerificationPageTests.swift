@@ -158,4 +158,25 @@ extension PhoneVerificationPageTests {
         #expect(Self.sent(fixture).isEmpty)
         await fixture.emulator.stop()
     }
+
+    @Test func reCAPTCHAThatCannotLoadIsANetworkFailureAndNoCodeIsSent() async throws {
+        // Without its stand-in reCAPTCHA the emulator serves no scripts: the page's script fails to load, as offline.
+        let fixture = try await EmulatorFixture.start()
+        let auth = try fixture.auth()
+        auth.settings?.isAppVerificationDisabledForTesting = false
+        let browser = try RealBrowser.make([.waitForText("could not be loaded")], timeout: .seconds(60))
+        defer { browser.remove() }
+        let provider = PhoneAuthProvider.provider(auth: auth)
+        provider.browser = browser.desktopBrowser
+        do {
+            _ = try await provider.verifyPhoneNumber(Self.number, uiDelegate: nil, multiFactorSession: nil)
+            Issue.record("a page without reCAPTCHA sent a code")
+        } catch let error as AuthError {
+            #expect(error.code == .webNetworkRequestFailed && error.message.contains("could not be loaded"), "\(error)")
+        }
+        let page = try #require(try await browser.nextRun().final)
+        #expect(page.title == "Not verified" && page.text.contains("reCAPTCHA could not be loaded"), "\(page)")
+        #expect(Self.sent(fixture).isEmpty && fixture.emulator.verificationCodes.isEmpty)
+        await fixture.emulator.stop()
+    }
 }
