@@ -163,13 +163,7 @@ package struct IdentityToolkitEndpoint: Hashable, Sendable, CustomStringConverti
 
     /// The URL of Identity Toolkit's v2 password policy, of the project or of `tenantID`.
     func passwordPolicyURL(apiKey: String, tenantID: String?) -> URL {
-        let url = withKey(identityToolkitBase.deletingLastPathComponent().appendingPathComponent("v2/passwordPolicy"), apiKey: apiKey)
-        guard let tenantID else { return url }
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        let tenant = tenantID.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
-        components.percentEncodedQuery = (components.percentEncodedQuery ?? "") + "&tenantId=" + tenant
-        return components.url!
+        identityToolkitV2URL("passwordPolicy", apiKey: apiKey, query: tenantID.map { ["tenantId": $0] } ?? [:])
     }
 
     /// The URL of the token endpoint.
