@@ -1,6 +1,7 @@
 import Foundation
 import KeyringAuthEmulator
 import KeyringTestSupport
+import Subprocesses
 import Testing
 
 extension KeyringTests.Broker {
@@ -155,5 +156,61 @@ extension KeyringTests.Broker {
         #expect(current["phoneNumber"] as? String == number, "\(current)")
         #expect(await app.finish() == 0)
         print("BrokerPhoneTests: ENFORCE through the broker in chromium took \(run.seconds) s")
+    }
+
+    /// A Python app with no browser of the broker's (`VerificationPage(open_browser=False)`) is told the page's address
+    /// (`on_address`) and opens it itself, in a real browser (chromium), where the stand-in reCAPTCHA's Enterprise check
+    /// (ENFORCE) passes; the code then signs the app in. The broker's own `xdg-open` is never run.
+    @Test func aPythonAppIsToldItsPhoneVerificationPagesAddress() async throws {
+        let broker = try await BrokerFixture.start(recaptcha: .init(enforcement: .enforce))
+        let browser = try RealBrowser.make([.waitForText("Verified")], timeout: .seconds(60))
+        defer { browser.remove() }
+        let brokerPath = broker.harness.root.appendingPathComponent("broker-path-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: brokerPath, withIntermediateDirectories: true)
+        let opened = brokerPath.appendingPathComponent("opened")
+        try "#!/bin/sh\necho \"$1\" >> '\(opened.path)'\n".write(to: brokerPath.appendingPathComponent("xdg-open"), atomically: true, encoding: .utf8)
+        #expect(chmod(brokerPath.appendingPathComponent("xdg-open").path, 0o755) == 0)
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, path: brokerPath.path,
+            environment: ["KEYRING_AUTH_EMULATOR_VERIFIES_APPS": "1"])
+
+        let made = try await Subprocess.run(broker.packageRoot.appendingPathComponent("scripts/python-client-env").path, [], limit: .seconds(600))
+        try made.requireSuccess("scripts/python-client-env")
+        let script = broker.harness.root.appendingPathComponent("phone-\(UUID().uuidString.prefix(8)).py")
+        try """
+            import json, subprocess, sys
+            from keyringauth import Auth, FirebaseOptions, VerificationPage, sign_in_with_phone_number
+            app, group, number, opener = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+
+            def show(address):
+                print("page", address.split("#")[0], flush=True)
+                subprocess.Popen([opener, address])
+
+            options = FirebaseOptions(api_key=app["apiKey"], app_id="1:42:linux:python-phone", project_id=app["projectID"])
+            with Auth(options, access_group=group) as auth:
+                confirmation = sign_in_with_phone_number(auth, number, VerificationPage(on_address=show, open_browser=False))
+                print("sent", flush=True)
+                print("user", confirmation.confirm(sys.stdin.readline().strip()).user.phone_number, flush=True)
+            """.write(to: script, atomically: true, encoding: .utf8)
+        let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: broker.app), as: UTF8.self)
+        var environment = ProcessInfo.processInfo.environment
+        environment["FIREBASE_AUTH_EMULATOR_HOST"] = broker.address.description
+        environment["PYTHONPATH"] = broker.packageRoot.appendingPathComponent("clients/python/src").path
+        let number = Self.number()
+        let app = try LineChannel(
+            [made.output.trimmingCharacters(in: .whitespacesAndNewlines), script.path, appJSON, "TEAMID.com.example.shared", number,
+             browser.directory.appendingPathComponent("xdg-open").path],
+            environment: environment)
+        let page = try await app.nextLine(within: .seconds(120))
+        #expect(page.hasPrefix("page http://localhost:") && page.hasSuffix("/"), "\(page) \(app.standardError)")
+        let run = try await browser.nextRun(within: .seconds(120))
+        #expect(run.final?.title == "Verified", "\(run)")
+        #expect(try await app.nextLine(within: .seconds(60)) == "sent", "\(app.standardError)")
+        app.send(try smsCode(broker, for: number))
+        #expect(try await app.nextLine(within: .seconds(60)) == "user \(number)", "\(app.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: opened.path), "the broker opened no browser")
+        let sent = broker.emulator.receivedRequests.filter { $0.operation == "accounts:sendVerificationCode" }.map(\.appVerification)
+        #expect(sent.count == 1 && sent.last?["recaptchaVersion"] == "RECAPTCHA_ENTERPRISE", "\(sent)")
     }
 }

@@ -1,6 +1,7 @@
 """Listeners that raise: logged on the ``keyringauth`` logger, naming the listener, while the Auth's other listeners,
 ``current_user`` and ``auth_state_ready`` go on. Against the broker, with the changes made by another process; and
-offline, the Auth's watch thread driven by a stand-in broker whose UserChanged signals the test sends."""
+offline, the Auth's watch thread driven by a stand-in broker whose UserChanged signals the test sends. And a
+UserChanged that another peer than the broker sends is not heard."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,8 @@ from dataclasses import replace
 from typing import Callable
 
 import pytest
+from jeepney import DBusAddress, HeaderFields, new_method_call, new_signal  # type: ignore[import-untyped]
+from jeepney.io.blocking import open_dbus_connection  # type: ignore[import-untyped]
 
 from conftest import StandInBroker
 from keyringauth import Auth, AuthError, FirebaseOptions, User, glib_dispatch
@@ -114,6 +117,24 @@ def test_a_listener_that_raises_is_logged_and_the_others_follow_another_process(
     raising()
     auth.sign_in_anonymously()
     assert states.get(timeout=30) is auth.current_user and len(failures_of(caplog, "raising_listener")) == 7, "stopped: not told"
+
+
+def test_a_user_changed_that_another_peer_sends_is_not_heard(auth: Auth, group: str) -> None:
+    states: queue.Queue[User | None] = queue.Queue()
+    auth.on_auth_state_changed(states.put)
+    assert states.get(timeout=30) is None
+    forged = new_signal(DBusAddress("/io/github/keyringauth/Broker1", interface="io.github.keyringauth.Broker1"), "UserChanged",
+                        "a{sv}sa{sv}", (dict(auth._binding.app), group, {"uid": ("s", "forged"), "idToken": ("s", "forged")}))
+    forged.header.fields[HeaderFields.destination] = auth._broker.unique_name
+    with open_dbus_connection("SESSION") as peer:
+        peer.send(forged)
+        # The bus daemon handles one connection's messages in order: once it answers, the forged signal is delivered.
+        peer.send_and_get_reply(new_method_call(DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus",
+                                                            interface="org.freedesktop.DBus.Peer"), "Ping"), timeout=30)
+    uid = auth.sign_in_anonymously().user.uid
+    told = states.get(timeout=30)
+    assert told is not None and told.uid == uid, "the first change heard is the broker's, not the forged one"
+    assert auth.current_user is not None and auth.current_user.uid == uid
 
 
 # Offline: the Auth's own watch thread, on a stand-in broker (conftest's).

@@ -14,7 +14,9 @@ from keyringauth import (
     PhoneAuthProvider,
     PhoneMultiFactorGenerator,
     PhoneMultiFactorInfo,
+    VerificationPage,
     errors,
+    sign_in_with_phone_number,
 )
 from keyringauth._messages import in_python
 
@@ -27,8 +29,10 @@ class Recorder:
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
-    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
+    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None,
+             on_page: Any = None) -> list[Any]:
         self.calls.append((method, *arguments))
+        self.on_page = on_page
         return ["handle-1"]
 
 
@@ -65,6 +69,22 @@ def test_verify_phone_number_starts_what_its_options_say() -> None:
         provider.verify_phone_number({"multi_factor_uid": "f1", "session": enrollment})
     with pytest.raises(errors.AuthError, match="phone_number"):
         provider.verify_phone_number({})
+
+
+def test_a_verification_page_in_the_app_verifiers_place_says_how_the_page_reaches_the_person() -> None:
+    binding = Recorder()
+    auth = type("FakeAuth", (), {"_binding": binding, "sign_in_with_credential": None})()
+    addresses: list[str] = []
+    sign_in_with_phone_number(auth, "+15555550100", VerificationPage(on_address=addresses.append, open_browser=False))
+    assert binding.calls[-1][-1] == {"openBrowser": ("b", False)} and binding.on_page == addresses.append
+    sign_in_with_phone_number(auth, "+15555550100", VerificationPage(on_address=addresses.append))
+    assert binding.calls[-1][-1] == {} and binding.on_page == addresses.append, "the browser opens, and the app is told too"
+    sign_in_with_phone_number(auth, "+15555550100", object())
+    assert binding.calls[-1][-1] == {} and binding.on_page is None, "JavaScript's verifier: not used"
+    with pytest.raises(errors.AuthError, match="needs on_address"):
+        VerificationPage(open_browser=False)
+    with pytest.raises(errors.AuthError, match="a function"):
+        VerificationPage(on_address="http://localhost")  # type: ignore[arg-type]
 
 
 def test_the_brokers_phone_messages_are_said_in_python() -> None:

@@ -60,6 +60,7 @@ from .password_policy import PasswordPolicy, PasswordPolicyCustomStrengthOptions
 from .phone import (
     ConfirmationResult,
     PhoneAuthProvider,
+    VerificationPage,
     link_with_phone_number,
     reauthenticate_with_phone_number,
     sign_in_with_phone_number,
@@ -90,7 +91,8 @@ __all__ = [
     "NoCurrentUserError", "OAuthProvider", "OperationType", "PasswordPolicy", "PasswordPolicyCustomStrengthOptions",
     "PasswordValidationStatus", "PhoneAuthCredential", "PhoneAuthProvider", "PhoneMultiFactorAssertion", "PhoneMultiFactorGenerator",
     "PhoneMultiFactorInfo", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
-    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "WrongPasswordError",
+    "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "VerificationPage",
+    "WrongPasswordError",
     "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_phone_number",
     "link_with_popup", "multi_factor", "parse_action_code_url", "reauthenticate_with_phone_number", "reauthenticate_with_popup",
     "sign_in_with_phone_number", "sign_in_with_popup", "update_phone_number", "validate_password",

@@ -27,13 +27,18 @@ class Binding:
         #: Told before a user's own call signs it out (a deletion): the Auth's callbacks may refuse it by raising.
         self.before_sign_out: Callable[[], None] = lambda: None
 
-    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None) -> list[Any]:
+    def call(self, method: str, signature: str = "", *arguments: Any, timeout: float | None = None,
+             on_page: Callable[[str], None] | None = None) -> list[Any]:
         """Calls ``method`` for this app and group, in the Auth's language, its sign-ins held while the Auth has
-        before_auth_state_changed callbacks; a second factor raises errors.SecondFactorChallenge."""
+        before_auth_state_changed callbacks; a second factor raises errors.SecondFactorChallenge. ``on_page`` is told
+        the address of each verification page the broker serves for the call."""
         self.used = True
         app = dict(self.app)
         if self.language_code is not None:
             app["languageCode"] = ("s", self.language_code)
         if self.hold_sign_ins:
             app["holdSignIn"] = ("s", "true")
+        if on_page is not None:
+            return self.broker.call_telling_pages(method, app, self.group, signature, *arguments,
+                                                  timeout=timeout or self.broker.timeout, on_page=on_page)
         return self.broker.call(method, app, self.group, signature, *arguments, timeout=timeout)

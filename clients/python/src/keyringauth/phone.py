@@ -4,13 +4,15 @@ for the credential of a code and for SMS second factors.
 
 Where the JavaScript SDK verifies its web page with a ``RecaptchaVerifier``, the broker verifies the app on a page it
 serves on this machine and opens in the person's browser (none for the emulator, which verifies nothing), then has
-Firebase send the code. An ``app_verifier`` is accepted, for code written for the JavaScript SDK, and not used: there is
-no page of the app's own for reCAPTCHA to render in. Each start waits up to five minutes for the person."""
+Firebase send the code. In the ``app_verifier`` argument's place a ``VerificationPage`` says how the page reaches the
+person (its address told to the app, the browser left closed); any other ``app_verifier``, for code written for the
+JavaScript SDK, is not used: there is no page of the app's own for reCAPTCHA to render in. Each start waits up to five
+minutes for the person."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from . import errors
 from ._binding import Binding
@@ -23,10 +25,41 @@ from .user import User, UserCredential
 START_TIMEOUT = 330.0
 
 
-def _start(binding: Binding, phone_number: str, purpose: str) -> str:
+@dataclass(frozen=True)
+class VerificationPage:
+    """How the broker's app verification page reaches the person, given where the JavaScript SDK takes its
+    ``ApplicationVerifier``: ``sign_in_with_phone_number(auth, number, VerificationPage(on_address=show))``.
+    KeyringAuth's own.
+
+    ``on_address`` is told the page's address (``http://localhost:PORT/#…``) before the browser opens, on a thread of
+    the package: for an app to show its own way (a link in its window, a browser of its choosing). The
+    address holds the page's one-time secret: show it to the person, and do not log it. With ``open_browser=False``
+    the broker opens no browser, and ``on_address`` is needed."""
+
+    on_address: Callable[[str], None] | None = None
+    open_browser: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.open_browser and self.on_address is None:
+            raise errors.invalid_argument("VerificationPage(open_browser=False) needs on_address, to show the person the "
+                                          "page's address: no one would see the page otherwise.")
+        if self.on_address is not None and not callable(self.on_address):
+            raise errors.invalid_argument(f"on_address is a function taking the page's address, not {self.on_address!r}.")
+
+
+def _page_options(app_verifier: object) -> tuple[dict[str, Any], Callable[[str], None] | None]:
+    """The broker's page options for ``app_verifier``, and whom to tell the page's address."""
+    if not isinstance(app_verifier, VerificationPage):
+        return {}, None
+    return ({} if app_verifier.open_browser else {"openBrowser": ("b", False)}), app_verifier.on_address
+
+
+def _start(binding: Binding, phone_number: str, purpose: str, app_verifier: object) -> str:
     if not isinstance(phone_number, str):
         raise errors.invalid_argument(f"The phone number is a string in E.164 form, such as \"+15555550100\", not {phone_number!r}.")
-    return str(binding.call("StartPhoneVerification", "ssa{sv}", phone_number, purpose, {}, timeout=START_TIMEOUT)[0])
+    options, on_page = _page_options(app_verifier)
+    return str(binding.call("StartPhoneVerification", "ssa{sv}", phone_number, purpose, options, timeout=START_TIMEOUT,
+                            on_page=on_page)[0])
 
 
 @dataclass(frozen=True)
@@ -45,18 +78,19 @@ class ConfirmationResult:
 
 def sign_in_with_phone_number(auth: Auth, phone_number: str, app_verifier: object = None) -> ConfirmationResult:
     """Has an SMS code sent to ``phone_number`` (E.164) for a sign-in, as the JavaScript SDK's: the person first
-    verifies the app on the page the broker opens in their browser. ``app_verifier`` is not used."""
-    return ConfirmationResult(_start(auth._binding, phone_number, "sign-in"), auth.sign_in_with_credential)
+    verifies the app on the page the broker opens in their browser. ``app_verifier``: a ``VerificationPage``, or
+    anything else, not used."""
+    return ConfirmationResult(_start(auth._binding, phone_number, "sign-in", app_verifier), auth.sign_in_with_credential)
 
 
 def link_with_phone_number(user: User, phone_number: str, app_verifier: object = None) -> ConfirmationResult:
     """Has an SMS code sent to ``phone_number`` to link it to ``user``; ``confirm(code)`` links it."""
-    return ConfirmationResult(_start(user._binding, phone_number, "link"), user.link_with_credential)
+    return ConfirmationResult(_start(user._binding, phone_number, "link", app_verifier), user.link_with_credential)
 
 
 def reauthenticate_with_phone_number(user: User, phone_number: str, app_verifier: object = None) -> ConfirmationResult:
     """Has an SMS code sent to ``user``'s ``phone_number``; ``confirm(code)`` reauthenticates the user."""
-    return ConfirmationResult(_start(user._binding, phone_number, "reauthenticate"), user.reauthenticate_with_credential)
+    return ConfirmationResult(_start(user._binding, phone_number, "reauthenticate", app_verifier), user.reauthenticate_with_credential)
 
 
 def update_phone_number(user: User, credential: PhoneAuthCredential) -> None:
@@ -81,9 +115,9 @@ class PhoneAuthProvider:
         ``user.reauthenticate_with_credential``, ``update_phone_number``); ``{"phone_number": n, "session":
         multi_factor(user).get_session()}`` to enroll it as a second factor; ``{"multi_factor_hint": hint, "session":
         resolver.session}`` (or ``multi_factor_uid``) for a sign-in's SMS factor. camelCase keys, as the JavaScript
-        SDK's, are taken too. ``application_verifier`` is not used."""
+        SDK's, are taken too. ``application_verifier``: a ``VerificationPage``, or anything else, not used."""
         if isinstance(phone_options, str):
-            return _start(self._auth._binding, phone_options, "sign-in")
+            return _start(self._auth._binding, phone_options, "sign-in", application_verifier)
         options = {_snake(key): value for key, value in phone_options.items()}
         session = options.get("session")
         if session is not None and not isinstance(session, MultiFactorSession):
@@ -96,7 +130,9 @@ class PhoneAuthProvider:
             if isinstance(hint, MultiFactorInfo) and not isinstance(hint, PhoneMultiFactorInfo):
                 raise errors.invalid_argument(f"The hint {hint.uid} is not an SMS factor; an authenticator app's is resolved with "
                                               "TotpMultiFactorGenerator.assertion_for_sign_in.")
-            reply = session._binding.call("StartPhoneSecondFactor", "ssa{sv}", session._sign_in_handle, str(uid), {}, timeout=START_TIMEOUT)
+            options, on_page = _page_options(application_verifier)
+            reply = session._binding.call("StartPhoneSecondFactor", "ssa{sv}", session._sign_in_handle, str(uid), options,
+                                          timeout=START_TIMEOUT, on_page=on_page)
             return str(reply[0])
         number = options.get("phone_number")
         if not isinstance(number, str):
@@ -104,8 +140,8 @@ class PhoneAuthProvider:
         if session is not None:
             if session._sign_in_handle is not None:
                 raise errors.invalid_argument("A sign-in's session verifies one of its hints (multi_factor_hint), not a number.")
-            return _start(session._binding, number, "enroll")
-        return _start(self._auth._binding, number, "sign-in")
+            return _start(session._binding, number, "enroll", application_verifier)
+        return _start(self._auth._binding, number, "sign-in", application_verifier)
 
     @staticmethod
     def credential(verification_id: str, verification_code: str) -> PhoneAuthCredential:
