@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandLineSupport
 import Foundation
+import KeyringAuth
 import SecretKeychain
 
 /// `keyring-auth`: inspect and manage Firebase auth state shared through the Secret Service.
@@ -16,7 +17,7 @@ package struct KeyringAuthCLI: AsyncParsableCommand {
             Tokens are printed only by `show --show-tokens` and `token`, and read only from standard input. Shell completion: \
             keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).
             """,
-        version: Version.current,
+        version: KeyringAuthVersion.current,
         subcommands: [
             List.self, Show.self, Token.self, SignIn.self, MultiFactorCommand.self, Link.self, Reauthenticate.self, UpdatePhone.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
             SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,

@@ -121,7 +121,10 @@ public final class FirebaseApp: Sendable, CustomStringConvertible {
             apps[name] = nil
             return true
         }
-        if removed { Auth.removeInstance(for: self) }
+        if removed {
+            Auth.removeInstance(for: self)
+            AppCheck.removeInstance(for: self)
+        }
         completion(removed)
     }
 

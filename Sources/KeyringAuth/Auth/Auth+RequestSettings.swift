@@ -54,8 +54,16 @@ extension Auth {
     /// apps of several languages at once, so that a call's language is that call's, never set on the shared instance.
     @TaskLocal package static var languageCodeOfTask: String?
 
+    /// The App Check token of the requests made in the current task, over the app's ``AppCheck``: the broker's, which
+    /// sends each app's own token with its calls.
+    @TaskLocal package static var appCheckTokenOfTask: String?
+
     /// What every request of this instance carries now (in the current task).
     var requestContext: AuthRequestContext {
-        state.withLock { AuthRequestContext(tenantID: $0.tenantID, languageCode: Self.languageCodeOfTask ?? $0.languageCode) }
+        state.withLock {
+            AuthRequestContext(
+                tenantID: $0.tenantID, languageCode: Self.languageCodeOfTask ?? $0.languageCode,
+                appCheck: Self.appCheckTokenOfTask.map(AppCheckHeader.token) ?? configuration.appCheck.map(AppCheckHeader.appCheck))
+        }
     }
 }

@@ -236,6 +236,7 @@ public final class Auth: Sendable {
             return
         }
         backend.useEmulatorOrFailRequests(host: host, port: port)
+        configuration.appCheck?.useEmulator(host: host, port: port)
         settings?.isAppVerificationDisabledForTesting = true
         do throws(AuthError) {
             _ = try backend.endpoint()

@@ -26,6 +26,9 @@ public struct AuthConfiguration: Sendable {
     /// Whether and when a running `Auth` refreshes its user's ID token ahead of expiry (on by default,
     /// five to eight minutes before; about one refresh per group of running apps).
     public var tokenRefresh: TokenRefreshPolicy
+    /// The App Check whose token every request carries (`X-Firebase-AppCheck`): by default the app's
+    /// (`AppCheck.appCheck(app:)` of the `FirebaseApp` of the options' app name), `nil` when no provider factory is set.
+    public var appCheck: AppCheck?
 
     /// Everything an ``Auth`` needs for a ``FirebaseApp`` (its options as ``AuthAppOptions/init(app:)``
     /// takes them), with the same defaults as ``init(options:store:callbackQueue:logger:liveSync:groupChoices:tokenRefresh:)``.
@@ -80,7 +83,7 @@ public struct AuthConfiguration: Sendable {
         tokenRefresh: TokenRefreshPolicy = .standard
     ) {
         self.init(
-            options: options, store: store, backend: IdentityToolkitBackend(apiKey: options.apiKey, logger: logger),
+            options: options, store: store, backend: IdentityToolkitBackend(apiKey: options.apiKey, appID: options.appID, logger: logger),
             callbackQueue: callbackQueue, logger: logger, liveSync: liveSync, groupChoices: groupChoices, tokenRefresh: tokenRefresh)
     }
 
@@ -101,5 +104,6 @@ public struct AuthConfiguration: Sendable {
         self.logger = logger
         self.liveSync = liveSync
         self.tokenRefresh = tokenRefresh
+        self.appCheck = FirebaseApp.app(name: AuthAppOptions.firebaseAppName(of: options.appName)).flatMap(AppCheck.appCheck(app:))
     }
 }

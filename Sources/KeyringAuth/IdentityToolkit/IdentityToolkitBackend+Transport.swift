@@ -21,8 +21,7 @@ extension IdentityToolkitBackend {
     ) async throws(AuthError) -> Reply {
         let answer: HTTPAnswer
         do {
-            var headers = [("Content-Type", contentType), ("Accept", "application/json")]
-            if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
+            let headers = [("Content-Type", contentType)] + (await commonHeaders(context))
             answer = try await transport.post(to: url, headers: headers, body: body, timeout: requestTimeout)
         } catch {
             logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
@@ -36,15 +35,30 @@ extension IdentityToolkitBackend {
     func get(_ url: URL, operation: String, context: AuthRequestContext) async throws(AuthError) -> HTTPAnswer {
         let answer: HTTPAnswer
         do {
-            var headers = [("Accept", "application/json")]
-            if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
-            answer = try await transport.get(from: url, headers: headers, timeout: requestTimeout)
+            answer = try await transport.get(from: url, headers: await commonHeaders(context), timeout: requestTimeout)
         } catch {
             logger.debug("\(operation) failed in transport", metadata: ["error": "\(error)"])
             throw transportError(error, host: url.host ?? "?")
         }
         logger.debug("\(operation) answered", metadata: ["status": "\(answer.status)", "bytes": "\(answer.body.count)"])
         return answer
+    }
+
+    /// The headers of every request, as Firebase's SDKs send them: the client's version, the app's ID, the language,
+    /// and the App Check token when the app has App Check.
+    func commonHeaders(_ context: AuthRequestContext) async -> [(String, String)] {
+        var headers = [("Accept", "application/json"), ("X-Client-Version", Self.clientVersion)]
+        if let appID, Self.isHeaderSafe(appID) { headers.append(("X-Firebase-GMPID", appID)) }
+        if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
+        if let appCheck = context.appCheck { headers.append(("X-Firebase-AppCheck", await appCheck.value())) }
+        return headers
+    }
+
+    /// `X-Client-Version`, in the shape of Apple's SDK's (`iOS/FirebaseSDK/VERSION/FirebaseCore-iOS`).
+    static let clientVersion = "Linux/KeyringAuth/\(KeyringAuthVersion.current)/FirebaseCore-Linux"
+
+    private static func isHeaderSafe(_ value: String) -> Bool {
+        !value.isEmpty && value.count <= 256 && value.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) }
     }
 
     /// A language code as a header value: letters, digits, `-` and `_` only, at most 35 characters (BCP 47's

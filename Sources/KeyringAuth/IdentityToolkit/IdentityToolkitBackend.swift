@@ -12,6 +12,8 @@ import SystemSupport
 /// Tokens and passwords are never logged.
 package final class IdentityToolkitBackend: AuthBackend {
     package let apiKey: String
+    /// The app's Google app ID, sent as `X-Firebase-GMPID` as Firebase's SDKs send it.
+    package let appID: String?
     /// How long one request may take, from sending to the last byte of the answer, rounded up to
     /// whole seconds.
     package let requestTimeout: Duration
@@ -22,10 +24,10 @@ package final class IdentityToolkitBackend: AuthBackend {
 
     /// A backend for `endpoint`: `IdentityToolkitEndpoint.production` or an emulator.
     package convenience init(
-        apiKey: String, endpoint: IdentityToolkitEndpoint, requestTimeout: Duration = .seconds(30),
+        apiKey: String, appID: String? = nil, endpoint: IdentityToolkitEndpoint, requestTimeout: Duration = .seconds(30),
         logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
     ) {
-        self.init(apiKey: apiKey, endpoint: .success(endpoint), requestTimeout: requestTimeout, logger: logger)
+        self.init(apiKey: apiKey, appID: appID, endpoint: .success(endpoint), requestTimeout: requestTimeout, logger: logger)
     }
 
     /// A backend for Firebase, or for the emulator named by `FIREBASE_AUTH_EMULATOR_HOST` when it is set.
@@ -33,17 +35,18 @@ package final class IdentityToolkitBackend: AuthBackend {
     /// A malformed variable does not stop construction: every request then fails with
     /// ``AuthErrorCode/invalidConfiguration`` saying how to fix it, until `useEmulator(host:port:)` is called.
     package convenience init(
-        apiKey: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        apiKey: String, appID: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
         requestTimeout: Duration = .seconds(30), logger: Logger = Logger(label: "KeyringAuth.IdentityToolkit")
     ) {
         let endpoint = Result { () throws(AuthError) in try IdentityToolkitEndpoint.fromEnvironment(environment) }
-        self.init(apiKey: apiKey, endpoint: endpoint, requestTimeout: requestTimeout, logger: logger)
+        self.init(apiKey: apiKey, appID: appID, endpoint: endpoint, requestTimeout: requestTimeout, logger: logger)
     }
 
     private init(
-        apiKey: String, endpoint: Result<IdentityToolkitEndpoint, AuthError>, requestTimeout: Duration, logger: Logger
+        apiKey: String, appID: String?, endpoint: Result<IdentityToolkitEndpoint, AuthError>, requestTimeout: Duration, logger: Logger
     ) {
         self.apiKey = apiKey
+        self.appID = appID
         self.requestTimeout = max(.seconds(1), .seconds(requestTimeout.inSeconds.rounded(.up)))
         self.endpointChoice = Mutex(endpoint)
         self.logger = logger

@@ -32,6 +32,17 @@ enum IdentityToolkitReply {
             }
             return malformed(operation, "HTTP \(status) without an error body")
         }
+        if status == 401, reply.error.message.hasPrefix(appCheckRefusal) {
+            // Firebase's SDKs report it as an internal error; the message says why, and what to do.
+            var error = AuthError(
+                .internalError,
+                "Firebase App Check token is invalid: the project enforces App Check on Authentication, and \(operation) "
+                    + "carried no valid token. Set an App Check provider factory before FirebaseApp.configure() "
+                    + "(AppCheck.setAppCheckProviderFactory(AppCheckDebugProviderFactory()) with a debug secret registered in the "
+                    + "Firebase console, or the app's custom provider); a warning of KeyringAuth.AppCheck says why a token was missing.")
+            error.serverResponse = body
+            return error
+        }
         var error = ServerErrorCode(message: reply.error.message, reasons: reply.reasons).authError
         if error.code == .internalError && status == 429 {
             return AuthError(.tooManyRequests, "Too many requests; wait a while and try again. (\(reply.error.message))")
@@ -39,6 +50,9 @@ enum IdentityToolkitReply {
         if error.code == .internalError { error.serverResponse = body }
         return error
     }
+
+    /// Identity Platform's message when App Check is enforced on Authentication and a request has no valid token.
+    static let appCheckRefusal = "Firebase App Check token is invalid"
 
     static func malformed(_ operation: String, _ reason: String) -> AuthError {
         AuthError(
