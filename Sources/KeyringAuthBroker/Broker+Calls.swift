@@ -14,9 +14,11 @@ extension Broker {
                 work = { try await self.perform(request, for: call) }
             } else {
                 let request = try Request(call)
-                // The call's language, for its requests only: the scope's Auth is shared.
+                // The call's language and App Check token, for its requests only: the scope's Auth is shared.
                 work = {
-                    try await Auth.$languageCodeOfTask.withValue(request.arguments.languageCode) { try await self.perform(request, for: call) }
+                    try await Auth.$languageCodeOfTask.withValue(request.arguments.languageCode) {
+                        try await Auth.$appCheckTokenOfTask.withValue(request.arguments.appCheckToken) { try await self.perform(request, for: call) }
+                    }
                 }
             }
         } catch {

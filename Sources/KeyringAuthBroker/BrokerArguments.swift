@@ -23,18 +23,24 @@ struct BrokerArguments: Sendable {
     /// The language of this call's requests (`X-Firebase-Locale`: the emails it has Firebase send), a BCP 47 tag, or
     /// `nil` for the project's default. The call's own: the scope's `Auth` is shared by apps of other languages.
     let languageCode: String?
+    /// The app's App Check token for this call's requests (`X-Firebase-AppCheck`), its own: never kept, never sent with
+    /// another app's calls, never in a signal.
+    let appCheckToken: String?
     /// Whether a sign-in of this call is held, not stored, until `CommitSignIn` (`holdSignIn` `"true"`): for an app
     /// whose checks before its Auth's state changes (Firebase's `beforeAuthStateChanged`) may refuse it.
     let holdSignIn: Bool
 
     private static let requiredKeys = ["apiKey", "appID", "projectID"]
-    private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn"]
+    private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn", "appCheckToken"]
+    /// The longest App Check token taken (Firebase's are about 800 bytes).
+    static let maximumAppCheckTokenSize = 8192
 
     /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
     init(app: OpaquePointer, group: String) throws(BrokerError) {
         let strings = try GVariants.strings(
             of: app, name: "app", keys: Self.requiredKeys + Self.optionalKeys, limit: Self.maximumAppValueSize,
-            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName, emulatorHost, languageCode and holdSignIn")
+            limits: ["appCheckToken": Self.maximumAppCheckTokenSize],
+            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName, emulatorHost, languageCode, holdSignIn and appCheckToken")
         for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
             throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
         }
@@ -44,7 +50,15 @@ struct BrokerArguments: Sendable {
         options = AuthAppOptions(
             appName: strings["appName"] ?? AuthAppOptions.defaultAppName, apiKey: strings["apiKey"]!, appID: strings["appID"]!,
             projectID: strings["projectID"]!, tenantID: strings["tenantID"].flatMap { $0.isEmpty ? nil : $0 })
-        appDictionary = strings.mapValues { .string($0) }
+        // The app as signals name it: without its App Check token, which is the caller's alone.
+        appDictionary = strings.filter { $0.key != "appCheckToken" }.mapValues { .string($0) }
+        appCheckToken = try strings["appCheckToken"].flatMap { $0.isEmpty ? nil : $0 }.map { token throws(BrokerError) in
+            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw BrokerError(.invalidArgument, "app's appCheckToken is not an App Check token (a JWT of visible ASCII); pass the token "
+                    + "the app's App Check provider gave, or leave it out.")
+            }
+            return token
+        }
         emulatorHost = try strings["emulatorHost"].flatMap { $0.isEmpty ? nil : $0 }.map { host throws(BrokerError) in try Self.loopbackEmulator(host) }
         guard [nil, "", "true"].contains(strings["holdSignIn"]) else {
             throw BrokerError(.invalidArgument, "app's holdSignIn takes \"true\" (hold the call's sign-in until CommitSignIn), or leave it out.")

@@ -46,18 +46,20 @@ enum GVariants {
     /// `limit` bytes without control characters. An argument with more entries than `keys` is refused before any entry
     /// is read; `shape` says what `name` must be, for the error.
     static func strings(
-        of variant: OpaquePointer, name: String, keys: [String], limit: Int, shape: String
+        of variant: OpaquePointer, name: String, keys: [String], limit: Int, limits: [String: Int] = [:], shape: String
     ) throws(BrokerError) -> [String: String] {
-        let entries = try values(of: variant, name: name, keys: Dictionary(uniqueKeysWithValues: keys.map { ($0, "s") }), limit: limit, shape: shape)
+        let entries = try values(
+            of: variant, name: name, keys: Dictionary(uniqueKeysWithValues: keys.map { ($0, "s") }), limit: limit, limits: limits, shape: shape)
         return entries.compactMapValues { if case .string(let string) = $0 { string } else { nil } }
     }
 
     /// The entries of an `a{sv}` that may hold only the keys of `types`, each at most once and of its type there (`s`,
     /// a string of at most `limit` bytes without control characters; `b`; or `a{ss}`, at most ``maximumStringEntries``
     /// such strings by such keys). An argument with more entries than keys
-    /// is refused before any entry is read; `shape` says what `name` must be, for the error.
+    /// is refused before any entry is read; `shape` says what `name` must be, for the error. `limits` gives a string key
+    /// a limit of its own.
     static func values(
-        of variant: OpaquePointer, name: String, keys types: [String: String], limit: Int, shape: String
+        of variant: OpaquePointer, name: String, keys types: [String: String], limit: Int, limits: [String: Int] = [:], shape: String
     ) throws(BrokerError) -> [String: Value] {
         let keys = types.keys.sorted()
         guard GVariantValues.hasType(variant, "a{sv}") else { throw BrokerError(.invalidArgument, "\(name) must be \(shape).") }
@@ -88,7 +90,7 @@ enum GVariants {
                 values[key] = .bool(g_variant_get_boolean(value) != 0)
             } else {
                 let string = String(cString: g_variant_get_string(value, nil))
-                try BrokerArguments.checkString(string, of: "\(name)'s \(key)", limit: limit)
+                try BrokerArguments.checkString(string, of: "\(name)'s \(key)", limit: limits[key] ?? limit)
                 values[key] = .string(string)
             }
         }
