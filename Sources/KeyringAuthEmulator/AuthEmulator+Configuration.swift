@@ -60,6 +60,9 @@ extension AuthEmulator {
         /// The stand-in reCAPTCHA, a test option (``StandInRecaptcha``); `nil` (the default): app verification is not
         /// asked for, as in firebase-tools.
         public var recaptcha: StandInRecaptcha?
+        /// App Check (``AppCheckSettings``): its debug tokens, and whether Auth's calls need a token; `nil` (the default):
+        /// the `X-Firebase-AppCheck` header is ignored, as in firebase-tools, and every debug exchange is refused.
+        public var appCheck: AppCheckSettings?
 
         public init(
             host: String = "127.0.0.1", port: Int = 9099, projectID: String = "demo-keyring-auth",
@@ -67,7 +70,8 @@ extension AuthEmulator {
             settings: Settings = Settings(), logger: Logger = Logger(label: "KeyringAuthEmulator"),
             allowsNonLoopback: Bool = false, idleTimeout: Duration = .seconds(60), maximumConnections: Int = 256,
             oobCodeLifetime: Duration = .seconds(3600), onOutOfBandCode: (@Sendable (OutOfBandCode) -> Void)? = nil,
-            onVerificationCode: (@Sendable (VerificationCode) -> Void)? = nil, recaptcha: StandInRecaptcha? = nil
+            onVerificationCode: (@Sendable (VerificationCode) -> Void)? = nil, recaptcha: StandInRecaptcha? = nil,
+            appCheck: AppCheckSettings? = nil
         ) {
             self.host = host
             self.port = port
@@ -84,6 +88,7 @@ extension AuthEmulator {
             self.onOutOfBandCode = onOutOfBandCode
             self.onVerificationCode = onVerificationCode
             self.recaptcha = recaptcha
+            self.appCheck = appCheck
         }
     }
 }

@@ -12,12 +12,19 @@ extension AuthEmulator {
         /// `clientType`, `recaptchaVersion`, and the iOS and Android proofs), from its body or its
         /// `phoneEnrollmentInfo` / `phoneSignInInfo`; empty for other requests. reCAPTCHA tokens are single use.
         public var appVerification: [String: String]
+        /// The app of the valid App Check token the request carried in `X-Firebase-AppCheck`, enforced or not; `nil` when
+        /// it carried none, or one that does not pass (``AppCheckSettings``).
+        public var appCheckAppID: String?
 
-        public init(operation: String, tenantID: String? = nil, languageCode: String? = nil, appVerification: [String: String] = [:]) {
+        public init(
+            operation: String, tenantID: String? = nil, languageCode: String? = nil, appVerification: [String: String] = [:],
+            appCheckAppID: String? = nil
+        ) {
             self.operation = operation
             self.tenantID = tenantID
             self.languageCode = languageCode
             self.appVerification = appVerification
+            self.appCheckAppID = appCheckAppID
         }
 
         /// The fields ``appVerification`` keeps.

@@ -15,7 +15,9 @@ import Synchronization
 /// (`accounts:sendVerificationCode`, `accounts:signInWithPhoneNumber`, SMS second factors)
 /// `GET /emulator/v1/projects/<project>/verificationCodes`. Beyond Firebase's emulator,
 /// `accounts:createAuthUri` with a `providerId` begins that provider's sign-in as Identity Platform does, its `authUri`
-/// leading to the emulator's own page for the provider (`GET /emulator/auth/idp`).
+/// leading to the emulator's own page for the provider (`GET /emulator/auth/idp`), and App Check's exchanges
+/// `/firebaseappcheck.googleapis.com/v1/projects/<project>/apps/<appId>:{exchangeDebugToken,exchangeCustomToken}`
+/// issue tokens that Auth's calls then need where ``Configuration/appCheck`` enforces it (``AppCheckSettings``).
 ///
 /// Accounts live in memory. Any non-empty API key is accepted. ID tokens are unsigned JWTs
 /// (`alg: none`) with Firebase's claims. Point an app at it with `Auth.useEmulator(withHost:port:)`
@@ -45,9 +47,14 @@ public final class AuthEmulator: Sendable {
     /// no kept-alive connection is served after it.
     private let connections: OpenConnections
 
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, clock: Date.init)
+    }
+
+    /// An emulator on `clock`, which tests move.
+    init(configuration: Configuration, clock: @escaping @Sendable () -> Date) {
         self.configuration = configuration
-        self.service = EmulatorService(configuration: configuration)
+        self.service = EmulatorService(configuration: configuration, clock: clock)
         self.connections = OpenConnections(limit: configuration.maximumConnections, logger: configuration.logger)
     }
 
@@ -112,6 +119,7 @@ public final class AuthEmulator: Sendable {
         guard configuration.idleTimeout > .zero, configuration.maximumConnections > 0 else {
             return .failure(.invalidConfiguration("the idle timeout and the connection limit must be positive"))
         }
+        if let problem = configuration.appCheck?.problem { return .failure(.invalidConfiguration(problem)) }
         let listening: ListeningAddress
         do throws(AuthEmulatorError) {
             listening = try ListeningAddress.resolve(configuration.host, port: configuration.port)

@@ -198,11 +198,14 @@ struct EmulatorFailure: Error, Sendable {
     var message: String
     /// Google's status name (`INVALID_ARGUMENT`, `PERMISSION_DENIED`), when the real service sends one.
     var grpcStatus: String?
+    /// Whether the answer carries Identity Toolkit's `errors` list; App Check's refusal has only the code, message and status.
+    var listsErrors: Bool
 
-    init(_ message: String, status: Int = 400, grpcStatus: String? = nil) {
+    init(_ message: String, status: Int = 400, grpcStatus: String? = nil, listsErrors: Bool = true) {
         self.status = status
         self.message = message
         self.grpcStatus = grpcStatus ?? (message.hasPrefix("INVALID_ARGUMENT") ? "INVALID_ARGUMENT" : nil)
+        self.listsErrors = listsErrors
     }
 
     /// The code the message begins with, for example `EMAIL_EXISTS`.
@@ -222,10 +225,10 @@ struct EmulatorFailure: Error, Sendable {
         EmulatorFailure(message, status: 501, grpcStatus: "NOT_IMPLEMENTED")
     }
 
-    /// The answer. The secure-token service answers without `errors` and with a status, as Google does.
+    /// The answer. The secure-token and App Check services answer without `errors` and with a status, as Google does.
     func response(secureTokenShape: Bool = false) -> EmulatorResponse {
         var error: [String: Any] = ["code": status, "message": message]
-        if secureTokenShape {
+        if secureTokenShape || !listsErrors {
             error["status"] = grpcStatus ?? "INVALID_ARGUMENT"
         } else {
             let reason = switch status {

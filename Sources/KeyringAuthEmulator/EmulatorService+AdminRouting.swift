@@ -37,7 +37,7 @@ extension EmulatorService {
     }
 
     /// Refuses a project other than the emulator's, saying how to make them agree.
-    private func checkProject(_ project: Substring) throws(EmulatorFailure) {
+    func checkProject(_ project: Substring) throws(EmulatorFailure) {
         guard project != projectID else { return }
         throw EmulatorFailure(
             "INVALID_PROJECT_ID : this emulator serves project \(projectID), not \(project.prefix(128)); start it with "

@@ -10,7 +10,7 @@ extension EmulatorService {
         do throws(EmulatorFailure) {
             return try route(request)
         } catch {
-            return error.response(secureTokenShape: request.path == Self.secureToken)
+            return error.response(secureTokenShape: request.path == Self.secureToken || request.path.hasPrefix(Self.appCheckProjects))
         }
     }
 
@@ -43,6 +43,8 @@ extension EmulatorService {
             return try routeAdminAccounts(request, path.dropFirst(Self.identityToolkit.count + "projects/".count))
         case (_, let path) where path.hasPrefix(Self.identityToolkitV2 + "projects/"):
             return try routeAdminProject(request, path.dropFirst(Self.identityToolkitV2.count + "projects/".count))
+        case (_, let path) where path.hasPrefix(Self.appCheckProjects):
+            return try routeAppCheck(request, path.dropFirst(Self.appCheckProjects.count))
         case ("POST", Self.secureToken):
             try requireAPIKey(request)
             let fields = try request.fields()
@@ -50,12 +52,14 @@ extension EmulatorService {
             return .json(try refresh(fields))
         case ("POST", let path) where path.hasPrefix(Self.identityToolkit + "accounts:"):
             let caller = try caller(of: request)
+            let operation = path.dropFirst(Self.identityToolkit.count + "accounts:".count)
+            // Before anything of the request is read, as Identity Platform checks App Check.
+            if caller == .app { try requireAppCheck(for: operation, request) }
             let fields = try request.fields()
             receive(String(path.dropFirst(Self.identityToolkit.count)), fields, request)
             if caller != .admin, fields.has("targetProjectId") {
                 throw EmulatorFailure("INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
             }
-            let operation = path.dropFirst(Self.identityToolkit.count + "accounts:".count)
             // The Admin SDKs' calls without a project in the path.
             if caller == .admin, Self.adminOperations.contains(String(operation)) {
                 return try adminOperation(String(operation), fields, request, tenant: try tenantScope(path: nil, fields))
@@ -111,7 +115,8 @@ extension EmulatorService {
     func receive(_ operation: String, _ fields: RequestFields, _ request: EmulatorRequest, tenant: String? = nil) {
         let received = AuthEmulator.ReceivedRequest(
             operation: operation, tenantID: tenant ?? fields.values["tenantId"] as? String,
-            languageCode: request.headers["x-firebase-locale"], appVerification: AuthEmulator.ReceivedRequest.appVerification(of: fields.values))
+            languageCode: request.headers["x-firebase-locale"], appVerification: AuthEmulator.ReceivedRequest.appVerification(of: fields.values),
+            appCheckAppID: appCheckApp(of: request))
         state.withLock { state in
             state.received.append(received)
             if state.received.count > Self.maximumReceivedRequests { state.received.removeFirst() }

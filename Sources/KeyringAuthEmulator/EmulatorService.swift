@@ -34,6 +34,8 @@ final class EmulatorService: Sendable {
         var settings: AuthEmulator.Settings
         /// The project config's `blockingFunctions.forwardInboundCredentials`, kept and listed (no function is called).
         var forwardInboundCredentials: [String: Bool] = [:]
+        /// The last ``EmulatorService/maximumAppCheckExchanges`` App Check exchanges asked for, oldest first.
+        var appCheckExchanges: [AuthEmulator.AppCheckExchange] = []
     }
 
     let projectID: String
@@ -49,6 +51,10 @@ final class EmulatorService: Sendable {
     let verificationCodeHandler: (@Sendable (AuthEmulator.VerificationCode) -> Void)?
     /// The stand-in reCAPTCHA, when the test option is on.
     let recaptcha: AuthEmulator.StandInRecaptcha?
+    /// App Check's debug tokens and enforcement; `nil`: the header is ignored and no debug token passes.
+    let appCheck: AuthEmulator.AppCheckSettings?
+    /// Issues and checks App Check tokens, under this emulator's own key.
+    let appCheckTokens = AppCheckTokens()
 
     init(configuration: AuthEmulator.Configuration, clock: @escaping @Sendable () -> Date = Date.init) {
         projectID = configuration.projectID
@@ -59,6 +65,7 @@ final class EmulatorService: Sendable {
         oobCodeHandler = configuration.onOutOfBandCode
         verificationCodeHandler = configuration.onVerificationCode
         recaptcha = configuration.recaptcha
+        appCheck = configuration.appCheck
         state = Mutex(State(settings: configuration.settings))
     }
 }
