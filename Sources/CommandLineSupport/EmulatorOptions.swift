@@ -7,7 +7,8 @@ package struct EmulatorOptions: ParsableArguments {
     package static let usage = """
         keyring-auth emulator [--host <host>] [--port <port>] [--allow-non-loopback] [--project-id <id>] [--token-lifetime <seconds>] \
         [--idle-timeout <seconds>] [--max-connections <n>] [--no-anonymous] [--email-enumeration-protection] [--import <file>] \
-        [--export-on-exit <file>] [--recaptcha OFF|AUDIT|ENFORCE] [--verbose]
+        [--export-on-exit <file>] [--recaptcha OFF|AUDIT|ENFORCE] [--app-check ENFORCE|UNENFORCED] \
+        [--app-check-debug-tokens-file <file>] [--verbose]
         """
 
     @Option(help: "The address to listen on: a loopback address unless --allow-non-loopback.")
@@ -54,6 +55,23 @@ package struct EmulatorOptions: ParsableArguments {
             valueName: "enforcement"))
     package var recaptcha: String?
 
+    @Option(
+        name: .customLong("app-check"),
+        help: ArgumentHelp(
+            "Enforce App Check on Auth's calls (ENFORCE), or only exchange App Check tokens (UNENFORCED, the default).",
+            discussion: "With ENFORCE, sign-ups, sign-ins, lookups, updates, deletions and email and phone codes need a token the "
+                + "emulator issued in X-Firebase-AppCheck, as Identity Platform with App Check enforced; token refreshes, second "
+                + "factors and the Admin API do not. Debug tokens come from APP_CHECK_DEBUG_TOKEN and --app-check-debug-tokens-file.",
+            valueName: "enforcement"))
+    package var appCheck: String?
+
+    @Option(
+        name: .customLong("app-check-debug-tokens-file"),
+        help: ArgumentHelp(
+            "A file of App Check debug tokens to exchange, one a line (APP_CHECK_DEBUG_TOKEN adds one); never on the command line.",
+            valueName: "file"))
+    package var appCheckDebugTokensFile: String?
+
     @Flag(help: "Log each request (method, path, status) to standard error.")
     package var verbose = false
 
@@ -70,6 +88,9 @@ package struct EmulatorOptions: ParsableArguments {
         guard idleTimeout > 0, maxConnections > 0 else { throw ValidationError("--idle-timeout and --max-connections take a positive number") }
         if let recaptcha, !["OFF", "AUDIT", "ENFORCE"].contains(recaptcha.uppercased()) {
             throw ValidationError("--recaptcha takes OFF, AUDIT or ENFORCE")
+        }
+        if let appCheck, !["ENFORCE", "UNENFORCED"].contains(appCheck.uppercased()) {
+            throw ValidationError("--app-check takes ENFORCE or UNENFORCED")
         }
     }
 }

@@ -13,7 +13,9 @@ struct Emulator: ParsableCommand {
             Accounts live in memory. Email actions (send-oob) are not mailed: each code's link is printed as it is made, \
             and listed at /emulator/v1/projects/PROJECT/oobCodes; phone verification codes are not texted: each is printed \
             ("To verify the phone number +15555550100, use the code 123456.") and listed at \
-            /emulator/v1/projects/PROJECT/verificationCodes. It accepts any API key and deletes every account on an unauthenticated request, \
+            /emulator/v1/projects/PROJECT/verificationCodes. App Check's debug and custom token exchanges are served; with \
+            --app-check ENFORCE, Auth's calls need one of their tokens, and debug tokens come from APP_CHECK_DEBUG_TOKEN and \
+            --app-check-debug-tokens-file, never from the command line. It accepts any API key and deletes every account on an unauthenticated request, \
             so it listens on loopback only (127.0.0.0/8, ::1, localhost) unless --allow-non-loopback is given. \
             The emulator itself is keyring-auth-emulator, installed beside keyring-auth; this command runs it with the same options.
             """)

@@ -18,6 +18,10 @@ package struct EmulatorServer: AsyncParsableCommand {
     package init() {}
 
     package func run() async throws {
+        let debugTokens = try options.appCheckDebugTokens(environment: ProcessInfo.processInfo.environment)
+        // App Check's settings when asked for, by the option or by debug tokens; else the header is ignored.
+        let appCheck = options.appCheck != nil || !debugTokens.isEmpty
+            ? AuthEmulator.AppCheckSettings(enforcesOnAuth: options.enforcesAppCheck, debugTokens: debugTokens) : nil
         var logger = Logger(label: "keyring-auth.emulator") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = options.verbose ? .debug : .warning
         let emulator = AuthEmulator(configuration: .init(
@@ -35,7 +39,8 @@ package struct EmulatorServer: AsyncParsableCommand {
                 printNow(code.message.escapedForTerminal)
             },
             recaptcha: options.recaptcha.flatMap { AuthEmulator.StandInRecaptcha.Enforcement(rawValue: $0.uppercased()) }
-                .map { AuthEmulator.StandInRecaptcha(enforcement: $0) }))
+                .map { AuthEmulator.StandInRecaptcha(enforcement: $0) },
+            appCheck: appCheck))
         if let importFile = options.importFile {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: importFile)) } catch {
@@ -57,6 +62,10 @@ package struct EmulatorServer: AsyncParsableCommand {
         let interrupt = try InterruptSignal()  // before the ready lines: a SIGINT sent as soon as they are read is not lost
         printNow("Auth emulator for project \(options.projectID) listening on http://\(address)")
         printNow("export FIREBASE_AUTH_EMULATOR_HOST=\(address)")
+        if let appCheck {
+            let count = appCheck.debugTokens.count
+            printNow("App Check \(appCheck.enforcesOnAuth ? "enforced" : "not enforced") on Auth; \(count) debug token\(count == 1 ? "" : "s") registered")
+        }
         await interrupt.wait()
         await emulator.stop()
         if let exportFile = options.exportFile {
