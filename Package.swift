@@ -223,6 +223,14 @@ let package = Package(
             path: "Benchmarks/auth-launch-bench",
             swiftSettings: strict
         ),
+        // App Check's figures (Benchmarks/app-check): a kept token's cost per request, and the exchanges of 16
+        // processes of one app launching together against the bundled emulator enforcing App Check.
+        .executableTarget(
+            name: "app-check-bench",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator", "SecretKeychain", "Subprocesses"],
+            path: "Benchmarks/app-check-bench",
+            swiftSettings: strict
+        ),
         // A program that uses SecretKeychain alone and reads one item: timed like auth-launch-bench.
         .executableTarget(
             name: "store-launch-bench",

@@ -9,8 +9,8 @@ extension AppCheck {
         case ifStale
         /// A new token from the provider.
         case force
-        /// The scheduled refresh of the token received at the date: a fresh one another process received since, or a new one.
-        case refresh(after: Date)
+        /// The scheduled refresh of the token: a fresh one another process received since (another token), or a new one.
+        case refresh(replacing: String)
     }
 
     /// How long a provider may take to answer.
@@ -84,7 +84,7 @@ extension AppCheck {
             }
         }
         guard let stored, AppCheckRefreshSchedule.isFresh(stored, at: at) else { return nil }
-        if case .refresh(let after) = mode, stored.receivedAtDate <= after { return nil }
+        if case .refresh(let replaced) = mode, stored.token == replaced { return nil }
         return stored
     }
 

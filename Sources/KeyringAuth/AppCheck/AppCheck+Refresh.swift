@@ -16,7 +16,7 @@ extension AppCheck {
 
     func scheduleRefresh(of token: AppCheckToken) {
         let at = AppCheckRefreshSchedule.refreshDate(receivedAt: token.receivedAtDate, expiration: token.expirationDate, now: now())
-        schedule(after: at.timeIntervalSince(now()), mode: .refresh(after: token.receivedAtDate))
+        schedule(after: at.timeIntervalSince(now()), mode: .refresh(replacing: token.token))
     }
 
     func scheduleRetry() {
