@@ -291,6 +291,14 @@ let package = Package(
             path: "Examples/PhoneNumbers",
             swiftSettings: strict
         ),
+        // "App Check": Auth's requests with App Check tokens of the debug provider and of a custom provider, on the
+        // emulator enforcing App Check and the session's keyring: `dbus/with-keyring swift run app-check-example`.
+        .executableTarget(
+            name: "app-check-example",
+            dependencies: ["KeyringAuth", "KeyringAuthEmulator"],
+            path: "Examples/AppCheck",
+            swiftSettings: strict
+        ),
         // "Desktop sign-in with Google": the desktop OAuth flow, then signIn(with:) on the emulator with users in memory;
         // with a stand-in for Google from the tests unless GOOGLE_CLIENT_ID is set: `swift run desktop-sign-in-example`.
         .executableTarget(

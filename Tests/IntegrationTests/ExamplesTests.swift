@@ -169,6 +169,14 @@ extension KeyringTests {
             ])
         }
 
+        @Test func theAppCheckBlocksSignInWithTheDebugProviderAndACustomOneOnAnEmulatorEnforcingIt() async throws {
+            let lines = lines(try await run("app-check-example"))
+            #expect(lines == [
+                "signed in, anonymous: true", "token valid for about 60 minutes", "Notes signed in, anonymous: true",
+                "exchanges: exchangeDebugToken, exchangeCustomToken",
+            ])
+        }
+
         @Test func theDesktopSignInBlocksSignInWithStandInsForGoogleMicrosoftAndTheBrowser() async throws {
             let lines = lines(try await run("desktop-sign-in-example"))
             #expect(lines.first == "Sign in with Google in your browser; if none opened, open http://127.0.0.1…", "\(lines)")

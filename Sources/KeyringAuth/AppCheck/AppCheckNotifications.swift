@@ -6,7 +6,7 @@ extension Notification.Name {
     public static let AppCheckTokenDidChange = Notification.Name("FIRAppCheckAppCheckTokenDidChangeNotification")
 }
 
-/// The key of ``Foundation/Notification/Name/AppCheckTokenDidChange``'s `userInfo` whose value is the new token (a
+/// The key of `Notification.Name.AppCheckTokenDidChange`'s `userInfo` whose value is the new token (a
 /// `String`).
 public let AppCheckTokenNotificationKey = "FIRAppCheckTokenNotificationKey"
 /// The key of its `userInfo` whose value is the Firebase app's name.
