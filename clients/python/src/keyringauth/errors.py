@@ -31,8 +31,9 @@ class AppCheckError(Exception):
     """An error of App Check (``keyringauth.app_check``): its provider could not give a token, or App Check was used
     before ``initialize_app_check`` (or after ``close()``).
 
-    ``code`` is the JavaScript SDK's (``appCheck/fetch-status-error``), ``message`` says what happened and the way on in
-    Python, and ``http_status`` is the App Check service's HTTP status for ``appCheck/fetch-status-error`` (JavaScript's
+    ``code`` is the JavaScript SDK's (``appCheck/fetch-status-error``), or KeyringAuth's own ``appCheck/argument-error``
+    (a function given what it does not take) and ``appCheck/fetch-in-progress`` (a provider asking for the token it
+    fetches); ``message`` says what happened and the way on in Python, and ``http_status`` is the App Check service's HTTP status for ``appCheck/fetch-status-error`` (JavaScript's
     ``customData.httpStatus``), else ``None``. No message holds a debug secret or a token.
     """
 
