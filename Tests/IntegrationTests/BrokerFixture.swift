@@ -23,7 +23,8 @@ struct BrokerFixture {
     /// Starts an emulator, points the broker's activation at it, and stops any broker an earlier test left running. The
     /// group starts empty: what earlier tests' apps (each of an API key of its own) left there is removed, as it would
     /// otherwise take from the share of items the broker keeps for each sandboxed app. With `recaptcha`, the emulator's
-    /// stand-in reCAPTCHA enforces as it says; with `appCheck`, the emulator's App Check.
+    /// stand-in reCAPTCHA enforces as it says; with `appCheck`, the emulator has App Check as it says (its debug tokens,
+    /// whether Auth's calls need a token).
     static func start(
         idleTimeout: Int = 120, tokenLifetime: Duration = .seconds(3600), recaptcha: AuthEmulator.StandInRecaptcha? = nil,
         appCheck: AuthEmulator.AppCheckSettings? = nil
@@ -32,7 +33,8 @@ struct BrokerFixture {
         _ = try await SecretServiceStore().removeAll(in: AccessGroup(group))
         var logger = Logger(label: "BrokerTests")
         logger.logLevel = .warning
-        let emulator = AuthEmulator(configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger, recaptcha: recaptcha, appCheck: appCheck))
+        let emulator = AuthEmulator(
+            configuration: .init(port: 0, tokenLifetime: tokenLifetime, logger: logger, recaptcha: recaptcha, appCheck: appCheck))
         let address = try await emulator.start()
         let fixture = BrokerFixture(
             harness: harness, emulator: emulator, address: address,

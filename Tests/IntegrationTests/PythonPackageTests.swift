@@ -27,10 +27,46 @@ extension KeyringTests.Broker {
         environment["KEYRING_AUTH_TEST_GITHUB"] = github.base.absoluteString
         environment["KEYRING_AUTH_TEST_BROWSER_EMAIL"] = browserEmail
         let tests = broker.packageRoot.appendingPathComponent("clients/python/tests").path
+        // App Check's tests (tests/appcheck) need an emulator that enforces App Check: pythonAppsPassAppCheckEnforcedByTheEmulator.
         let result = try await Subprocess.run(
-            python, ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests], environment: environment, limit: .seconds(600))
+            python, ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests, "--ignore=\(tests)/appcheck"], environment: environment,
+            limit: .seconds(600))
         #expect(result.status == 0, "\(result.output)\(result.standardError)")
         #expect(result.output.contains(" passed") && !result.output.contains("skipped"), "every test ran: \(result.output)")
+    }
+}
+
+extension KeyringTests.Broker {
+    /// The package's App Check (`clients/python/tests/appcheck`, run by this test only) against an emulator that enforces
+    /// App Check on Auth, with a debug secret registered: a Python app signs in, refreshes, updates and deletes its account
+    /// with the debug provider and with a custom provider whose backend mints tokens at the emulator
+    /// (`exchangeCustomToken`, as the Admin SDK's `createToken`); without a token every call fails with the clear error
+    /// and nothing is stored; a failing provider's placeholder and an unregistered secret are refused; a sandboxed app
+    /// obtains its own token. The emulator counts the exchanges the apps made.
+    @Test func pythonAppsPassAppCheckEnforcedByTheEmulator() async throws {
+        let secret = UUID().uuidString
+        let broker = try await BrokerFixture.start(appCheck: .init(enforcesOnAuth: true, debugTokens: [secret]))
+        let made = try await Subprocess.run(broker.packageRoot.appendingPathComponent("scripts/python-client-env").path, [], limit: .seconds(600))
+        try made.requireSuccess("scripts/python-client-env")
+        var environment = ProcessInfo.processInfo.environment
+        environment["FIREBASE_AUTH_EMULATOR_HOST"] = broker.address.description
+        environment["KEYRING_AUTH_RUN_AS_FLATPAK"] = broker.harness.scripts.appendingPathComponent("run-as-flatpak").path
+        environment["KEYRING_AUTH_TEST_APP_CHECK_DEBUG_TOKEN"] = secret
+        let tests = broker.packageRoot.appendingPathComponent("clients/python/tests/appcheck").path
+        let result = try await Subprocess.run(
+            made.output.trimmingCharacters(in: .whitespacesAndNewlines), ["-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", tests],
+            environment: environment, limit: .seconds(300))
+        #expect(result.status == 0, "\(result.output)\(result.standardError)")
+        #expect(result.output.contains(" passed") && !result.output.contains("skipped"), "every test ran: \(result.output)")
+        #expect(!(result.output + result.standardError).contains(secret), "the debug secret in no output")
+        let exchanges = broker.emulator.appCheckExchanges
+        #expect(exchanges.allSatisfy { $0.appID.hasPrefix("1:42:linux:py-") }, "each the exchange of a test's own app: \(exchanges)")
+        #expect(exchanges.contains { $0.method == .exchangeDebugToken && $0.issued && !$0.limitedUse }, "\(exchanges)")
+        #expect(exchanges.contains { $0.method == .exchangeDebugToken && $0.issued && $0.limitedUse }, "get_limited_use_token: \(exchanges)")
+        #expect(exchanges.contains { $0.method == .exchangeDebugToken && !$0.issued }, "the unregistered secret: \(exchanges)")
+        #expect(exchanges.contains { $0.method == .exchangeCustomToken && $0.issued }, "the custom provider's backend: \(exchanges)")
+        let passed = broker.emulator.receivedRequests.filter { $0.appCheckAppID != nil }
+        #expect(!passed.isEmpty && passed.allSatisfy { $0.appCheckAppID!.hasPrefix("1:42:linux:py-") }, "\(passed.map(\.operation))")
     }
 }
 

@@ -26,7 +26,8 @@ DBUS_METHODS = [method for method in METHODS if sum(letter.isupper() for letter 
 def assert_in_python(message: str) -> None:
     for method in DBUS_METHODS:
         assert not re.search(rf"\b{method}\b", message), f"{method} in {message!r}"
-    for argument in ("actionCodeSettings", "photoURL", "handleCodeInApp", "emulatorHost", "apiKey", "providerID", "factorUID"):
+    for argument in ("actionCodeSettings", "photoURL", "handleCodeInApp", "emulatorHost", "apiKey", "providerID", "factorUID",
+                     "appCheckToken"):
         assert argument not in message, f"{argument} in {message!r}"
 
 
@@ -75,6 +76,28 @@ def test_the_brokers_methods_and_arguments_are_named_as_the_package_names_them()
     denied = errors.broker_error("AccessDenied", "com.example.Notes may not use the access group TEAMID.org.evil: a sandboxed "
                                                  "app may use only groups under its own app ID's domain.")
     assert isinstance(denied, keyringauth.AccessDeniedError) and "access_group=None" in denied.message
+
+
+@pytest.mark.offline
+def test_app_checks_refusal_has_javascripts_code_and_the_way_on_in_python() -> None:
+    # The broker's message of Identity Platform's 401, as the Swift package words it for a Swift app.
+    error = errors.broker_error("Backend", (
+        "ERROR_INTERNAL_ERROR: Firebase App Check token is invalid: the project enforces App Check on Authentication, and "
+        "accounts:signUp carried no valid token. Set an App Check provider factory before FirebaseApp.configure() "
+        "(AppCheck.setAppCheckProviderFactory(AppCheckDebugProviderFactory()) with a debug secret registered in the Firebase "
+        "console, or the app's custom provider); a warning of KeyringAuth.AppCheck says why a token was missing."))
+    assert (error.code, error.name) == ("auth/firebase-app-check-token-is-invalid.", "ERROR_INTERNAL_ERROR")
+    assert error.message.startswith("Firebase App Check token is invalid: the project enforces App Check on Authentication, and "
+                                    "accounts:signUp carried no valid token. ")
+    assert "initialize_app_check(auth, provider=CustomProvider(get_token=" in error.message and "DebugProvider()" in error.message
+    assert "FirebaseApp.configure" not in error.message and "setAppCheckProviderFactory" not in error.message
+    bare = errors.broker_error("Backend", "ERROR_INTERNAL_ERROR: Firebase App Check token is invalid.")
+    assert bare.code == "auth/firebase-app-check-token-is-invalid." and "initialize_app_check" in bare.message
+    other = errors.broker_error("Backend", "ERROR_INTERNAL_ERROR: The identity service's answer cannot be read.")
+    assert other.code == "auth/internal-error"
+    refused = errors.broker_error("InvalidArgument", "app's appCheckToken is not an App Check token (a JWT of visible ASCII); pass "
+                                                     "the token the app's App Check provider gave, or leave it out.")
+    assert_in_python(refused.message)
 
 
 @pytest.mark.offline

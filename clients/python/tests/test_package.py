@@ -21,7 +21,7 @@ LAYERS = [
     {"_binding"},  # an app and group on a connection
     {"multifactor"},  # second factors
     {"user"},  # the user, its credentials and the resolver of a second factor
-    {"auth"},  # Auth and connect_auth_emulator
+    {"auth", "app_check"},  # Auth and connect_auth_emulator; App Check, which the Auths' calls find in _binding
     {"phone"},  # phone numbers' verifications, on an Auth or a user
     {"__init__"},
 ]

@@ -1,18 +1,20 @@
 """README.md's examples run as written: each Python block, in a working directory holding the options file it names,
 against the broker and the emulator the app itself names (FIREBASE_AUTH_EMULATOR_HOST, or the block's own
 connect_auth_emulator with the test's emulator's address). The article "Signing in from any language" shows the same
-first app."""
+first app. The App Check example runs offline, on a stand-in broker that records what its call carries."""
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import threading
 from typing import Any
 
 import pytest
 
 import keyringauth
-from conftest import phone_number, sms_code
-from keyringauth import Auth, FirebaseOptions
+from conftest import StandInBroker, phone_number, sms_code
+from keyringauth import Auth, FirebaseOptions, app_check
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(PACKAGE, "README.md")
@@ -22,6 +24,7 @@ ARTICLE = os.path.join(PACKAGE, "..", "..", "Sources", "KeyringAuth", "KeyringAu
 FIRST_APP, OPTIONS, LIFETIME, EMULATOR = "sign_in_with_email_and_password(", 'from_file("google-services.json", app_id=', "stop()", "connect_auth_emulator("
 POPUP = "sign_in_with_popup("
 PHONE = "sign_in_with_phone_number("
+APP_CHECK = "initialize_app_check("
 
 
 def python_blocks(path: str) -> list[str]:
@@ -52,7 +55,7 @@ def google_services(directory: Any, apps: list[FirebaseOptions]) -> None:
 @pytest.mark.offline
 def test_every_python_block_is_run_by_a_test() -> None:
     for block in python_blocks(README):
-        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR, POPUP, PHONE)) == 1, block
+        assert sum(marker in block for marker in (FIRST_APP, OPTIONS, LIFETIME, EMULATOR, POPUP, PHONE, APP_CHECK)) == 1, block
 
 
 @pytest.mark.offline
@@ -75,6 +78,47 @@ def test_the_options_example_picks_one_app_of_several(tmp_path: Any, monkeypatch
     assert several.value.code == "auth/invalid-app-options" and "app_id" in several.value.message
     monkeypatch.setenv("GOOGLE_APP_ID", chosen.app_id)
     assert FirebaseOptions.from_file("google-services.json") == chosen, "$GOOGLE_APP_ID chooses when app_id is not given"
+
+
+@pytest.mark.offline
+def test_the_app_check_example_sends_the_token_its_backend_minted(stand_in: Any, tmp_path: Any, monkeypatch: Any, capsys: Any) -> None:
+    """As written but for the backend's address (a server of the test's), the broker a stand-in that records the calls."""
+    minted = {"token": "header.payload.signature", "ttlMillis": 3600000}
+
+    class Backend(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            answer = json.dumps(minted).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *arguments: Any) -> None:
+            pass
+
+    class SigningInBroker(StandInBroker):
+        def __init__(self, *arguments: Any, **keywords: Any) -> None:
+            super().__init__(*arguments, **keywords)
+            self.answers["SignInAnonymously"] = [{"uid": "anon-1", "idToken": "token-anon", "isAnonymous": True, "providers": ""}]
+
+    monkeypatch.setattr(keyringauth.auth, "Broker", SigningInBroker)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Backend)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    options = FirebaseOptions("AIza-readme", "1:42:linux:readme-app-check", "demo-readme")
+    google_services(tmp_path, [options])
+    monkeypatch.chdir(tmp_path)
+    block = example(APP_CHECK)
+    assert "https://backend.example.com/app-check-token" in block
+    try:
+        run(block.replace("https://backend.example.com/app-check-token", f"http://127.0.0.1:{server.server_address[1]}/"))
+    finally:
+        server.shutdown()
+        server.server_close()
+        for made in list(app_check._instances.values()):
+            made.close()
+    assert capsys.readouterr().out == "signed in as anon-1\n"
+    [sign_in] = [app for method, app, *_ in StandInBroker.made[-1].calls if method == "SignInAnonymously"]
+    assert sign_in["appCheckToken"] == ("s", "header.payload.signature")
 
 
 def test_the_first_app_runs_as_written_with_a_wrong_password_and_the_right_one(

@@ -1,5 +1,6 @@
 """Firebase Authentication for Linux desktop apps in Python: one sign-in shared by every app of an access group,
 kept in the session's keyring by KeyringAuth's broker (io.github.keyringauth.Broker1)."""
+from . import app_check
 from .action_code import (
     ActionCodeInfo,
     ActionCodeInfoData,
@@ -93,7 +94,7 @@ __all__ = [
     "PhoneMultiFactorInfo", "ProviderId", "SecondFactorRequiredError", "SignInMethod", "TotpMultiFactorAssertion", "TotpMultiFactorGenerator",
     "TotpSecret", "TwitterAuthProvider", "User", "UserCredential", "UserInfo", "UserMetadata", "UserNotFoundError", "VerificationPage",
     "WrongPasswordError",
-    "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_phone_number",
+    "app_check", "connect_auth_emulator", "get_additional_user_info", "get_multi_factor_resolver", "glib_dispatch", "link_with_phone_number",
     "link_with_popup", "multi_factor", "parse_action_code_url", "reauthenticate_with_phone_number", "reauthenticate_with_popup",
     "sign_in_with_phone_number", "sign_in_with_popup", "update_phone_number", "validate_password",
 ]

@@ -140,6 +140,7 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(pattern), replacement) 
     (r"\bleave emulatorHost out\b", "unset FIREBASE_AUTH_EMULATOR_HOST and leave out connect_auth_emulator"),
     (r"\bapp's emulatorHost\b", "The emulator's address"),
     (r"\bapp's languageCode\b", "Auth.language_code"),
+    (r"\bapp's appCheckToken is not an App Check token\b", "The App Check token of keyringauth.app_check's provider is not one"),
     (r"\bapp needs apiKey\b", "FirebaseOptions needs api_key"),
     (r"\bapp needs appID\b", "FirebaseOptions needs app_id"),
     (r"\bapp needs projectID\b", "FirebaseOptions needs project_id"),
@@ -157,6 +158,18 @@ _WORDS: list[tuple[re.Pattern[str], str]] = [(re.compile(pattern), replacement) 
     (r"^group\b", "access_group"),
 ] + [(rf"\b{method}\b", name) for method, name in METHODS.items() if sum(letter.isupper() for letter in method) > 1]]
 
+#: Identity Platform's words when a project enforces App Check on Authentication and a call carried no valid token, which
+#: begin the broker's message of it (``ERROR_INTERNAL_ERROR: Firebase App Check token is invalid: …``).
+APP_CHECK_REFUSAL = "Firebase App Check token is invalid"
+#: Where the broker's message of that refusal gives the way on for a Swift app, which the package's replaces.
+_SWIFT_APP_CHECK_WAY_ON = " Set an App Check provider factory"
+_APP_CHECK_WAY_ON = (
+    "Initialize App Check for the app before its calls: keyringauth.app_check.initialize_app_check(auth, "
+    "provider=CustomProvider(get_token=…)), get_token answering the token the app's backend mints with the Admin SDK's "
+    "app_check.create_token, or provider=DebugProvider() with a debug secret registered for the app in the Firebase console "
+    "(App Check, Apps, Manage debug tokens) in APP_CHECK_DEBUG_TOKEN. Once it is initialized, a warning on the keyringauth "
+    "logger says why a call had no token.")
+
 #: The server's code and words that end a message from Firebase: ``(WEAK_PASSWORD: Password should be …)``.
 _SERVER = re.compile(r"^(?P<text>.*?)\s*\((?P<server>(?P<code>[A-Z][A-Z0-9_]+)(?:: .*)?)\)$", re.DOTALL)
 
@@ -166,6 +179,14 @@ def in_python(message: str) -> str:
     for pattern, replacement in _WORDS:
         message = pattern.sub(replacement, message)
     return message
+
+
+def app_check_refusal_message(message: str) -> str:
+    """The broker's message of Identity Platform's App Check refusal (which begins with APP_CHECK_REFUSAL): what
+    happened in the broker's words, then the way on in Python instead of Swift's."""
+    what = message.split(_SWIFT_APP_CHECK_WAY_ON, 1)[0].strip()
+    what = in_python(what if what.endswith((".", "?", "!")) else what + ".")
+    return f"{what} {_APP_CHECK_WAY_ON}"
 
 
 def firebase_message(name: str, message: str) -> str:

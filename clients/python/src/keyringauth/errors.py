@@ -1,12 +1,12 @@
 """The errors of keyringauth: one type, AuthError, carrying Firebase's error name, and subclasses for the
-errors an app branches on (SecondFactorRequiredError, which carries a resolver, is the user module's). Each message
-says what happened and the way on in Python (_messages says the broker's messages so); each error carries Firebase's
-code and name. It imports only _messages, so that every other module may import it."""
+errors an app branches on (SecondFactorRequiredError, which carries a resolver, is the user module's); and App Check's,
+AppCheckError. Each message says what happened and the way on in Python (_messages says the broker's messages so); each
+error carries Firebase's code. It imports only _messages, so that every other module may import it."""
 from __future__ import annotations
 
 from typing import Any
 
-from ._messages import METHODS, firebase_message, in_python
+from ._messages import APP_CHECK_REFUSAL, METHODS, app_check_refusal_message, firebase_message, in_python
 
 
 class AuthError(Exception):
@@ -22,6 +22,26 @@ class AuthError(Exception):
         self.code = code
         self.name = name
         self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class AppCheckError(Exception):
+    """An error of App Check (``keyringauth.app_check``): its provider could not give a token, or App Check was used
+    before ``initialize_app_check`` (or after ``close()``).
+
+    ``code`` is the JavaScript SDK's (``appCheck/fetch-status-error``), or KeyringAuth's own ``appCheck/argument-error``
+    (a function given what it does not take) and ``appCheck/fetch-in-progress`` (a provider asking for the token it
+    fetches); ``message`` says what happened and the way on in Python, and ``http_status`` is the App Check service's HTTP status for ``appCheck/fetch-status-error`` (JavaScript's
+    ``customData.httpStatus``), else ``None``. No message holds a debug secret or a token.
+    """
+
+    def __init__(self, code: str, message: str, http_status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.http_status = http_status
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"
@@ -87,6 +107,11 @@ _JS_CODES = {
 }
 
 
+#: The JavaScript SDK's code of Identity Platform's 401 when a project enforces App Check on Authentication and a call
+#: carried no valid token: the server's message made a code, as the SDK makes one of a message it has no code for.
+APP_CHECK_TOKEN_INVALID = "auth/firebase-app-check-token-is-invalid."
+
+
 def js_code(name: str) -> str:
     """``ERROR_WRONG_PASSWORD`` as the JavaScript SDK writes it: ``auth/wrong-password``."""
     if name in _JS_CODES:
@@ -97,7 +122,11 @@ def js_code(name: str) -> str:
 
 def from_name(name: str, message: str) -> AuthError:
     """The error of Firebase's error name ``name``, of its subclass where it has one, saying ``message`` of the broker
-    in Python."""
+    in Python. Identity Platform's refusal of a call without a valid App Check token has the code the JavaScript SDK
+    gives it, ``auth/firebase-app-check-token-is-invalid.`` (its words made a code, period and all), and the name
+    ``ERROR_INTERNAL_ERROR``, as Firebase's Apple SDK and the broker say it."""
+    if name == "ERROR_INTERNAL_ERROR" and message.startswith(APP_CHECK_REFUSAL):
+        return AuthError(APP_CHECK_TOKEN_INVALID, name, app_check_refusal_message(message))
     return _BY_NAME.get(name, AuthError)(js_code(name), name, firebase_message(name, message))
 
 
@@ -163,7 +192,7 @@ def timed_out(method: str, seconds: float) -> AuthError:
 
 
 __all__ = [
-    "AccessDeniedError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
+    "AccessDeniedError", "AppCheckError", "AuthError", "BrokerUnavailableError", "EmailAlreadyInUseError", "InvalidCredentialError",
     "KeyringUnavailableError", "NoCurrentUserError", "UserNotFoundError", "WrongPasswordError",
 ]
 
