@@ -14,14 +14,14 @@ package struct KeyringAuthCLI: AsyncParsableCommand {
             a malformed config); 3 nothing stored for that key; 4 keyring unavailable or locked; \
             5 identity backend unreachable or refused (also a provider's token refused before it is sent, as the backend would).
 
-            Tokens are printed only by `show --show-tokens` and `token`, and read only from standard input \
+            Tokens are printed only by `show --show-tokens`, `token` and `app-check token`, and read only from standard input \
             (an App Check debug secret also from APP_CHECK_DEBUG_TOKEN; piped, it is the first line). Shell completion: \
             keyring-auth --generate-completion-script bash|zsh|fish (installed, with a man page, by the repository's scripts/install).
             """,
         version: KeyringAuthVersion.current,
         subcommands: [
             List.self, Show.self, Token.self, SignIn.self, MultiFactorCommand.self, Link.self, Reauthenticate.self, UpdatePhone.self, Unlink.self, SignOut.self, UseGroup.self, Watch.self,
-            SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, Doctor.self, Emulator.self, Demo.self,
+            SendOOB.self, CheckCode.self, ApplyCode.self, ResetPassword.self, AppCheckCommand.self, Doctor.self, Emulator.self, Demo.self,
         ]
     )
 
