@@ -198,7 +198,7 @@ struct BackendOptions: ParsableArguments {
     static func of(_ command: any ParsableCommand) -> BackendOptions? {
         func find(_ value: Any, depth: Int) -> BackendOptions? {
             if let options = value as? BackendOptions { return options }
-            guard depth < 4 else { return nil }
+            guard depth < 8 else { return nil }
             return Mirror(reflecting: value).children.lazy.compactMap { find($0.value, depth: depth + 1) }.first
         }
         return find(command, depth: 0)
