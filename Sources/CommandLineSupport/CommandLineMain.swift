@@ -4,15 +4,18 @@ import SystemSupport
 
 /// Runs the command line of `Root` as `keyring-auth` runs every command: each failure as one line on standard
 /// error (`keyring-auth: MESSAGE`) and an exit code from ``ExitStatus``; usage errors exit 2. `beforeRun` runs
-/// once the arguments are parsed, before the command.
-package func runCommandLine<Root: ParsableCommand>(_ root: Root.Type, beforeRun: @Sendable () -> Void = {}) async -> Never {
+/// once the arguments are parsed, before the command, with the command parsed; what it throws is reported as the
+/// command's failures are.
+package func runCommandLine<Root: ParsableCommand>(
+    _ root: Root.Type, beforeRun: (any ParsableCommand) throws -> Void = { _ in }
+) async -> Never {
     if let position = firstArgumentNotInUTF8() {
         printError("argument \(position) is not valid UTF-8; pass every argument as UTF-8 text (check the locale or the script's encoding).")
         exit(ExitStatus.invalidInput.rawValue)
     }
     do {
         var command = try Root.parseAsRoot()
-        beforeRun()
+        try beforeRun(command)
         if var asyncCommand = command as? any AsyncParsableCommand {
             try await asyncCommand.run()
         } else {

@@ -41,13 +41,17 @@ extension CLIFailure {
     }
 }
 
-/// Runs `body`, turning keychain and auth errors into ``CLIFailure``s.
+/// Runs `body`, turning keychain, auth and App Check errors into ``CLIFailure``s.
 func reporting<Result>(_ body: () async throws -> Result) async throws -> Result {
     do {
         return try await body()
+    } catch let error as AuthError where error.isAppCheckRefusal {
+        throw await AppCheckDebugSecret.refusal(error)
     } catch let error as AuthError {
         throw CLIFailure(error)
     } catch let error as KeychainError {
+        throw CLIFailure(error)
+    } catch let error as AppCheckError {
         throw CLIFailure(error)
     }
 }

@@ -45,7 +45,7 @@ struct SendOOB: AsyncParsableCommand {
         usage: """
             keyring-auth send-oob (--password-reset --email <email> | --sign-in-link --email <email> --continue-url <url> | \
             --verify-email | --change-email <email>) [--handle-code-in-app] [--link-domain <domain>] \
-            \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)
             """,
         discussion: """
             --verify-email and --change-email are for the app's signed-in user (its saved group choice). Firebase mails the \
@@ -123,7 +123,7 @@ struct CheckCode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-code",
         abstract: "Say what an email action code is for and whom it was sent to, without using it up.",
-        usage: "keyring-auth check-code --code-stdin \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)",
+        usage: "keyring-auth check-code --code-stdin \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)",
         discussion: "Reads the code, or the whole link from the email, from standard input.")
 
     @OptionGroup(title: "App identity") var app: IdentityOptions
@@ -149,7 +149,7 @@ struct ApplyCode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apply-code",
         abstract: "Apply an email verification (or address change) code, using it up.",
-        usage: "keyring-auth apply-code --code-stdin \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)",
+        usage: "keyring-auth apply-code --code-stdin \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)",
         discussion: """
             Reads the code, or the whole link from the email, from standard input. When the code is for the app's \
             signed-in user, the stored user is updated (a verified address), so every app of its group sees it; an \
@@ -185,7 +185,7 @@ struct ResetPassword: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reset-password",
         abstract: "Set a new password with a password-reset code, using it up.",
-        usage: "keyring-auth reset-password --code-stdin --password-stdin \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)",
+        usage: "keyring-auth reset-password --code-stdin --password-stdin \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)",
         discussion: """
             Reads the code (or the whole link from the email) on the first line of standard input and the new password \
             on the second. The reset ends the account's sessions: when the app's signed-in user is that account, it is \

@@ -80,7 +80,7 @@ struct Link: AsyncParsableCommand {
             [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | (--google | \
             --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] [--browser-timeout <seconds>] \
             [--no-browser] | --github --client-id <id> [--scope <scope>]… | --phone <number> [--port <port>] [--browser-timeout <seconds>] \
-            [--no-browser]) [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            [--no-browser]) [--group <group> | --private] \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)
             """,
         discussion: """
             Links to the user of the app's current scope (its saved group choice; --group or --private \
@@ -121,7 +121,7 @@ struct Reauthenticate: AsyncParsableCommand {
             --provider <id> [--custom-parameter <key=value>]… [--scope <scope>]… [--port <port>] [--browser-timeout <seconds>] [--no-browser] | \
             (--google | --oidc <issuer> --provider-id <id>) --client-id <id> [--client-secret-stdin] [--port <port>] \
             [--browser-timeout <seconds>] [--no-browser] | --github --client-id <id> [--scope <scope>]… | --phone <number> [--port <port>] \
-            [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            [--browser-timeout <seconds>] [--no-browser]) [--group <group> | --private] \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)
             """,
         discussion: """
             Firebase's reauthenticate: the user of the app's current scope (as for link) signs in again with one of its \
@@ -152,7 +152,7 @@ struct Reauthenticate: AsyncParsableCommand {
 struct Unlink: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Unlink a sign-in method (password, google.com, …) from the app's signed-in user.",
-        usage: "keyring-auth unlink <provider> [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)",
+        usage: "keyring-auth unlink <provider> [--group <group> | --private] \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)",
         discussion: "Unlinks from the user of the app's current scope, as link does. Exits 3 when nobody is signed in there.")
 
     @Argument(help: ArgumentHelp("The provider ID to unlink, as `show` lists them.", valueName: "provider"))

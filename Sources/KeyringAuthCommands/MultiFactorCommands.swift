@@ -36,7 +36,7 @@ extension MultiFactorCommand {
             abstract: "Enroll an authenticator app as a second factor of the signed-in user.",
             usage: """
                 keyring-auth mfa enroll-totp --display-name <name> [--qr-code] [--group <group> | --private] \(Usage.identity) \
-                [--emulator <host:port>] \(Usage.store)
+                \(Usage.backend) \(Usage.store)
                 """,
             discussion: """
                 Prints the otpauth:// URI for the authenticator app on standard output, and shows it as a QR code when \
@@ -92,7 +92,7 @@ extension MultiFactorCommand {
             abstract: "Enroll a phone number (SMS) as a second factor of the signed-in user.",
             usage: """
                 keyring-auth mfa enroll-phone --phone <number> --display-name <name> [--port <port>] [--browser-timeout <seconds>] \
-                [--no-browser] [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] \(Usage.store)
+                [--no-browser] [--group <group> | --private] \(Usage.identity) \(Usage.backend) \(Usage.store)
                 """,
             discussion: """
                 The number's verification page opens in the browser (its address on standard error, to open by hand with \
@@ -150,7 +150,7 @@ extension MultiFactorCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a second factor of the signed-in user; every app of the group sees it gone.",
             usage: """
-                keyring-auth mfa unenroll <factor-uid> [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] \
+                keyring-auth mfa unenroll <factor-uid> [--group <group> | --private] \(Usage.identity) \(Usage.backend) \
                 \(Usage.store)
                 """)
 

@@ -81,6 +81,7 @@ struct StoreOptions: ParsableArguments {
 enum Usage {
     static let identity = "(--config <file> | --api-key <key> --app-id <id>) [--app-name <name>] [--project-id <id>]"
     static let store = "[<store-options>]"
+    static let backend = "[--emulator <host:port>] [--app-check-debug-token-stdin]"
 }
 
 /// Who the app is to Firebase: which stored users are its own. Every command about one app takes these.
@@ -139,22 +140,31 @@ struct IdentityOptions: ParsableArguments {
         store: any KeychainStore, logger: Logger, backend: BackendOptions? = nil, groupChoices: AccessGroupChoices? = nil
     ) throws -> Auth {
         let options = try appOptions()
-        let backend = try backend?.backend(for: options, logger: logger)
+        let identityToolkit = try backend?.backend(for: options, logger: logger)
             ?? IdentityToolkitBackend(apiKey: options.apiKey, requestTimeout: .seconds(15), logger: logger)
-        let auth = Auth(configuration: AuthConfiguration(
-            options: options, store: store, backend: backend, logger: logger, liveSync: false, groupChoices: groupChoices,
-            tokenRefresh: .disabled))
+        var configuration = AuthConfiguration(
+            options: options, store: store, backend: identityToolkit, logger: logger, liveSync: false, groupChoices: groupChoices,
+            tokenRefresh: .disabled)
+        // Its requests carry the App Check token of the debug secret given, if one is.
+        configuration.appCheck = try backend?.appCheck(for: options, store: store, logger: logger)
+        let auth = Auth(configuration: configuration)
         if let error = auth.startupError, error.code != .corruptStoredUser { throw CLIFailure(error) }
         return auth
     }
 }
 
-/// Where sign-ins are checked: only on the commands that reach the identity backend (`sign-in`).
+/// Where sign-ins are checked, and the App Check debug secret their requests prove the app with: only on the commands
+/// that reach the identity backend (`sign-in`, `token`, …).
 struct BackendOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "An Auth emulator to sign in with, [::1]:port for IPv6 (default: $FIREBASE_AUTH_EMULATOR_HOST, else Firebase).",
         valueName: "host:port"))
     var emulator: String?
+
+    @Flag(help: ArgumentHelp(
+        "Read an App Check debug secret from the first line of standard input, before any other secret (default: "
+            + "$APP_CHECK_DEBUG_TOKEN, $AppCheckDebugToken or $FIRAAppCheckDebugToken; without one, no App Check token is sent)."))
+    var appCheckDebugTokenStdin = false
 
     func validate() throws {
         // A malformed --emulator is a usage error, and so is a malformed variable where it is used.
@@ -172,6 +182,26 @@ struct BackendOptions: ParsableArguments {
 
     func backend(for options: AuthAppOptions, logger: Logger) throws -> IdentityToolkitBackend {
         IdentityToolkitBackend(apiKey: options.apiKey, endpoint: try endpoint(), requestTimeout: .seconds(15), logger: logger)
+    }
+
+    /// The App Check of the app whose requests carry its token, when a debug secret is given (``AppCheckDebugSecret``):
+    /// its exchanges at the emulator of ``endpoint()`` or at Firebase's App Check, its token kept in `store`.
+    func appCheck(for options: AuthAppOptions, store: any KeychainStore, logger: Logger) throws -> AppCheck? {
+        let appCheck = try AppCheckDebugSecret.given(piped: appCheckDebugTokenStdin).map { secret in
+            AppCheck.debug(options: options, debugToken: secret, store: store, endpoint: try endpoint(), logger: logger)
+        }
+        AppCheckDebugSecret.used(appCheck, appID: options.appID)
+        return appCheck
+    }
+
+    /// The options of `command` when it reaches the identity backend, found among its option groups.
+    static func of(_ command: any ParsableCommand) -> BackendOptions? {
+        func find(_ value: Any, depth: Int) -> BackendOptions? {
+            if let options = value as? BackendOptions { return options }
+            guard depth < 8 else { return nil }
+            return Mirror(reflecting: value).children.lazy.compactMap { find($0.value, depth: depth + 1) }.first
+        }
+        return find(command, depth: 0)
     }
 }
 

@@ -17,7 +17,7 @@ struct SignIn: AsyncParsableCommand {
             [--github-host <url>] [--port <port>] [--browser-timeout <seconds>] [--no-browser] | --phone <number> [--port <port>] \
             [--browser-timeout <seconds>] [--no-browser]) [--factor <uid>] \
             [--group <group> | --private] \
-            \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)
             """,
         discussion: """
             With --group G the app ends up in G as useUserAccessGroup does (leaving its private \

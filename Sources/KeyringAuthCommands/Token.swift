@@ -8,7 +8,7 @@ struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the signed-in user's ID token, for scripts that call the app's backend.",
         usage: """
-            keyring-auth token [--group <group> | --private] [--force-refresh] \(Usage.identity) [--emulator <host:port>] \
+            keyring-auth token [--group <group> | --private] [--force-refresh] \(Usage.identity) \(Usage.backend) \
             \(Usage.store)
             """,
         discussion: """

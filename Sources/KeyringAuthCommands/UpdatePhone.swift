@@ -10,7 +10,7 @@ struct UpdatePhone: AsyncParsableCommand {
         abstract: "Change the phone number of the app's signed-in user (the new number's code, sent by SMS once its page in the browser is done).",
         usage: """
             keyring-auth update-phone --phone <number> [--port <port>] [--browser-timeout <seconds>] [--no-browser] \
-            [--group <group> | --private] \(Usage.identity) [--emulator <host:port>] [--json] \(Usage.store)
+            [--group <group> | --private] \(Usage.identity) \(Usage.backend) [--json] \(Usage.store)
             """,
         discussion: """
             Firebase's updatePhoneNumber: the user of the app's current scope (as for link) gets the new number, which replaces \

@@ -16,9 +16,14 @@ struct AppCheckExchange: Sendable {
     /// The base for `environment`: the emulator `FIREBASE_AUTH_EMULATOR_HOST` names (it stands in for App Check too),
     /// or Firebase's service.
     static func base(environment: [String: String]) -> URL {
-        guard let endpoint = try? IdentityToolkitEndpoint.fromEnvironment(environment), let host = endpoint.emulatorHost,
-            let url = URL(string: "http://\(host)/firebaseappcheck.googleapis.com/v1/")
-        else { return production }
+        (try? IdentityToolkitEndpoint.fromEnvironment(environment)).map(base(endpoint:)) ?? production
+    }
+
+    /// The base for the identity service `endpoint`: its emulator's, or Firebase's service.
+    static func base(endpoint: IdentityToolkitEndpoint) -> URL {
+        guard let host = endpoint.emulatorHost, let url = URL(string: "http://\(host)/firebaseappcheck.googleapis.com/v1/") else {
+            return production
+        }
         return url
     }
 

@@ -61,3 +61,11 @@ enum IdentityToolkitReply {
                 + "Identity Toolkit or its emulator.")
     }
 }
+
+extension AuthError {
+    /// Whether this is Identity Platform's 401 for a request without a valid App Check token (an internal error whose
+    /// message begins "Firebase App Check token is invalid").
+    package var isAppCheckRefusal: Bool {
+        code == .internalError && message.hasPrefix(IdentityToolkitReply.appCheckRefusal)
+    }
+}
