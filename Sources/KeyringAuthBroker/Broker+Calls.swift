@@ -42,6 +42,25 @@ extension Broker {
 
     private func perform(_ request: Request, for call: MethodCall) async throws {
         let identity = try await identify(call.sender)
+        guard let secret = request.arguments.appCheckDebugToken else { return try await perform(request, for: call, as: identity) }
+        // A host app's debug secret: the broker exchanges it as the app's debug provider would, the token kept in the
+        // keyring for the app's Firebase app; a sandboxed app obtains its own token (appCheckToken).
+        guard identity.caller == .host else {
+            throw BrokerError(.accessDenied, "A sandboxed app cannot have the broker exchange an App Check debug secret (appCheckDebugToken); "
+                + "obtain the app's token with its App Check provider and pass it as appCheckToken.")
+        }
+        try Self.checkEmulator(request.arguments, for: identity)
+        let endpoint = try request.arguments.emulatorHost.map { host throws(BrokerError) in
+            do throws(AuthError) { return try IdentityToolkitEndpoint.emulator(hostAndPort: host) } catch { throw Self.brokerError(from: error) }
+        }
+        let appCheck = AppCheck.debug(
+            options: request.arguments.options, debugToken: secret, store: store, environment: [:], endpoint: endpoint ?? self.endpoint,
+            logger: logger)
+        let token = await appCheck.tokenForAuthRequest()
+        try await Auth.$appCheckTokenOfTask.withValue(token) { try await self.perform(request, for: call, as: identity) }
+    }
+
+    private func perform(_ request: Request, for call: MethodCall, as identity: CallerIdentity) async throws {
         let caller = identity.caller
         try policy.check(caller, group: request.arguments.group)
         try Self.checkEmulator(request.arguments, for: identity)

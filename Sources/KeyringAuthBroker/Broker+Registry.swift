@@ -47,7 +47,8 @@ extension Broker {
         } catch {
             throw Self.brokerError(from: error)
         }
-        let backend = IdentityToolkitBackend(apiKey: scope.options.apiKey, endpoint: endpoint, requestTimeout: .seconds(15), logger: logger)
+        let backend = IdentityToolkitBackend(
+            apiKey: scope.options.apiKey, appID: scope.options.appID, endpoint: endpoint, requestTimeout: .seconds(15), logger: logger)
         let auth = Auth(configuration: AuthConfiguration(
             options: scope.options, store: scratch ? InMemoryStore() : store, backend: backend, callbackQueue: listenerQueue, logger: logger,
             liveSync: !scratch && scope.group != nil, groupChoices: .pinned(to: scope.group, forAppID: scope.options.appID),

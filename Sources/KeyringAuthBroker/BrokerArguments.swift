@@ -26,12 +26,15 @@ struct BrokerArguments: Sendable {
     /// The app's App Check token for this call's requests (`X-Firebase-AppCheck`), its own: never kept, never sent with
     /// another app's calls, never in a signal.
     let appCheckToken: String?
+    /// A debug secret of App Check (host apps only) that the broker exchanges for the call's token, as the app's
+    /// own debug provider would; never logged, never in a signal.
+    let appCheckDebugToken: String?
     /// Whether a sign-in of this call is held, not stored, until `CommitSignIn` (`holdSignIn` `"true"`): for an app
     /// whose checks before its Auth's state changes (Firebase's `beforeAuthStateChanged`) may refuse it.
     let holdSignIn: Bool
 
     private static let requiredKeys = ["apiKey", "appID", "projectID"]
-    private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn", "appCheckToken"]
+    private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn", "appCheckToken", "appCheckDebugToken"]
     /// The longest App Check token taken (Firebase's are about 800 bytes).
     static let maximumAppCheckTokenSize = 8192
 
@@ -40,7 +43,7 @@ struct BrokerArguments: Sendable {
         let strings = try GVariants.strings(
             of: app, name: "app", keys: Self.requiredKeys + Self.optionalKeys, limit: Self.maximumAppValueSize,
             limits: ["appCheckToken": Self.maximumAppCheckTokenSize],
-            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName, emulatorHost, languageCode, holdSignIn and appCheckToken")
+            shape: "a dictionary (a{sv}) of apiKey, appID, projectID, and optionally tenantID, appName, emulatorHost, languageCode, holdSignIn, appCheckToken and appCheckDebugToken")
         for key in Self.requiredKeys where (strings[key] ?? "").isEmpty {
             throw BrokerError(.invalidArgument, "app needs \(key), a non-empty string (from the app's Firebase configuration).")
         }
@@ -51,13 +54,17 @@ struct BrokerArguments: Sendable {
             appName: strings["appName"] ?? AuthAppOptions.defaultAppName, apiKey: strings["apiKey"]!, appID: strings["appID"]!,
             projectID: strings["projectID"]!, tenantID: strings["tenantID"].flatMap { $0.isEmpty ? nil : $0 })
         // The app as signals name it: without its App Check token, which is the caller's alone.
-        appDictionary = strings.filter { $0.key != "appCheckToken" }.mapValues { .string($0) }
+        appDictionary = strings.filter { !["appCheckToken", "appCheckDebugToken"].contains($0.key) }.mapValues { .string($0) }
         appCheckToken = try strings["appCheckToken"].flatMap { $0.isEmpty ? nil : $0 }.map { token throws(BrokerError) in
             guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw BrokerError(.invalidArgument, "app's appCheckToken is not an App Check token (a JWT of visible ASCII); pass the token "
                     + "the app's App Check provider gave, or leave it out.")
             }
             return token
+        }
+        appCheckDebugToken = strings["appCheckDebugToken"].flatMap { $0.isEmpty ? nil : $0 }
+        if appCheckToken != nil, appCheckDebugToken != nil {
+            throw BrokerError(.invalidArgument, "app has both appCheckToken and appCheckDebugToken; give the app's token, or (a host app) its debug secret.")
         }
         emulatorHost = try strings["emulatorHost"].flatMap { $0.isEmpty ? nil : $0 }.map { host throws(BrokerError) in try Self.loopbackEmulator(host) }
         guard [nil, "", "true"].contains(strings["holdSignIn"]) else {

@@ -171,7 +171,9 @@ enum BrokerInterface {
                  (optional); and for the call only, languageCode (X-Firebase-Locale: the language of the
                  emails the call has Firebase send, such as fr or pt-BR), holdSignIn ("true": a sign-in's
                  user is held until CommitSignIn) and appCheckToken (X-Firebase-AppCheck: the app's own App
-                 Check token, for a project that enforces App Check on Authentication; never kept or shown).
+                 Check token, for a project that enforces App Check on Authentication; never kept or shown),
+                 or, from a host app only, appCheckDebugToken (an App Check debug secret the broker exchanges,
+                 the token kept in the keyring for the app).
           group: an access group such as TEAMID.com.example.shared, or "" for the calling app's private scope.
           user:  a{sv}: uid, isAnonymous (b), emailVerified (b), providerID, and when not empty email,
                  displayName, phoneNumber, photoURL, tenantID, providers (s, comma-separated provider IDs),

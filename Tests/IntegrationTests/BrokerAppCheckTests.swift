@@ -41,4 +41,25 @@ extension KeyringTests.Broker {
         #expect(answer["error"] as? String == "InvalidArgument" && (answer["message"] as? String ?? "").contains("appCheckToken"), "\(answer)")
         #expect(await malformed.finish() == 0)
     }
+
+    /// A host app may name a debug secret instead (`appCheckDebugToken`): the broker exchanges it once, keeps the token
+    /// in the keyring for the app, and sends it with the app's calls; a sandboxed app may not.
+    @Test func aHostAppsDebugSecretIsExchangedByTheBrokerOnceAndASandboxedAppsIsRefused() async throws {
+        let secret = "7C0FFEE0-1234-4ABC-8DEF-0123456789AC"
+        let broker = try await BrokerFixture.start(appCheck: .init(enforcesOnAuth: true, debugTokens: [secret]))
+        let app = broker.app.merging(["appCheckDebugToken": secret, "appID": "1:42:linux:host\(UUID().uuidString.prefix(6))"]) { $1 }
+        let host = try await BrokerDriver(broker, app: app)
+        let user = try await host.dictionary("SignInAnonymously")
+        #expect(!(user["uid"] as? String ?? "").isEmpty, "\(user)")
+        try await host.succeed("SignOut")
+        _ = try await host.dictionary("SignInAnonymously")
+        #expect(broker.emulator.appCheckExchanges.filter { $0.appID == app["appID"] }.count == 1, "\(broker.emulator.appCheckExchanges)")
+        #expect(await host.finish() == 0)
+
+        let sandboxed = try await BrokerDriver(broker, as: "com.example.Notes", app: app)
+        let refused = try await sandboxed.call("GetUser")
+        #expect(refused["error"] as? String == "AccessDenied" && "\(refused)".contains("appCheckToken"), "\(refused)")
+        #expect(!"\(refused)".contains(secret))
+        #expect(await sandboxed.finish() == 0)
+    }
 }
