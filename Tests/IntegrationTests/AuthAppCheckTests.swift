@@ -132,7 +132,12 @@ extension KeyringTests {
             let appCheck = AppCheck(appName: options.appName, provider: provider, storage: storage) { false }
             let auth = try Self.auth(options, address, appCheck: appCheck)
             let user = try await auth.createUser(withEmail: "katherine-\(UUID().uuidString.prefix(6))@example.com", password: "a-password").user
+            _ = try await user.getIDTokenResult(forcingRefresh: true)
+            let change = user.createProfileChangeRequest()
+            change.displayName = "Katherine"
+            try await change.commitChanges()
             try await user.reload()
+            #expect(auth.currentUser?.displayName == "Katherine")
             let token = try await appCheck.token(forcingRefresh: false)
             #expect(token.expirationDate.timeIntervalSince(token.receivedAtDate) == 1800)
             #expect(provider.calls.load(ordering: .relaxed) == 1)
