@@ -20,11 +20,9 @@ extension AppCheck {
 
     /// The token `mode` asks for; concurrent calls of the process share one fetch (the first call's mode).
     func obtain(_ mode: Mode) async -> Result<AppCheckToken, AppCheckError> {
-        let task: Task<Result<AppCheckToken, AppCheckError>, Never> = state.withLock { state in
-            if mode == .ifStale, let token = state.token, AppCheckRefreshSchedule.isFresh(token, at: now()) {
-                return Task { .success(token) }
-            }
-            if let running = state.running { return running.task }
+        let kept: KeptOrFetched = state.withLock { state in
+            if mode == .ifStale, let token = state.token, AppCheckRefreshSchedule.isFresh(token, at: now()) { return .kept(token) }
+            if let running = state.running { return .fetched(running.task) }
             state.nextID += 1
             let id = state.nextID
             // Cleared by the task itself, under the lock: it cannot end before it is stored here.
@@ -34,9 +32,18 @@ extension AppCheck {
                 return result
             }
             state.running = (id, task)
-            return task
+            return .fetched(task)
         }
-        return await task.value
+        switch kept {
+        case .kept(let token): return .success(token)
+        case .fetched(let fetch): return await fetch.value
+        }
+    }
+
+    /// The process's fresh token, or the fetch that gives one.
+    private enum KeptOrFetched {
+        case kept(AppCheckToken)
+        case fetched(Task<Result<AppCheckToken, AppCheckError>, Never>)
     }
 
     private func fetch(_ mode: Mode) async -> Result<AppCheckToken, AppCheckError> {

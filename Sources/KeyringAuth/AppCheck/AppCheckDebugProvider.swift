@@ -50,8 +50,7 @@ public final class AppCheckDebugProvider: AppCheckProvider {
     /// Exchanges at the emulator at `host:port` from now on (``Auth/useEmulator(withHost:port:)`` of the app's Auth).
     func useEmulator(host: String, port: Int) {
         guard let endpoint = try? IdentityToolkitEndpoint.emulator(host: host, port: port) else { return }
-        let base = AppCheckExchange.base(endpoint: endpoint)
-        exchangeChoice.withLock { $0 = AppCheckExchange(base: base, apiKey: $0.apiKey, projectID: $0.projectID, appID: $0.appID, timeout: $0.timeout, transport: $0.transport) }
+        exchangeChoice.withLock { $0.base = AppCheckExchange.base(endpoint: endpoint) }
     }
 
     /// The secret the exchanges use: the one given or in the environment, else ``localDebugToken()``.

@@ -4,7 +4,7 @@ import Foundation
 /// which serves the same paths: a secret of the app's for a token.
 struct AppCheckExchange: Sendable {
     /// `https://firebaseappcheck.googleapis.com/v1/`, or the emulator's `http://HOST:PORT/firebaseappcheck.googleapis.com/v1/`.
-    let base: URL
+    var base: URL
     let apiKey: String
     let projectID: String
     let appID: String
