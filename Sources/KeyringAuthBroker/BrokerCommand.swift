@@ -13,7 +13,8 @@ package struct BrokerCommand: ParsableCommand {
         abstract: "Serve Firebase sign-in on the session bus as io.github.keyringauth.Broker1, for apps in any language and sandboxed apps.",
         discussion: """
             Started by D-Bus activation at the first call; exits when idle. Signs in with Firebase, or, for an app that names one \
-            in its app dictionary (emulatorHost), with an Auth emulator on loopback; its own environment chooses no emulator. \
+            in its app dictionary (emulatorHost), with an Auth emulator on loopback; its own environment chooses no emulator, \
+            --emulator does (for a test session). \
             Stores users in the Secret Service's default collection, where KeyringAuth's Swift apps and keyring-auth find them.
             """)
 
@@ -33,6 +34,11 @@ package struct BrokerCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("GitHub's address for StartGitHubSignIn (the device flow) and for SignInWithBrowser with github.com (GitHub's web flow): a GitHub Enterprise Server's instead of https://github.com.", valueName: "url"))
     var githubHost: String = "https://github.com"
+
+    @Option(help: ArgumentHelp(
+        "An Auth emulator on loopback for every app that names none of its own, instead of Firebase: for a test session "
+            + "(CI), whose apps, sandboxed without the network too, then sign in with the emulator.", valueName: "host:port"))
+    var emulator: String?
 
     @Flag(help: "Print the D-Bus interface (introspection XML) and exit.")
     var printInterface = false
@@ -61,6 +67,18 @@ package struct BrokerCommand: ParsableCommand {
         for (name, value) in [("--refresh-ahead", refreshAhead), ("--refresh-spread", refreshSpread)] {
             guard value.isFinite, value >= 0, value <= 3600 else { throw ValidationError("\(name) takes 0 to 3600 seconds") }
         }
+        _ = try emulatorEndpoint()
+    }
+
+    /// `--emulator`'s endpoint, on loopback only, or `nil` without it.
+    private func emulatorEndpoint() throws -> IdentityToolkitEndpoint? {
+        guard let emulator else { return nil }
+        do throws(BrokerError) {
+            let host = try BrokerArguments.loopbackEmulator(emulator)
+            do throws(AuthError) { return try .emulator(hostAndPort: host) } catch { throw BrokerError(.invalidArgument, error.message) }
+        } catch {
+            throw ValidationError("--emulator: \(error.message)")
+        }
     }
 
     package func run() throws {
@@ -75,9 +93,10 @@ package struct BrokerCommand: ParsableCommand {
         if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = kra_limit_malloc_arenas(Activity.mallocArenas) }
         var logger = Logger(label: "keyring-auth-broker") { label in EscapingLogHandler(StreamLogHandler.standardError(label: label)) }
         logger.logLevel = verbose ? .debug : .warning
-        // Firebase for every app that names no emulator of its own: FIREBASE_AUTH_EMULATOR_HOST in the broker's
-        // environment (a developer's, passed on to the session) must not switch every app's calls to plain HTTP.
-        let endpoint = IdentityToolkitEndpoint.production
+        // Firebase for every app that names no emulator of its own, unless --emulator names one: FIREBASE_AUTH_EMULATOR_HOST
+        // in the broker's environment (a developer's, passed on to the session) must not switch every app's calls to
+        // plain HTTP; the service's own command line may.
+        let endpoint = (try? emulatorEndpoint()) ?? .production
         let store = SecretServiceStore(configuration: .init(
             timeout: .milliseconds(max(1, Int((keychainTimeout * 1000).rounded()))), logger: logger))
         let broker = Broker(

@@ -11,12 +11,16 @@ struct BrokerDriver {
     /// The client's unique bus name.
     let name: String
 
-    /// A client of `app` (the fixture's by default), sandboxed as the Flatpak app `appID` when given.
-    init(_ broker: BrokerFixture, as appID: String? = nil, group: String = BrokerFixture.group, app: [String: String]? = nil) async throws {
+    /// A client of `app` (the fixture's by default), sandboxed as the Flatpak app `appID` when given (with the network
+    /// unless `network` is false).
+    init(
+        _ broker: BrokerFixture, as appID: String? = nil, group: String = BrokerFixture.group, app: [String: String]? = nil,
+        network: Bool = true
+    ) async throws {
         let driver = broker.packageRoot.appendingPathComponent("Tests/broker-driver/broker_driver.py").path
         let appJSON = String(decoding: try JSONSerialization.data(withJSONObject: app ?? broker.app, options: .sortedKeys), as: UTF8.self)
         let command = ["/usr/bin/python3", driver, appJSON, group]
-        channel = try LineChannel(appID.map { broker.sandbox(appID: $0, readOnly: [driver]) + command } ?? command)
+        channel = try LineChannel(appID.map { broker.sandbox(appID: $0, readOnly: [driver], network: network) + command } ?? command)
         let ready = try Self.object(try await channel.nextLine(within: .seconds(60)))
         name = try #require(ready["ready"] as? String, "\(ready) \(channel.standardError)")
     }

@@ -158,6 +158,36 @@ extension KeyringTests.Broker {
         print("BrokerPhoneTests: ENFORCE through the broker in chromium took \(run.seconds) s")
     }
 
+    /// A sandboxed app without the network (no `--share=network`) gets its verification page through the broker all the
+    /// same: the broker serves the page on the host and opens it in the person's browser (chromium), and makes the
+    /// requests. Its Firebase is the emulator the broker's service names for every app (`--emulator`, a test session's):
+    /// an app without the network may not name one itself.
+    @Test func aSandboxedAppWithoutTheNetworkGetsItsVerificationPageThroughTheBroker() async throws {
+        let broker = try await BrokerFixture.start(recaptcha: .init(enforcement: .enforce))
+        let browser = try RealBrowser.make([.waitForText("Verified")], timeout: .seconds(60))
+        defer { browser.remove() }
+        try await broker.stopBroker()
+        try await broker.installService(
+            idleTimeout: 120, emulatorHost: broker.address.description, path: browser.path, arguments: ["--emulator", broker.address.description],
+            environment: ["KEYRING_AUTH_EMULATOR_VERIFIES_APPS": "1"])
+        var firebaseApp = broker.app
+        firebaseApp["emulatorHost"] = nil
+        let notes = try await BrokerDriver(broker, as: "com.example.Notes", app: firebaseApp, network: false)
+        let number = Self.number()
+        let (handle, run) = try await browser.run {
+            try startedHandle(try await notes.call("StartPhoneVerification", "ssa{sv}", [number, "sign-in", [String: Any]()]))
+        }
+        #expect(run.final?.title == "Verified", "\(run)")
+        let user = try await notes.dictionary("ConfirmPhoneVerification", "ssa{sv}", [handle, try smsCode(broker, for: number), [String: Any]()])
+        #expect(user["phoneNumber"] as? String == number, "\(user)")
+        #expect(await notes.finish() == 0)
+
+        let naming = try await BrokerDriver(broker, as: "com.example.Notes", network: false)
+        let refused = try await naming.call("GetUser")
+        #expect(refused["error"] as? String == "AccessDenied" && "\(refused)".contains("network"), "\(refused)")
+        #expect(await naming.finish() == 0)
+    }
+
     /// A Python app with no browser of the broker's (`VerificationPage(open_browser=False)`) is told the page's address
     /// (`on_address`) and opens it itself, in a real browser (chromium), where the stand-in reCAPTCHA's Enterprise check
     /// (ENFORCE) passes; the code then signs the app in. The broker's own `xdg-open` is never run.

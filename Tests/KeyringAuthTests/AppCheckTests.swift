@@ -189,4 +189,19 @@ import Glibc
         let info = await notes.next() ?? [:]
         #expect(info[AppCheckTokenNotificationKey] == token.token && info[AppCheckAppNameNotificationKey] == appCheck.appName)
     }
+
+    @Test func everyRequestCarriesTheClientsVersionTheAppsIDAndTheAppCheckToken() async {
+        let backend = IdentityToolkitBackend(apiKey: "AIza-headers", appID: "1:42:linux:headers", endpoint: .production)
+        func named(_ context: AuthRequestContext) async -> [String: String] {
+            Dictionary(await backend.commonHeaders(context), uniquingKeysWith: { first, _ in first })
+        }
+        let headers = await named(AuthRequestContext(languageCode: "fr", appCheck: .token("eyJ.a.b")))
+        #expect(headers["X-Client-Version"] == "Linux/KeyringAuth/\(KeyringAuthVersion.current)/FirebaseCore-Linux")
+        #expect(headers["X-Firebase-GMPID"] == "1:42:linux:headers" && headers["X-Firebase-Locale"] == "fr")
+        #expect(headers["X-Firebase-AppCheck"] == "eyJ.a.b")
+        #expect(await named(AuthRequestContext(appCheck: .token("a\r\nX-Injected: 1")))["X-Firebase-AppCheck"] == AppCheck.placeholderToken)
+        #expect(await named(AuthRequestContext())["X-Firebase-AppCheck"] == nil, "no App Check, no header")
+        let failing = Self.appCheck(StubProvider(.error))
+        #expect(await named(AuthRequestContext(appCheck: .appCheck(failing)))["X-Firebase-AppCheck"] == AppCheck.placeholderToken)
+    }
 }
