@@ -69,21 +69,24 @@ public final class AppCheck: Sendable, Hashable {
     /// `app`'s App Check, made on first use with the factory set then; `nil` when no factory is set or it makes no
     /// provider for the app.
     public static func appCheck(app: FirebaseApp) -> AppCheck? {
-        instances.withLock { instances in
-            if let made = instances[app.name] { return made }
-            guard let provider = factory.withLock({ $0 })?.createProvider(with: app) else { return nil }
-            let options = app.options
-            let group = options.appGroupID.flatMap { try? AccessGroup($0) }
-            let storage = AppCheckTokenStorage(
-                store: SandboxStore.automatic(), appName: app.name, projectID: options.projectID ?? "", appID: options.googleAppID,
-                group: group)
-            let made = AppCheck(appName: app.name, provider: provider, storage: storage) { [weak app] in
-                app?.isDataCollectionDefaultEnabled ?? false
-            }
-            instances[app.name] = made
-            made.startAutoRefresh()
-            return made
+        if let made = instances.withLock({ $0[app.name] }) { return made }
+        // The factory is the app's code: called outside the registry's lock, so that it may ask for an App Check itself.
+        guard let provider = factory.withLock({ $0 })?.createProvider(with: app) else { return nil }
+        let options = app.options
+        let group = options.appGroupID.flatMap { try? AccessGroup($0) }
+        let storage = AppCheckTokenStorage(
+            store: SandboxStore.automatic(), appName: app.name, projectID: options.projectID ?? "", appID: options.googleAppID, group: group)
+        let candidate = AppCheck(appName: app.name, provider: provider, storage: storage) { [weak app] in
+            app?.isDataCollectionDefaultEnabled ?? false
         }
+        // Two first calls at once: the first stored is everyone's.
+        let (made, isNew) = instances.withLock { instances in
+            if let made = instances[app.name] { return (made, false) }
+            instances[app.name] = candidate
+            return (candidate, true)
+        }
+        if isNew { made.startAutoRefresh() }
+        return made
     }
 
     /// Forgets the instance of a deleted `FirebaseApp`.
