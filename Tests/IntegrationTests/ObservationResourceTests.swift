@@ -33,7 +33,9 @@ extension KeyringTests {
             try result.requireSuccess("auth-probe switch-groups")
             let counts = try Self.counts(in: result.output)
             let (before, after) = (try #require(counts["before"]), try #require(counts["after"]))
-            #expect(after.threads == before.threads && after.fds == before.fds, "after 1,000 switches: \(result.output)")
+            // Not one more: one fewer is a descriptor of the start-up's that a loaded machine had not closed yet when
+            // `before` was counted (seen once, 11 then 10, with a build beside the suite), not one the switches kept.
+            #expect(after.threads == before.threads && after.fds <= before.fds, "after 1,000 switches: \(result.output)")
             #expect(result.output.contains("live=true"), "\(result.output)")
         }
 
