@@ -50,12 +50,9 @@ extension Broker {
                 + "obtain the app's token with its App Check provider and pass it as appCheckToken.")
         }
         try Self.checkEmulator(request.arguments, for: identity)
-        let endpoint = try request.arguments.emulatorHost.map { host throws(BrokerError) in
-            do throws(AuthError) { return try IdentityToolkitEndpoint.emulator(hostAndPort: host) } catch { throw Self.brokerError(from: error) }
-        }
         let appCheck = AppCheck.debug(
-            options: request.arguments.options, debugToken: secret, store: store, environment: [:], endpoint: endpoint ?? self.endpoint,
-            logger: logger)
+            options: request.arguments.options, debugToken: secret, store: store, environment: [:],
+            endpoint: try endpoint(forEmulator: request.arguments.emulatorHost), logger: logger)
         let token = await appCheck.tokenForAuthRequest()
         try await Auth.$appCheckTokenOfTask.withValue(token) { try await self.perform(request, for: call, as: identity) }
     }

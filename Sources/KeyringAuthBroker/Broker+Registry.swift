@@ -38,15 +38,16 @@ extension Broker {
         letGo(state.withLock { $0.scopes.release(scope, by: app) })
     }
 
+    /// Where an app's requests go: the emulator it names (`emulatorHost`), else the broker's own endpoint.
+    func endpoint(forEmulator host: String?) throws(BrokerError) -> IdentityToolkitEndpoint {
+        guard let host else { return endpoint }
+        do throws(AuthError) { return try .emulator(hostAndPort: host) } catch { throw Self.brokerError(from: error) }
+    }
+
     /// A new `Auth` of `scope`: the scope's own, over the keychain, or a scratch one in memory (`scratch`), which
     /// signs a held sign-in's user in without storing it anywhere.
     func makeAuth(for scope: AuthScope, scratch: Bool = false) throws(BrokerError) -> Auth {
-        let endpoint: IdentityToolkitEndpoint
-        do throws(AuthError) {
-            endpoint = try scope.emulatorHost.map { host throws(AuthError) in try .emulator(hostAndPort: host) } ?? self.endpoint
-        } catch {
-            throw Self.brokerError(from: error)
-        }
+        let endpoint = try endpoint(forEmulator: scope.emulatorHost)
         let backend = IdentityToolkitBackend(
             apiKey: scope.options.apiKey, appID: scope.options.appID, endpoint: endpoint, requestTimeout: .seconds(15), logger: logger)
         let auth = Auth(configuration: AuthConfiguration(

@@ -35,8 +35,8 @@ struct BrokerArguments: Sendable {
 
     private static let requiredKeys = ["apiKey", "appID", "projectID"]
     private static let optionalKeys = ["tenantID", "appName", "emulatorHost", "languageCode", "holdSignIn", "appCheckToken", "appCheckDebugToken"]
-    /// The longest App Check token taken (Firebase's are about 800 bytes).
-    static let maximumAppCheckTokenSize = 8192
+    /// The longest App Check token taken: as long as a request sends one.
+    static let maximumAppCheckTokenSize = AppCheckToken.maximumLength
 
     /// Reads `app` (the tuple's child 0, an `a{sv}`) and `group` (child 1, a string).
     init(app: OpaquePointer, group: String) throws(BrokerError) {
@@ -56,7 +56,7 @@ struct BrokerArguments: Sendable {
         // The app as signals name it: without its App Check token, which is the caller's alone.
         appDictionary = strings.filter { !["appCheckToken", "appCheckDebugToken"].contains($0.key) }.mapValues { .string($0) }
         appCheckToken = try strings["appCheckToken"].flatMap { $0.isEmpty ? nil : $0 }.map { token throws(BrokerError) in
-            guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+            guard AppCheckToken.isSendable(token) else {
                 throw BrokerError(.invalidArgument, "app's appCheckToken is not an App Check token (a JWT of visible ASCII); pass the token "
                     + "the app's App Check provider gave, or leave it out.")
             }

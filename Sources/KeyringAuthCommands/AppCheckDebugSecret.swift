@@ -9,7 +9,7 @@ import Synchronization
 /// environment's, as `AppCheckDebugProvider` reads it. Never from arguments; never printed or logged.
 enum AppCheckDebugSecret {
     /// The variables read, the first set first.
-    static let variables = ["AppCheckDebugToken", "FIRAAppCheckDebugToken", "APP_CHECK_DEBUG_TOKEN"]
+    static let variables = AppCheckDebugProvider.variables
 
     /// The secret piped in, read once; the App Check made of the secret, and its app, for the failures' messages.
     private static let state = Mutex<(piped: String?, appCheck: AppCheck?, appID: String)>((nil, nil, ""))

@@ -13,7 +13,7 @@ import SystemSupport
 /// `FIREBASE_AUTH_EMULATOR_HOST` set, the exchange goes to that emulator, which stands in for App Check.
 public final class AppCheckDebugProvider: AppCheckProvider {
     /// The environment variables read for the secret, first found first.
-    static let variables = ["AppCheckDebugToken", "FIRAAppCheckDebugToken", "APP_CHECK_DEBUG_TOKEN"]
+    package static let variables = ["AppCheckDebugToken", "FIRAAppCheckDebugToken", "APP_CHECK_DEBUG_TOKEN"]
     /// Where ``localDebugToken()`` keeps the secret it made: the keyring, under the app's Firebase app ID.
     static let localTokenService = "com.google.app_check_core.debug_token"
 

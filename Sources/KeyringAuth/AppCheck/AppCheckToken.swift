@@ -25,12 +25,20 @@ public final class AppCheckToken: Sendable, CustomStringConvertible {
     public var description: String { "AppCheckToken(expirationDate: \(expirationDate))" }
 
     /// The longest token sent: Firebase's are about 800 bytes.
-    static let maximumLength = 8192
+    package static let maximumLength = 8192
 
     /// Whether the string can go in a header as it is: 1 to ``maximumLength`` visible ASCII characters, so that no
     /// token a provider or the keyring gave can split a request's headers.
-    var isSendable: Bool {
-        let scalars = token.unicodeScalars
-        return !scalars.isEmpty && scalars.count <= Self.maximumLength && scalars.allSatisfy { (0x21...0x7E).contains($0.value) }
+    var isSendable: Bool { Self.isSendable(token) }
+
+    /// Whether `token` can go in a header as it is: 1 to ``maximumLength`` visible ASCII characters.
+    package static func isSendable(_ token: String) -> Bool {
+        isVisibleASCII(token, upTo: maximumLength)
+    }
+
+    /// Whether `value` is 1 to `limit` visible ASCII characters: a header value no one can split.
+    static func isVisibleASCII(_ value: String, upTo limit: Int) -> Bool {
+        let scalars = value.unicodeScalars
+        return !scalars.isEmpty && scalars.count <= limit && scalars.allSatisfy { (0x21...0x7E).contains($0.value) }
     }
 }

@@ -27,7 +27,7 @@ package enum AppCheckHeader: Hashable, Sendable {
         switch self {
         case .appCheck(let appCheck): return await appCheck.tokenForAuthRequest()
         case .token(let token):
-            return AppCheckToken(token: token, expirationDate: .distantFuture).isSendable ? token : AppCheck.placeholderToken
+            return AppCheckToken.isSendable(token) ? token : AppCheck.placeholderToken
         }
     }
 }

@@ -48,7 +48,7 @@ extension IdentityToolkitBackend {
     /// and the App Check token when the app has App Check.
     func commonHeaders(_ context: AuthRequestContext) async -> [(String, String)] {
         var headers = [("Accept", "application/json"), ("X-Client-Version", Self.clientVersion)]
-        if let appID, Self.isHeaderSafe(appID) { headers.append(("X-Firebase-GMPID", appID)) }
+        if let appID, AppCheckToken.isVisibleASCII(appID, upTo: 256) { headers.append(("X-Firebase-GMPID", appID)) }
         if let languageCode = context.languageCode.flatMap(Self.headerSafe) { headers.append(("X-Firebase-Locale", languageCode)) }
         if let appCheck = context.appCheck { headers.append(("X-Firebase-AppCheck", await appCheck.value())) }
         return headers
@@ -57,9 +57,6 @@ extension IdentityToolkitBackend {
     /// `X-Client-Version`, in the shape of Apple's SDK's (`iOS/FirebaseSDK/VERSION/FirebaseCore-iOS`).
     static let clientVersion = "Linux/KeyringAuth/\(KeyringAuthVersion.current)/FirebaseCore-Linux"
 
-    private static func isHeaderSafe(_ value: String) -> Bool {
-        !value.isEmpty && value.count <= 256 && value.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) }
-    }
 
     /// A language code as a header value: letters, digits, `-` and `_` only, at most 35 characters (BCP 47's
     /// longest common tags); anything else is not sent, so that no value can split the request's headers.
